@@ -1,0 +1,53 @@
+import { sql } from 'kysely';
+import type { Ctx } from '../platform/context.ts';
+import type { Db } from '../platform/db/database.ts';
+import type { OrganizationRow } from '../platform/db/schema.ts';
+import { NotFoundError } from '../platform/errors.ts';
+import type { Membership } from '../platform/policy.ts';
+
+/** Subquery: the member (row of `members` in the outer query) owns a team of the organization. */
+const ownsTeam = (db: Db) =>
+  db
+    .selectFrom('team_members')
+    .select(sql`1`.as('one'))
+    .where(sql<boolean>`team_members.organization_id = members.organization_id`)
+    .where(sql<boolean>`team_members.user_id = members.user_id`)
+    .where('team_members.role', '=', 'owner');
+
+/**
+ * The caller's membership in an organization. A caller who is not a member gets 404: an
+ * organization's existence is not revealed to outsiders.
+ */
+export async function requireMembership(ctx: Ctx, organizationId: string): Promise<Membership> {
+  const row = await ctx.db
+    .selectFrom('members')
+    .select((eb) => ['members.role', eb.exists(ownsTeam(ctx.db)).as('owns_team')])
+    .where('members.organization_id', '=', organizationId)
+    .where('members.user_id', '=', ctx.user.id)
+    .where('members.disabled', '=', false)
+    .executeTakeFirst();
+  if (!row) throw new NotFoundError('Organization');
+  return { role: row.role, ownsTeam: !!row.owns_team };
+}
+
+/** The organization and the caller's membership in it, in one query (404 for non-members). */
+export async function requireOrganization(
+  ctx: Ctx,
+  organizationId: string,
+): Promise<{ org: OrganizationRow; membership: Membership }> {
+  const row = await ctx.db
+    .selectFrom('organizations')
+    .innerJoin('members', 'members.organization_id', 'organizations.id')
+    .selectAll('organizations')
+    .select((eb) => [
+      'members.role as member_role',
+      eb.exists(ownsTeam(ctx.db)).as('owns_team'),
+    ])
+    .where('organizations.id', '=', organizationId)
+    .where('members.user_id', '=', ctx.user.id)
+    .where('members.disabled', '=', false)
+    .executeTakeFirst();
+  if (!row) throw new NotFoundError('Organization');
+  const { member_role, owns_team, ...org } = row;
+  return { org, membership: { role: member_role, ownsTeam: !!owns_team } };
+}

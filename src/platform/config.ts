@@ -1,0 +1,71 @@
+import { resolve } from 'node:path';
+
+/** Everything Folio reads from its environment, parsed once at start. */
+export interface Config {
+  port: number;
+  host: string;
+  /** Directory of the embedded database (PGlite) when no DATABASE_URL is set. */
+  dataDir: string;
+  /** PostgreSQL connection string; when set, the embedded database is not used. */
+  databaseUrl: string | undefined;
+  /** Base of every absolute `urls.*` field, without a trailing slash. */
+  publicUrl: string;
+  /** Base of the links into the (future) web application. */
+  appUrl: string;
+  logLevel: string;
+  /** Requests allowed per token (or per address when anonymous) in each rate-limit window. */
+  rateLimitMax: number;
+  rateLimitWindowMs: number;
+  /** Largest accepted request body, in bytes. */
+  bodyLimit: number;
+  /** Interval at which the background worker looks for due jobs. */
+  jobPollMs: number;
+  /** Whether this process runs the background workers. */
+  runWorkers: boolean;
+}
+
+export class ConfigError extends Error {}
+
+function intFrom(env: NodeJS.ProcessEnv, name: string, fallback: number, min = 0): number {
+  const raw = env[name];
+  if (raw === undefined || raw === '') return fallback;
+  const value = Number(raw);
+  if (!Number.isInteger(value) || value < min) {
+    throw new ConfigError(`${name} must be an integer >= ${min}, got "${raw}"`);
+  }
+  return value;
+}
+
+function trimSlash(url: string): string {
+  return url.replace(/\/+$/, '');
+}
+
+export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
+  const port = intFrom(env, 'PORT', 8080);
+  if (port > 65535) throw new ConfigError(`PORT must be at most 65535, got ${port}`);
+  const host = env.HOST || '127.0.0.1';
+  const databaseUrl = env.DATABASE_URL || undefined;
+  if (databaseUrl && !/^postgres(ql)?:\/\//.test(databaseUrl)) {
+    throw new ConfigError('DATABASE_URL must start with postgres:// or postgresql://');
+  }
+  const publicUrl = trimSlash(env.PUBLIC_URL || `http://${host.includes(':') ? `[${host}]` : host}:${port}`);
+  try {
+    new URL(publicUrl);
+  } catch {
+    throw new ConfigError(`PUBLIC_URL must be an absolute URL, got "${env.PUBLIC_URL}"`);
+  }
+  return {
+    port,
+    host,
+    dataDir: resolve(env.DATA_DIR || './data'),
+    databaseUrl,
+    publicUrl,
+    appUrl: trimSlash(env.APP_URL || publicUrl),
+    logLevel: env.LOG_LEVEL || 'info',
+    rateLimitMax: intFrom(env, 'RATE_LIMIT_MAX', 6000, 1),
+    rateLimitWindowMs: intFrom(env, 'RATE_LIMIT_WINDOW_MS', 60_000, 1),
+    bodyLimit: intFrom(env, 'BODY_LIMIT', 2 * 1024 * 1024, 1024),
+    jobPollMs: intFrom(env, 'JOB_POLL_MS', 1000, 10),
+    runWorkers: env.WORKERS !== 'false',
+  };
+}

@@ -1,0 +1,21 @@
+import type { Config } from './config.ts';
+import type { Db } from './db/database.ts';
+import type { UserRow } from './db/schema.ts';
+import type { Jobs } from './jobs.ts';
+import type { Urls } from './urls.ts';
+
+/** What a service needs to serve one request: the database, configuration, and who is asking. */
+export interface Services {
+  db: Db;
+  config: Config;
+  urls: Urls;
+  jobs: Jobs;
+  /** Key that signs the JWTs Folio issues (visitor claims). */
+  signingKey: Uint8Array;
+}
+
+export interface Caller {
+  user: UserRow;
+}
+
+export type Ctx = Services & Caller;

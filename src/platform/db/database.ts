@@ -1,0 +1,87 @@
+import { PGlite } from '@electric-sql/pglite';
+import { Kysely, Migrator, PostgresDialect, sql, type Migration, type MigrationProvider, type RawBuilder } from 'kysely';
+import pg from 'pg';
+import type { Config } from '../config.ts';
+import { DataDirLock } from './lock.ts';
+import * as m0001 from './migrations/0001_foundation.ts';
+import { PGliteDialect } from './pglite-dialect.ts';
+import type { Database } from './schema.ts';
+
+export type Db = Kysely<Database>;
+
+/** An open database: Kysely over PGlite (embedded) or PostgreSQL, plus how to close it. */
+export interface DatabaseHandle {
+  db: Db;
+  engine: 'pglite' | 'postgres';
+  close(): Promise<void>;
+}
+
+/** Migrations are listed statically so they work bundled, on PGlite, and without a file scan. */
+const migrations: Record<string, Migration> = {
+  '0001_foundation': m0001,
+};
+
+class StaticMigrationProvider implements MigrationProvider {
+  async getMigrations() {
+    return migrations;
+  }
+}
+
+// PostgreSQL returns int8 (counts, identities) as strings; our values fit in a JS number.
+const pgTypes = {
+  getTypeParser(oid: number, format?: any) {
+    if (oid === pg.types.builtins.INT8) return (value: string) => Number(value);
+    return pg.types.getTypeParser(oid, format);
+  },
+};
+
+export async function openDatabase(
+  config: Pick<Config, 'databaseUrl' | 'dataDir'>,
+  purpose: string,
+): Promise<DatabaseHandle> {
+  if (config.databaseUrl) {
+    const pool = new pg.Pool({ connectionString: config.databaseUrl, max: 10, types: pgTypes });
+    const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
+    return { db, engine: 'postgres', close: () => db.destroy() };
+  }
+  const lock = DataDirLock.acquire(config.dataDir, purpose);
+  try {
+    const client = await PGlite.create(config.dataDir);
+    const db = new Kysely<Database>({ dialect: new PGliteDialect(client) });
+    return {
+      db,
+      engine: 'pglite',
+      close: async () => {
+        try {
+          await db.destroy();
+        } finally {
+          lock.release();
+        }
+      },
+    };
+  } catch (err) {
+    lock.release();
+    throw err;
+  }
+}
+
+/** Brings the schema to the latest migration; safe to run at every start and from several processes. */
+export async function migrate(db: Db): Promise<string[]> {
+  // Serialize concurrent starts against one PostgreSQL (N API processes booting together).
+  return db.connection().execute(async (conn) => {
+    await sql`SELECT pg_advisory_lock(727274)`.execute(conn);
+    try {
+      const migrator = new Migrator({ db: conn, provider: new StaticMigrationProvider() });
+      const { error, results } = await migrator.migrateToLatest();
+      if (error) throw error;
+      return (results ?? []).filter((r) => r.status === 'Success').map((r) => r.migrationName);
+    } finally {
+      await sql`SELECT pg_advisory_unlock(727274)`.execute(conn);
+    }
+  });
+}
+
+/** A JSON value for a jsonb column (drivers would otherwise turn JS arrays into SQL arrays). */
+export function json<T>(value: T): RawBuilder<T> {
+  return sql<T>`${JSON.stringify(value)}::jsonb`;
+}

@@ -1,0 +1,146 @@
+import type { Generated, Insertable, Selectable, Updateable } from 'kysely';
+
+/** Checked-in description of the tables; test/migrations.test.ts verifies it matches the migrations. */
+export interface Database {
+  users: UsersTable;
+  api_tokens: ApiTokensTable;
+  organizations: OrganizationsTable;
+  members: MembersTable;
+  teams: TeamsTable;
+  team_members: TeamMembersTable;
+  invite_links: InviteLinksTable;
+  email_invites: EmailInvitesTable;
+  agent_instructions: AgentInstructionsTable;
+  settings: SettingsTable;
+  jobs: JobsTable;
+}
+
+export type Role = 'admin' | 'create' | 'review' | 'edit' | 'comment' | 'read';
+export type RoleOrGuest = Role | null;
+export type Json = unknown;
+
+export interface UsersTable {
+  id: string;
+  seq: Generated<number>;
+  email: string;
+  email_verified: Generated<boolean>;
+  display_name: string;
+  photo_url: string | null;
+  created_at: Date;
+}
+
+export interface ApiTokensTable {
+  id: string;
+  user_id: string;
+  token_hash: string;
+  created_at: Date;
+}
+
+export interface MergeRules {
+  type: 'none' | 'inherit' | 'rules';
+  rules?: { rule: 'require_specific_reviewers'; users: string[] }[];
+}
+
+export interface OrganizationsTable {
+  id: string;
+  seq: Generated<number>;
+  title: string;
+  email_domains: string[];
+  hostname: string | null;
+  type: Generated<string>;
+  use_case: string | null;
+  community_type: string | null;
+  default_role: RoleOrGuest;
+  default_content: { type: 'site'; site: string } | null;
+  logo: string | null;
+  sso: Generated<boolean>;
+  ai: Generated<boolean>;
+  invite_links: Generated<boolean>;
+  merge_rules: MergeRules;
+  created_at: Date;
+}
+
+export interface MembersTable {
+  organization_id: string;
+  user_id: string;
+  seq: Generated<number>;
+  role: RoleOrGuest;
+  disabled: Generated<boolean>;
+  sso: Generated<boolean>;
+  joined_at: Date;
+  last_seen_at: Date | null;
+}
+
+export interface TeamsTable {
+  id: string;
+  seq: Generated<number>;
+  organization_id: string;
+  title: string;
+  created_at: Date;
+}
+
+export type TeamMemberRole = 'owner' | 'member';
+
+export interface TeamMembersTable {
+  team_id: string;
+  organization_id: string;
+  user_id: string;
+  seq: Generated<number>;
+  role: TeamMemberRole;
+  added_at: Date;
+}
+
+export interface InviteLinksTable {
+  id: string;
+  seq: Generated<number>;
+  organization_id: string;
+  role: RoleOrGuest;
+  created_by: string;
+  created_at: Date;
+}
+
+export interface EmailInvitesTable {
+  organization_id: string;
+  email: string;
+  role: RoleOrGuest;
+  sso: Generated<boolean>;
+  invited_by: string;
+  created_at: Date;
+}
+
+export interface AgentInstructionsTable {
+  organization_id: string;
+  instructions: Json;
+  updated_at: Date;
+  updated_by: string;
+}
+
+export interface SettingsTable {
+  key: string;
+  value: string;
+}
+
+export type JobStatus = 'queued' | 'running' | 'done' | 'failed';
+
+export interface JobsTable {
+  id: Generated<number>;
+  type: string;
+  payload: Json;
+  status: Generated<JobStatus>;
+  attempts: Generated<number>;
+  max_attempts: Generated<number>;
+  run_at: Date;
+  locked_until: Date | null;
+  last_error: string | null;
+  created_at: Date;
+  finished_at: Date | null;
+}
+
+export type UserRow = Selectable<UsersTable>;
+export type OrganizationRow = Selectable<OrganizationsTable>;
+export type NewOrganization = Insertable<OrganizationsTable>;
+export type OrganizationUpdate = Updateable<OrganizationsTable>;
+export type MemberRow = Selectable<MembersTable>;
+export type TeamRow = Selectable<TeamsTable>;
+export type InviteLinkRow = Selectable<InviteLinksTable>;
+export type JobRow = Selectable<JobsTable>;

@@ -1,0 +1,43 @@
+/**
+ * Typed errors with a status. Services throw these; the HTTP error handler turns them into
+ * `{ error: { code, message } }`. Status is never chosen by matching message text.
+ */
+export class HttpError extends Error {
+  constructor(
+    readonly statusCode: number,
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
+export class BadRequestError extends HttpError {
+  constructor(message: string) {
+    super(400, message);
+  }
+}
+export class UnauthorizedError extends HttpError {
+  constructor(message = 'Authentication required: send "Authorization: Bearer <token>"') {
+    super(401, message);
+  }
+}
+export class ForbiddenError extends HttpError {
+  constructor(message: string) {
+    super(403, message);
+  }
+}
+export class NotFoundError extends HttpError {
+  constructor(what: string) {
+    super(404, `${what} not found`);
+  }
+}
+export class ConflictError extends HttpError {
+  constructor(message: string) {
+    super(409, message);
+  }
+}
+
+/** Postgres unique violation, for turning a race on a unique key into a 409 rather than a 500. */
+export function isUniqueViolation(err: unknown): boolean {
+  return typeof err === 'object' && err !== null && (err as { code?: string }).code === '23505';
+}

@@ -1,0 +1,196 @@
+import { sql } from 'kysely';
+import type { FastifyBaseLogger } from 'fastify';
+import { json, type Db } from './db/database.ts';
+import type { JobRow } from './db/schema.ts';
+
+export interface JobContext {
+  db: Db;
+  attempt: number;
+  jobId: number;
+}
+
+export type JobHandler = (payload: any, ctx: JobContext) => Promise<void>;
+
+interface HandlerEntry {
+  handler: JobHandler;
+  maxAttempts: number;
+}
+
+export interface JobsOptions {
+  pollMs: number;
+  /** How long a claimed job stays reserved for its worker; renewed while it runs. */
+  leaseMs?: number;
+  /** Delay before retry number `attempt` (1-based). */
+  backoffMs?: (attempt: number) => number;
+}
+
+const defaultBackoff = (attempt: number) => Math.min(60_000 * 10, 1000 * 2 ** (attempt - 1));
+
+/**
+ * Durable background jobs stored in the `jobs` table of the same database.
+ *
+ * - A job is claimed with `FOR UPDATE SKIP LOCKED`, so several workers (processes) never take the
+ *   same job; the claim is a lease renewed while the job runs, and a job whose worker died is taken
+ *   again once its lease expires.
+ * - A failing job is retried with exponential backoff up to its `max_attempts`, then marked failed
+ *   with its last error. Jobs survive restarts because they are rows, not timers.
+ */
+export class Jobs {
+  private readonly handlers = new Map<string, HandlerEntry>();
+  /** Where job failures are reported; the server sets its own logger here. */
+  logger: FastifyBaseLogger | undefined;
+  private timer: NodeJS.Timeout | undefined;
+  private running: Promise<void> | undefined;
+  private stopped = true;
+  /** Set by stop(): finish the job in hand, take no new one. */
+  private halted = false;
+  private readonly leaseMs: number;
+  private readonly backoffMs: (attempt: number) => number;
+
+  constructor(
+    private readonly db: Db,
+    private readonly options: JobsOptions,
+  ) {
+    this.leaseMs = options.leaseMs ?? 5 * 60_000;
+    this.backoffMs = options.backoffMs ?? defaultBackoff;
+  }
+
+  register(type: string, handler: JobHandler, opts: { maxAttempts?: number } = {}): void {
+    this.handlers.set(type, { handler, maxAttempts: opts.maxAttempts ?? 5 });
+  }
+
+  /** Queues a job; pass a transaction as `db` so the job exists exactly when the change that needs it commits. */
+  async enqueue(
+    type: string,
+    payload: unknown,
+    opts: { runAt?: Date; maxAttempts?: number; db?: Db } = {},
+  ): Promise<number> {
+    const row = await (opts.db ?? this.db)
+      .insertInto('jobs')
+      .values({
+        type,
+        payload: json(payload),
+        run_at: opts.runAt ?? new Date(),
+        max_attempts: opts.maxAttempts ?? this.handlers.get(type)?.maxAttempts ?? 5,
+        created_at: new Date(),
+        locked_until: null,
+        last_error: null,
+        finished_at: null,
+      })
+      .returning('id')
+      .executeTakeFirstOrThrow();
+    return row.id;
+  }
+
+  start(): void {
+    if (!this.stopped) return;
+    this.stopped = false;
+    this.halted = false;
+    this.schedule(0);
+  }
+
+  /** Stops polling and waits for the job in progress, so nothing is cut off mid-way. */
+  async stop(): Promise<void> {
+    this.stopped = true;
+    this.halted = true;
+    if (this.timer) clearTimeout(this.timer);
+    this.timer = undefined;
+    await this.running;
+  }
+
+  private schedule(delay: number): void {
+    if (this.stopped) return;
+    this.timer = setTimeout(() => {
+      this.running = this.drain()
+        .then(() => undefined)
+        .catch((err) => this.logger?.error({ err }, 'job worker failed'))
+        .finally(() => {
+          this.running = undefined;
+          this.schedule(this.options.pollMs);
+        });
+    }, delay);
+    this.timer.unref();
+  }
+
+  /** Runs due jobs until none is left. Returns how many ran. */
+  async drain(): Promise<number> {
+    let count = 0;
+    // A stopping worker finishes the job in hand but takes no new one.
+    while (await this.runOne()) {
+      count++;
+      if (this.halted) break;
+    }
+    return count;
+  }
+
+  /** Claims and runs one due job of a registered type; false when none was due. */
+  async runOne(): Promise<boolean> {
+    const types = [...this.handlers.keys()];
+    if (types.length === 0) return false;
+    const job = await this.claim(types);
+    if (!job) return false;
+    const entry = this.handlers.get(job.type)!;
+    if (job.attempts > job.max_attempts) {
+      await this.finish(job.id, 'failed', job.last_error ?? 'worker stopped while running the job');
+      return true;
+    }
+    const heartbeat = setInterval(() => {
+      this.db
+        .updateTable('jobs')
+        .set({ locked_until: new Date(Date.now() + this.leaseMs) })
+        .where('id', '=', job.id)
+        .where('status', '=', 'running')
+        .execute()
+        .catch(() => {});
+    }, Math.max(1000, this.leaseMs / 3));
+    heartbeat.unref();
+    try {
+      await entry.handler(job.payload, { db: this.db, attempt: job.attempts, jobId: job.id });
+      await this.finish(job.id, 'done', null);
+    } catch (err) {
+      const message = err instanceof Error ? err.message : String(err);
+      this.logger?.warn({ jobId: job.id, type: job.type, attempt: job.attempts, err: message }, 'job failed');
+      if (job.attempts >= job.max_attempts) {
+        await this.finish(job.id, 'failed', message);
+      } else {
+        await this.db
+          .updateTable('jobs')
+          .set({
+            status: 'queued',
+            locked_until: null,
+            last_error: message,
+            run_at: new Date(Date.now() + this.backoffMs(job.attempts)),
+          })
+          .where('id', '=', job.id)
+          .execute();
+      }
+    } finally {
+      clearInterval(heartbeat);
+    }
+    return true;
+  }
+
+  private async claim(types: string[]): Promise<JobRow | undefined> {
+    const now = new Date();
+    const result = await sql<JobRow>`
+      UPDATE jobs SET status = 'running', attempts = attempts + 1, locked_until = ${new Date(now.getTime() + this.leaseMs)}
+      WHERE id = (
+        SELECT id FROM jobs
+        WHERE type IN (${sql.join(types)})
+          AND ((status = 'queued' AND run_at <= ${now}) OR (status = 'running' AND locked_until < ${now}))
+        ORDER BY run_at, id
+        LIMIT 1
+        FOR UPDATE SKIP LOCKED
+      )
+      RETURNING *`.execute(this.db);
+    return result.rows[0];
+  }
+
+  private async finish(id: number, status: 'done' | 'failed', error: string | null): Promise<void> {
+    await this.db
+      .updateTable('jobs')
+      .set({ status, locked_until: null, last_error: error, finished_at: new Date() })
+      .where('id', '=', id)
+      .execute();
+  }
+}

@@ -1,0 +1,84 @@
+import type { Role, RoleOrGuest, TeamMemberRole } from './db/schema.ts';
+import { ForbiddenError } from './errors.ts';
+
+/**
+ * The one place that decides who may do what. Services call the `assert*` functions to enforce;
+ * presenters call the `*Permissions` functions to advertise. Both read the same rules, so what an
+ * API response promises is exactly what the server allows.
+ */
+
+export const ROLES: readonly Role[] = ['admin', 'create', 'review', 'edit', 'comment', 'read'];
+
+const RANK: Record<Role, number> = { read: 1, comment: 2, edit: 3, review: 4, create: 5, admin: 6 };
+
+/** True when `role` is at least as strong as `min`. Guests (null) hold no organization role. */
+export function atLeast(role: RoleOrGuest | undefined, min: Role): boolean {
+  return !!role && RANK[role] >= RANK[min];
+}
+
+/** The stronger of two roles (null when both are null). */
+export function strongest(a: RoleOrGuest, b: RoleOrGuest): RoleOrGuest {
+  if (!a) return b;
+  if (!b) return a;
+  return RANK[a] >= RANK[b] ? a : b;
+}
+
+/** What the caller is in an organization; `undefined` when not a member at all. */
+export interface Membership {
+  role: RoleOrGuest;
+  /** The caller owns at least one team of the organization. */
+  ownsTeam: boolean;
+}
+
+export function isMember(m: Membership | undefined): m is Membership {
+  return m !== undefined;
+}
+
+/** Members with a role (not guests) can see the organization's people and teams. */
+export function canListPeople(m: Membership | undefined): boolean {
+  return !!m && m.role !== null;
+}
+
+export function organizationPermissions(m: Membership | undefined) {
+  const admin = atLeast(m?.role, 'admin');
+  const insider = canListPeople(m);
+  return {
+    view: !!m,
+    access: !!m,
+    admin,
+    ownTeam: !!m?.ownsTeam,
+    createContent: atLeast(m?.role, 'create'),
+    createOpenAPISpec: atLeast(m?.role, 'create'),
+    ingestConversations: admin,
+    viewBilling: admin,
+    listMembers: insider,
+    listTeams: insider,
+    listIntegrations: insider,
+    listInstallations: insider,
+    installIntegration: admin,
+  };
+}
+
+export function teamPermissions(m: Membership | undefined, teamRole: TeamMemberRole | undefined) {
+  return {
+    view: canListPeople(m),
+    admin: canManageTeamMembers(m, teamRole),
+  };
+}
+
+/** Team owners manage their team's membership; only organization admins create, rename or delete teams. */
+export function canManageTeamMembers(m: Membership | undefined, teamRole: TeamMemberRole | undefined): boolean {
+  return atLeast(m?.role, 'admin') || (!!m && teamRole === 'owner');
+}
+
+export function assertAdmin(m: Membership, action: string): void {
+  if (!atLeast(m.role, 'admin')) {
+    throw new ForbiddenError(`Only organization admins can ${action}`);
+  }
+}
+
+export function assertCanListPeople(m: Membership, what: string): void {
+  if (!canListPeople(m)) {
+    throw new ForbiddenError(`Guests cannot list ${what} of the organization`);
+  }
+}

@@ -1,0 +1,64 @@
+import { Type, type Static } from '@sinclair/typebox';
+
+/** Shapes shared by several resource areas. One-line descriptions end up in /v1/openapi.json. */
+
+export const ErrorResponse = Type.Object(
+  {
+    error: Type.Object({
+      code: Type.Integer({ description: 'HTTP status code' }),
+      message: Type.String({ description: 'What went wrong and what to fix' }),
+    }),
+  },
+  { $id: 'ErrorResponse' },
+);
+
+export const Role = Type.Union(
+  ['admin', 'create', 'review', 'edit', 'comment', 'read'].map((r) => Type.Literal(r)),
+  { description: 'admin, create, review, edit, comment or read (strongest first)' },
+) as unknown as import('@sinclair/typebox').TUnion<
+  [
+    import('@sinclair/typebox').TLiteral<'admin'>,
+    import('@sinclair/typebox').TLiteral<'create'>,
+    import('@sinclair/typebox').TLiteral<'review'>,
+    import('@sinclair/typebox').TLiteral<'edit'>,
+    import('@sinclair/typebox').TLiteral<'comment'>,
+    import('@sinclair/typebox').TLiteral<'read'>,
+  ]
+>;
+
+export const RoleOrGuest = Type.Union([Role, Type.Null()], { description: 'A role, or null for guests' });
+
+export const Timestamp = Type.String({ format: 'date-time' });
+
+export const User = Type.Object({
+  object: Type.Literal('user'),
+  id: Type.String(),
+  displayName: Type.String({ description: 'Full name' }),
+  email: Type.Optional(Type.String()),
+  photoURL: Type.Optional(Type.String()),
+  urls: Type.Object({ location: Type.String({ description: 'URL of the user in the API' }) }),
+});
+export type UserResource = Static<typeof User>;
+
+/** Rich-text document. Blocks are kept as given (their shape evolves with the editor). */
+export const Document = Type.Object(
+  {
+    object: Type.Literal('document'),
+    data: Type.Object({ schemaVersion: Type.Optional(Type.Integer()) }, { additionalProperties: true }),
+    nodes: Type.Array(
+      Type.Object({ object: Type.String(), type: Type.Optional(Type.String()) }, { additionalProperties: true }),
+      { maxItems: 10000 },
+    ),
+    meta: Type.Optional(Type.Object({ token: Type.Optional(Type.String()) }, { additionalProperties: true })),
+  },
+  { description: 'Rich-text document' },
+);
+
+export const MergeRule = Type.Object({
+  rule: Type.Literal('require_specific_reviewers'),
+  users: Type.Array(Type.String({ maxLength: 100 }), { maxItems: 100 }),
+});
+
+export const MergeRulesRules = Type.Object({ type: Type.Literal('rules'), rules: Type.Array(MergeRule, { maxItems: 20 }) });
+
+export const OrganizationIdParams = Type.Object({ organizationId: Type.String({ maxLength: 100 }) });
