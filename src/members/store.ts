@@ -1,0 +1,52 @@
+import { sql } from 'kysely';
+import type { Db } from '../platform/db/database.ts';
+import type { RoleOrGuest } from '../platform/db/schema.ts';
+
+/** A member joined with their user and the counts the Member resource carries. */
+export interface MemberView {
+  organization_id: string;
+  user_id: string;
+  seq: number;
+  role: RoleOrGuest;
+  disabled: boolean;
+  sso: boolean;
+  joined_at: Date;
+  last_seen_at: Date | null;
+  email: string;
+  display_name: string;
+  photo_url: string | null;
+  team_count: number;
+}
+
+/**
+ * Base query for members of one organization (the organization id is required: no query can
+ * read members across organizations). Counts are computed, not stored, so they are always true.
+ */
+export function membersOf(db: Db, organizationId: string) {
+  return db
+    .selectFrom('members')
+    .innerJoin('users', 'users.id', 'members.user_id')
+    .select([
+      'members.organization_id',
+      'members.user_id',
+      'members.seq',
+      'members.role',
+      'members.disabled',
+      'members.sso',
+      'members.joined_at',
+      'members.last_seen_at',
+      'users.email',
+      'users.display_name',
+      'users.photo_url',
+    ])
+    .select(
+      sql<number>`(SELECT count(*)::int FROM team_members tm WHERE tm.organization_id = members.organization_id AND tm.user_id = members.user_id)`.as(
+        'team_count',
+      ),
+    )
+    .where('members.organization_id', '=', organizationId);
+}
+
+export async function findMember(db: Db, organizationId: string, userId: string): Promise<MemberView | undefined> {
+  return membersOf(db, organizationId).where('members.user_id', '=', userId).executeTakeFirst();
+}

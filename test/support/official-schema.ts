@@ -1,0 +1,110 @@
+import { createRequire } from 'node:module';
+import Ajv2020 from 'ajv/dist/2020.js';
+import addFormats from 'ajv-formats';
+
+/**
+ * Validation of responses against the official GitBook OpenAPI document shipped in @gitbook/api.
+ * Every response the official client receives in tests passes through `checkResponse`, which finds
+ * the operation by method and path and validates the body against the schema of that status.
+ */
+
+const require = createRequire(import.meta.url);
+const spec = require('@gitbook/api/spec/openapi.json');
+
+type Operation = { operationId: string; responses: Record<string, any> };
+
+const ajv = new Ajv2020.default({ strict: false, allErrors: true, validateFormats: true });
+addFormats.default(ajv);
+for (const format of ['int32', 'int64', 'float', 'double', 'byte', 'binary', 'password']) ajv.addFormat(format, true);
+ajv.addSchema(spec, 'openapi');
+
+const routes: { method: string; pattern: RegExp; template: string; op: Operation }[] = [];
+for (const [template, ops] of Object.entries<Record<string, Operation>>(spec.paths)) {
+  const pattern = new RegExp('^' + template.replace(/[.*+?^$()|[\]\\]/g, '\\$&').replace(/\\?\{[^}]+\\?\}/g, '[^/]+') + '$');
+  for (const [method, op] of Object.entries(ops)) {
+    if (op && typeof op === 'object' && 'operationId' in op) routes.push({ method: method.toUpperCase(), pattern, template, op });
+  }
+}
+// Literal segments beat parameters: /versions/latest must not match /versions/{versionId}.
+routes.sort((a, b) => (b.template.match(/\{/g)?.length ?? 0) < (a.template.match(/\{/g)?.length ?? 0) ? 1 : -1);
+
+const validators = new Map<string, ReturnType<typeof ajv.compile>>();
+
+function pointer(...parts: string[]): string {
+  return parts.map((p) => encodeURIComponent(p.replace(/~/g, '~0').replace(/\//g, '~1'))).join('/');
+}
+
+export function findOperation(method: string, path: string) {
+  return routes.find((r) => r.method === method && r.pattern.test(path));
+}
+
+/** The official JSON schema (as a validator) of an operation's response with a given status. */
+function validatorFor(template: string, method: string, status: string, response: any) {
+  const key = `${method} ${template} ${status}`;
+  let validate = validators.get(key);
+  if (!validate) {
+    let ref = `openapi#/${pointer('paths', template, method.toLowerCase(), 'responses', status)}`;
+    if (response.$ref) ref = `openapi${response.$ref}`;
+    validate = ajv.compile({ $ref: `${ref}/content/application~1json/schema` });
+    validators.set(key, validate);
+  }
+  return validate;
+}
+
+export const seenOperations = new Set<string>();
+
+export class SchemaMismatchError extends Error {}
+
+/** Throws when a response does not match the official schema of its operation and status. */
+export function checkResponse(method: string, url: string, status: number, body: string): void {
+  const path = new URL(url).pathname.replace(/^\/v1/, '');
+  const route = findOperation(method, path);
+  if (!route) throw new SchemaMismatchError(`No official operation for ${method} ${path}`);
+  seenOperations.add(route.op.operationId);
+  const responses = route.op.responses;
+  const declared = responses[String(status)];
+  if (status >= 400) {
+    const parsed = JSON.parse(body);
+    if (parsed?.error?.code !== status || typeof parsed.error.message !== 'string') {
+      throw new SchemaMismatchError(`${route.op.operationId} ${status}: error body must be {error:{code,message}}, got ${body}`);
+    }
+    return;
+  }
+  if (!declared) {
+    throw new SchemaMismatchError(
+      `${route.op.operationId} answered ${status}, which the official spec does not declare (${Object.keys(responses).join(', ')})`,
+    );
+  }
+  const resolved = declared.$ref ? resolveRef(declared.$ref) : declared;
+  if (!resolved.content?.['application/json']) {
+    if (body.length > 0) throw new SchemaMismatchError(`${route.op.operationId} ${status} must have no body, got ${body.slice(0, 200)}`);
+    return;
+  }
+  const validate = validatorFor(route.template, method, String(status), declared);
+  const data = JSON.parse(body);
+  if (!validate(data)) {
+    throw new SchemaMismatchError(
+      `${route.op.operationId} ${status} does not match the official schema: ${ajv.errorsText(validate.errors, { separator: '\n  ' })}\nbody: ${body.slice(0, 2000)}`,
+    );
+  }
+}
+
+function resolveRef(ref: string): any {
+  return ref
+    .replace(/^#\//, '')
+    .split('/')
+    .reduce((node: any, part) => node[part.replace(/~1/g, '/').replace(/~0/g, '~')], spec);
+}
+
+/** A fetch for the official client that checks every response it receives. */
+export async function validatingFetch(input: RequestInfo | URL, init?: RequestInit): Promise<Response> {
+  const request = new Request(input, init);
+  const response = await fetch(request);
+  const body = await response.text();
+  checkResponse(request.method, request.url, response.status, body);
+  return new Response(response.status === 204 || response.status === 205 ? null : body, {
+    status: response.status,
+    statusText: response.statusText,
+    headers: response.headers,
+  });
+}

@@ -1,0 +1,126 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { randomBytes } from 'node:crypto';
+import { GitBookAPI } from '@gitbook/api';
+import pg from 'pg';
+import { loadConfig, type Config } from '../../src/platform/config.ts';
+import { startServer, type RunningServer } from '../../src/server.ts';
+import { createUser } from '../../src/users/service.ts';
+import { validatingFetch } from './official-schema.ts';
+
+/**
+ * Test database: a fresh PostgreSQL database when TEST_DATABASE_URL is set (dropped afterwards),
+ * else a fresh embedded PGlite directory. Each test file gets its own, so files never share state.
+ */
+export async function freshDatabaseConfig(): Promise<{ config: Partial<Config>; cleanup: () => Promise<void> }> {
+  const admin = process.env.TEST_DATABASE_URL;
+  if (admin) {
+    const name = `folio_test_${randomBytes(6).toString('hex')}`;
+    const client = new pg.Client({ connectionString: admin });
+    await client.connect();
+    await client.query(`CREATE DATABASE ${name}`);
+    await client.end();
+    const url = new URL(admin);
+    url.pathname = `/${name}`;
+    return {
+      config: { databaseUrl: url.toString() },
+      cleanup: async () => {
+        const c = new pg.Client({ connectionString: admin });
+        await c.connect();
+        await c.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
+        await c.end();
+      },
+    };
+  }
+  const dataDir = mkdtempSync(join(tmpdir(), 'folio-test-'));
+  return {
+    config: { databaseUrl: undefined, dataDir },
+    cleanup: async () => rmSync(dataDir, { recursive: true, force: true }),
+  };
+}
+
+export interface TestUser {
+  id: string;
+  email: string;
+  token: string;
+  /** The official client, pointed at the test server; every response is checked against the official schema. */
+  api: GitBookAPI;
+}
+
+export interface TestServer {
+  url: string;
+  server: RunningServer;
+  /** Creates a user (as `folio users create` does) with a unique email. */
+  user(name?: string, opts?: { email?: string }): Promise<TestUser>;
+  client(token: string): GitBookAPI;
+  /** Raw HTTP for what the client cannot send (malformed bodies, wrong types, missing tokens). */
+  request(method: string, path: string, opts?: { token?: string; body?: unknown; raw?: string; headers?: Record<string, string> }): Promise<{ status: number; body: any; headers: Headers }>;
+  close(): Promise<void>;
+}
+
+export async function startTestServer(overrides: Partial<Config> = {}): Promise<TestServer> {
+  const db = await freshDatabaseConfig();
+  const config: Config = {
+    ...loadConfig({}),
+    port: 0,
+    host: '127.0.0.1',
+    logLevel: process.env.TEST_LOG_LEVEL ?? 'silent',
+    rateLimitMax: 100_000,
+    jobPollMs: 50,
+    ...db.config,
+    ...overrides,
+  };
+  const server = await startServer(config, { purpose: 'test' });
+  // PUBLIC_URL must be the listening address for urls.* to be followable.
+  server.services.config.publicUrl = server.url;
+  server.services.config.appUrl = server.url;
+  const url = server.url;
+  const client = (token: string) =>
+    new GitBookAPI({ authToken: token, endpoint: url, serviceBinding: { fetch: validatingFetch } as never });
+  let counter = 0;
+  return {
+    url,
+    server,
+    client,
+    async user(name = 'Test User', opts = {}) {
+      counter++;
+      const email = opts.email ?? `user${counter}.${randomBytes(4).toString('hex')}@example.com`;
+      const { user, token } = await createUser(server.services.db, { email, name: `${name}` });
+      return { id: user.id, email: user.email, token, api: client(token) };
+    },
+    async request(method, path, opts = {}) {
+      const headers: Record<string, string> = { ...(opts.headers ?? {}) };
+      if (opts.token) headers.authorization = `Bearer ${opts.token}`;
+      let body: string | undefined;
+      if (opts.raw !== undefined) body = opts.raw;
+      else if (opts.body !== undefined) body = JSON.stringify(opts.body);
+      if (body !== undefined && !headers['content-type']) headers['content-type'] = 'application/json';
+      const res = await fetch(url + path, { method, headers, ...(body !== undefined ? { body } : {}) });
+      const text = await res.text();
+      let parsed: unknown = text;
+      try {
+        parsed = text ? JSON.parse(text) : undefined;
+      } catch {
+        // not JSON: keep the text
+      }
+      return { status: res.status, body: parsed, headers: res.headers };
+    },
+    async close() {
+      await server.close();
+      await db.cleanup();
+    },
+  };
+}
+
+/** Asserts that a call through the official client fails with the given HTTP status. */
+export async function expectStatus(promise: Promise<unknown>, status: number): Promise<void> {
+  try {
+    await promise;
+  } catch (err) {
+    const actual = (err as { response?: Response }).response?.status;
+    if (actual === status) return;
+    throw new Error(`expected HTTP ${status}, got ${actual ?? String(err)}`);
+  }
+  throw new Error(`expected HTTP ${status}, but the call succeeded`);
+}
