@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
+import { MemberRole } from '@gitbook/api';
 import { expectStatus, startTestServer, type TestServer } from './support/server.ts';
 
 let t: TestServer;
@@ -29,7 +30,7 @@ describe('organizations', () => {
       title: 'Acme',
       emailDomains: ['acme.test'],
       hostname: 'acme-docs',
-      defaultRole: 'comment',
+      defaultRole: MemberRole.Comment,
       sso: true,
       ai: true,
       inviteLinks: false,

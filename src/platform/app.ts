@@ -65,10 +65,10 @@ function loggerOptions(level: string): FastifyServerOptions['logger'] {
  */
 function validators() {
   const base = { allErrors: false, strict: false, useDefaults: true } as const;
-  const body = new Ajv.default({ ...base, coerceTypes: false, removeAdditional: false });
-  const params = new Ajv.default({ ...base, coerceTypes: 'array', removeAdditional: false });
-  addFormats.default(body);
-  addFormats.default(params);
+  const body = new Ajv({ ...base, coerceTypes: false, removeAdditional: false });
+  const params = new Ajv({ ...base, coerceTypes: 'array', removeAdditional: false });
+  addFormats(body);
+  addFormats(params);
   return ({ schema, httpPart }: { schema: object; httpPart?: string }) =>
     (httpPart === 'body' ? body : params).compile(schema);
 }

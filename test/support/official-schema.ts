@@ -13,8 +13,8 @@ const spec = require('@gitbook/api/spec/openapi.json');
 
 type Operation = { operationId: string; responses: Record<string, any> };
 
-const ajv = new Ajv2020.default({ strict: false, allErrors: true, validateFormats: true });
-addFormats.default(ajv);
+const ajv = new Ajv2020({ strict: false, allErrors: true, validateFormats: true });
+addFormats(ajv);
 for (const format of ['int32', 'int64', 'float', 'double', 'byte', 'binary', 'password']) ajv.addFormat(format, true);
 ajv.addSchema(spec, 'openapi');
 
