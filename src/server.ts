@@ -27,7 +27,10 @@ export interface RunningServer {
 }
 
 /** Opens the database, migrates, and starts the HTTP API and the background workers. */
-export async function startServer(config: Config, opts: { purpose?: string } = {}): Promise<RunningServer> {
+export async function startServer(
+  config: Config,
+  opts: { purpose?: string; logStream?: NodeJS.WritableStream } = {},
+): Promise<RunningServer> {
   const database = await openDatabase(config, opts.purpose ?? 'server');
   try {
     await migrate(database.db);
@@ -39,7 +42,7 @@ export async function startServer(config: Config, opts: { purpose?: string } = {
       jobs,
       signingKey: await signingKey(database.db),
     };
-    const app = await buildApp(services, { logLevel: config.logLevel });
+    const app = await buildApp(services, { logLevel: config.logLevel, logStream: opts.logStream });
     jobs.logger = app.log;
     registerJobHandlers(services);
     await app.listen({ port: config.port, host: config.host });

@@ -46,10 +46,11 @@ export function redactUrl(url: string): string {
     .replace(/([?&](?:token|access_token|auth|password|secret|key|shareKey)=)[^&#]*/gi, '$1[redacted]');
 }
 
-function loggerOptions(level: string): FastifyServerOptions['logger'] {
+function loggerOptions(level: string, stream?: NodeJS.WritableStream): FastifyServerOptions['logger'] {
   if (level === 'silent') return false;
   return {
     level,
+    ...(stream ? { stream } : {}),
     redact: { paths: ['req.headers.authorization', 'req.headers.cookie', 'headers.authorization'], censor: '[redacted]' },
     serializers: {
       req(req) {
@@ -73,9 +74,12 @@ function validators() {
     (httpPart === 'body' ? body : params).compile(schema);
 }
 
-export async function buildApp(services: Services, opts: { logLevel: string }): Promise<FolioApp> {
+export async function buildApp(
+  services: Services,
+  opts: { logLevel: string; logStream?: NodeJS.WritableStream | undefined },
+): Promise<FolioApp> {
   const app = Fastify({
-    logger: loggerOptions(opts.logLevel),
+    logger: loggerOptions(opts.logLevel, opts.logStream),
     bodyLimit: services.config.bodyLimit,
     requestIdHeader: 'x-request-id',
     genReqId: () => randomUUID(),
@@ -122,9 +126,6 @@ export async function buildApp(services: Services, opts: { logLevel: string }): 
     reply.status(status).send({ error: { code: status, message } });
   });
 
-  app.setNotFoundHandler((req, reply) => {
-    reply.status(404).send({ error: { code: 404, message: `No route ${req.method} ${req.url.split('?')[0]}` } });
-  });
 
   app.addHook('onSend', async (req, reply) => {
     reply.header('x-request-id', req.id);
@@ -139,6 +140,11 @@ export async function buildApp(services: Services, opts: { logLevel: string }): 
       const err = new HttpError(429, `Rate limit of ${context.max} requests per ${context.after} exceeded; retry later`);
       return Object.assign(err, { retryAfter: Math.ceil(context.ttl / 1000) });
     },
+  });
+
+  // Unknown routes are rate limited (and carry the headers) like every other response.
+  app.setNotFoundHandler({ preHandler: app.rateLimit() }, (req, reply) => {
+    reply.status(404).send({ error: { code: 404, message: `No route ${req.method} ${req.url.split('?')[0]}` } });
   });
 
   await app.register(swagger, {

@@ -59,7 +59,10 @@ export interface TestServer {
   close(): Promise<void>;
 }
 
-export async function startTestServer(overrides: Partial<Config> = {}): Promise<TestServer> {
+export async function startTestServer(
+  overrides: Partial<Config> = {},
+  opts: { logStream?: NodeJS.WritableStream } = {},
+): Promise<TestServer> {
   const db = await freshDatabaseConfig();
   const config: Config = {
     ...loadConfig({}),
@@ -71,7 +74,7 @@ export async function startTestServer(overrides: Partial<Config> = {}): Promise<
     ...db.config,
     ...overrides,
   };
-  const server = await startServer(config, { purpose: 'test' });
+  const server = await startServer(config, { purpose: 'test', ...opts });
   // PUBLIC_URL must be the listening address for urls.* to be followable.
   server.services.config.publicUrl = server.url;
   server.services.config.appUrl = server.url;

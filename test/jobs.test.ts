@@ -1,0 +1,114 @@
+import assert from 'node:assert/strict';
+import { after, before, describe, test } from 'node:test';
+import { migrate, openDatabase, type DatabaseHandle } from '../src/platform/db/database.ts';
+import { Jobs } from '../src/platform/jobs.ts';
+import { loadConfig } from '../src/platform/config.ts';
+import { freshDatabaseConfig } from './support/server.ts';
+
+let fresh: Awaited<ReturnType<typeof freshDatabaseConfig>>;
+let handle: DatabaseHandle;
+const config = () => ({ ...loadConfig({}), ...fresh.config });
+
+before(async () => {
+  fresh = await freshDatabaseConfig();
+  handle = await openDatabase(config(), 'test');
+  await migrate(handle.db);
+});
+after(async () => {
+  await handle?.close();
+  await fresh?.cleanup();
+});
+
+const noBackoff = () => 0;
+
+async function jobRow(id: number) {
+  return handle.db.selectFrom('jobs').selectAll().where('id', '=', id).executeTakeFirstOrThrow();
+}
+
+describe('background jobs', () => {
+  test('a failing job is retried with backoff until it succeeds', async () => {
+    const jobs = new Jobs(handle.db, { pollMs: 10, backoffMs: noBackoff });
+    let calls = 0;
+    jobs.register('flaky', async (payload: { n: number }) => {
+      calls++;
+      assert.equal(payload.n, 7);
+      if (calls < 3) throw new Error(`boom ${calls}`);
+    });
+    const id = await jobs.enqueue('flaky', { n: 7 });
+    assert.equal(await jobs.drain(), 3);
+    const row = await jobRow(id);
+    assert.equal(row.status, 'done');
+    assert.equal(row.attempts, 3);
+    assert.equal(row.last_error, null);
+  });
+
+  test('backoff delays the retry; exhausting attempts marks the job failed with its error', async () => {
+    const jobs = new Jobs(handle.db, { pollMs: 10, backoffMs: () => 60_000 });
+    jobs.register('doomed', async () => {
+      throw new Error('always broken');
+    });
+    const id = await jobs.enqueue('doomed', {}, { maxAttempts: 2 });
+    assert.equal(await jobs.drain(), 1, 'the retry is not due yet');
+    let row = await jobRow(id);
+    assert.equal(row.status, 'queued');
+    assert.ok(row.run_at.getTime() > Date.now() + 50_000);
+    await handle.db.updateTable('jobs').set({ run_at: new Date() }).where('id', '=', id).execute();
+    await jobs.drain();
+    row = await jobRow(id);
+    assert.equal(row.status, 'failed');
+    assert.equal(row.attempts, 2);
+    assert.equal(row.last_error, 'always broken');
+  });
+
+  test('several workers never run the same job twice', async () => {
+    const runs = new Map<number, number>();
+    const worker = () => {
+      const jobs = new Jobs(handle.db, { pollMs: 10, backoffMs: noBackoff });
+      jobs.register('count', async (payload: { i: number }) => {
+        runs.set(payload.i, (runs.get(payload.i) ?? 0) + 1);
+        await new Promise((r) => setTimeout(r, 2));
+      });
+      return jobs;
+    };
+    const a = worker();
+    const b = worker();
+    for (let i = 0; i < 30; i++) await a.enqueue('count', { i });
+    const [ranA, ranB] = await Promise.all([a.drain(), b.drain()]);
+    assert.equal(ranA + ranB, 30);
+    assert.equal(runs.size, 30);
+    assert.ok([...runs.values()].every((n) => n === 1));
+  });
+
+  test('a job whose worker died is taken again once its lease expires', async () => {
+    const jobs = new Jobs(handle.db, { pollMs: 10, backoffMs: noBackoff });
+    let ran = 0;
+    jobs.register('orphan', async () => {
+      ran++;
+    });
+    const id = await jobs.enqueue('orphan', {});
+    // As if a worker had claimed it and crashed: running, lease still valid, then expired.
+    await handle.db.updateTable('jobs').set({ status: 'running', attempts: 1, locked_until: new Date(Date.now() + 60_000) }).where('id', '=', id).execute();
+    assert.equal(await jobs.drain(), 0);
+    await handle.db.updateTable('jobs').set({ locked_until: new Date(Date.now() - 1) }).where('id', '=', id).execute();
+    assert.equal(await jobs.drain(), 1);
+    assert.equal(ran, 1);
+    assert.equal((await jobRow(id)).status, 'done');
+  });
+
+  test('queued jobs survive a restart of the process', async () => {
+    const jobs = new Jobs(handle.db, { pollMs: 10 });
+    const id = await jobs.enqueue('later', { hello: 'world' });
+    await handle.close();
+    handle = await openDatabase(config(), 'test');
+    const again = new Jobs(handle.db, { pollMs: 10 });
+    let got: unknown;
+    again.register('later', async (payload) => {
+      got = payload;
+    });
+    again.start();
+    for (let i = 0; i < 100 && (await jobRow(id)).status !== 'done'; i++) await new Promise((r) => setTimeout(r, 20));
+    await again.stop();
+    assert.deepEqual(got, { hello: 'world' });
+    assert.equal((await jobRow(id)).status, 'done');
+  });
+});
