@@ -56,3 +56,96 @@ describe('organizations', () => {
     await expectStatus(bob.api.orgs.updateOrganizationById(org.id, { title: 'Mine' }), 404);
   });
 });
+
+describe('organization permissions and input', () => {
+  test('permission matrix: each role × each organization operation', async () => {
+    const { orgWithPersonas, PERSONAS, personaName, statusOf } = await import('./support/factories.ts');
+    const { org, people } = await orgWithPersonas(t);
+    const doc = { object: 'document', data: {}, nodes: [] } as never;
+    for (const persona of PERSONAS) {
+      const api = people.get(persona)!.api;
+      const outsider = persona === 'outsider';
+      const admin = persona === 'admin';
+      const expected = {
+        get: outsider ? 404 : 200,
+        update: outsider ? 404 : admin ? 200 : 403,
+        ping: outsider ? 404 : 200,
+        readInstructions: outsider ? 404 : 200,
+        writeInstructions: outsider ? 404 : admin ? 200 : 403,
+        list: 200,
+      };
+      const got = {
+        get: await statusOf(api.orgs.getOrganizationById(org.id)),
+        update: await statusOf(api.orgs.updateOrganizationById(org.id, { ai: true })),
+        ping: await statusOf(api.orgs.updateOrganizationMemberLastSeenAt(org.id)),
+        readInstructions: await statusOf(api.orgs.getOrganizationAgentInstructions(org.id)),
+        writeInstructions: await statusOf(api.orgs.updateOrganizationAgentInstructions(org.id, { instructions: doc })),
+        list: await statusOf(api.orgs.listOrganizationsForAuthenticatedUser()),
+      };
+      assert.deepEqual(got, expected, personaName(persona));
+      if (!outsider) {
+        const { data } = await api.orgs.getOrganizationById(org.id);
+        assert.equal(data.permissions.admin, admin, `${personaName(persona)} admin flag`);
+        assert.equal(data.permissions.createContent, admin || persona === 'create', `${personaName(persona)} createContent`);
+        assert.equal(data.permissions.listMembers, persona !== null, `${personaName(persona)} listMembers`);
+      }
+    }
+  });
+
+  test('bad input on create and update bodies is a 4xx naming the field', async () => {
+    const ann = await t.user('Ann');
+    const { data: org } = await ann.api.orgs.createOrganization({ title: 'Inputs' });
+    const cases: [string, unknown, RegExp][] = [
+      ['POST /v1/orgs', { title: 'A' }, /title/],
+      ['POST /v1/orgs', { title: 'x'.repeat(256) }, /title/],
+      ['POST /v1/orgs', { title: ['Acme'] }, /title/],
+      ['POST /v1/orgs', { title: 'Acme', emailDomains: 'acme.test' }, /emailDomains/],
+      ['POST /v1/orgs', { title: 'Acme', emailDomains: ['not a domain'] }, /emailDomains/],
+      [`PATCH /v1/orgs/${org.id}`, { title: 7 }, /title/],
+      [`PATCH /v1/orgs/${org.id}`, { hostname: 'UPPER case' }, /hostname/],
+      [`PATCH /v1/orgs/${org.id}`, { hostname: 'ab' }, /hostname/],
+      [`PATCH /v1/orgs/${org.id}`, { defaultRole: 'owner' }, /defaultRole/],
+      [`PATCH /v1/orgs/${org.id}`, { sso: 'yes' }, /sso/],
+      [`PATCH /v1/orgs/${org.id}`, { logo: 'not a url' }, /logo/],
+      [`PATCH /v1/orgs/${org.id}`, { mergeRules: { type: 'sometimes' } }, /mergeRules/],
+      [`PATCH /v1/orgs/${org.id}`, { mergeRules: { type: 'rules', rules: [{ rule: 'require_specific_reviewers', users: ['nobody'] }] } }, /nobody/],
+      [`PATCH /v1/orgs/${org.id}`, { defaultContent: { type: 'site', site: 'no-such-site' } }, /site/],
+    ];
+    for (const [route, body, pattern] of cases) {
+      const [method, path] = route.split(' ') as [string, string];
+      const res = await t.request(method, path, { token: ann.token, body });
+      assert.equal(res.status, 400, `${route} ${JSON.stringify(body)} → ${JSON.stringify(res.body)}`);
+      assert.equal(res.body.error.code, 400);
+      assert.match(res.body.error.message, pattern, `${route} ${JSON.stringify(body)}`);
+    }
+    // Nothing was half-written by the refused updates.
+    const { data: after } = await ann.api.orgs.getOrganizationById(org.id);
+    assert.equal(after.title, 'Inputs');
+    assert.deepEqual(after.mergeRules, { type: 'none' });
+
+    // A hostname is unique across organizations.
+    const { data: other } = await ann.api.orgs.createOrganization({ title: 'Other' });
+    await ann.api.orgs.updateOrganizationById(org.id, { hostname: 'taken-name' });
+    await expectStatus(ann.api.orgs.updateOrganizationById(other.id, { hostname: 'taken-name' }), 409);
+  });
+
+  test('listing organizations pages with stable cursors while new ones are created', async () => {
+    const ann = await t.user('Ann');
+    const created: string[] = [];
+    for (let i = 0; i < 5; i++) created.push((await ann.api.orgs.createOrganization({ title: `Org ${i}` })).data.id);
+    const seen: string[] = [];
+    let page: string | undefined;
+    let first = true;
+    do {
+      const { data } = await ann.api.orgs.listOrganizationsForAuthenticatedUser({ limit: 2, ...(page ? { page } : {}) });
+      assert.equal(data.count, created.length);
+      seen.push(...data.items.map((o) => o.id));
+      page = data.next?.page;
+      if (first) {
+        created.push((await ann.api.orgs.createOrganization({ title: 'Late' })).data.id);
+        first = false;
+      }
+    } while (page);
+    assert.deepEqual(seen, created);
+  });
+});
