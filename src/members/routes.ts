@@ -1,13 +1,13 @@
 import { Type } from '@sinclair/typebox';
 import { errorResponses, type FolioApp } from '../platform/app.ts';
 import { ListOf, PageQuery } from '../platform/paging.ts';
-import { OrganizationIdParams, Role, RoleOrGuest } from '../platform/schemas.ts';
+import { asEnum, OrganizationIdParams, Role, RoleOrGuest } from '../platform/schemas.ts';
 import { presentMember } from './presenter.ts';
 import { Member, MemberParams } from './schemas.ts';
 import { getMember, listMembers, listMemberSpaces, removeMember, setSsoMember, updateMemberRole } from './service.ts';
 
 const tags = ['organization-members'];
-const Order = Type.Union([Type.Literal('asc'), Type.Literal('desc')], { default: 'desc' });
+const Order = asEnum(Type.Union([Type.Literal('asc'), Type.Literal('desc')]), { default: 'desc' });
 
 export async function memberRoutes(app: FolioApp): Promise<void> {
   app.get(
@@ -23,7 +23,7 @@ export async function memberRoutes(app: FolioApp): Promise<void> {
           role: Type.Optional(Type.Union([Role, Type.Literal('guest')], { description: 'A role, or "guest"' })),
           search: Type.Optional(Type.String({ maxLength: 256, description: 'Filters on display name and email' })),
           sort: Type.Optional(
-            Type.Union([Type.Literal('joinedAt'), Type.Literal('lastSeenAt'), Type.Literal('name')], {
+            asEnum(Type.Union([Type.Literal('joinedAt'), Type.Literal('lastSeenAt'), Type.Literal('name')]), {
               default: 'joinedAt',
               description: 'lastSeenAt lists only members who have been seen',
             }),

@@ -82,3 +82,9 @@ export function assertCanListPeople(m: Membership, what: string): void {
     throw new ForbiddenError(`Guests cannot list ${what} of the organization`);
   }
 }
+
+/** An invite is redundant for someone who already has its role (or a stronger one) in the organization. */
+export function inviteIsRedundant(inviteRole: RoleOrGuest, membership: Membership | undefined): boolean {
+  if (!membership) return false;
+  return inviteRole === null || atLeast(membership.role, inviteRole);
+}

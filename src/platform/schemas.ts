@@ -1,4 +1,4 @@
-import { Type, type Static } from '@sinclair/typebox';
+import { Type, type Static, type TLiteral, type TUnion } from '@sinclair/typebox';
 
 /** Shapes shared by several resource areas. One-line descriptions end up in /v1/openapi.json. */
 
@@ -12,19 +12,27 @@ export const ErrorResponse = Type.Object(
   { $id: 'ErrorResponse' },
 );
 
-export const Role = Type.Union(
-  ['admin', 'create', 'review', 'edit', 'comment', 'read'].map((r) => Type.Literal(r)),
+/**
+ * Emits a union of string literals as a plain JSON Schema `enum` (its static type stays the union),
+ * so that a wrong value is reported with the list of allowed ones.
+ */
+export function asEnum<T extends TUnion<TLiteral<string>[]>>(schema: T, options: { description?: string; default?: string } = {}): T {
+  const values = schema.anyOf.map((literal) => literal.const);
+  delete (schema as { anyOf?: unknown }).anyOf;
+  return Object.assign(schema, { type: 'string', enum: values }, options);
+}
+
+export const Role = asEnum(
+  Type.Union([
+    Type.Literal('admin'),
+    Type.Literal('create'),
+    Type.Literal('review'),
+    Type.Literal('edit'),
+    Type.Literal('comment'),
+    Type.Literal('read'),
+  ]),
   { description: 'admin, create, review, edit, comment or read (strongest first)' },
-) as unknown as import('@sinclair/typebox').TUnion<
-  [
-    import('@sinclair/typebox').TLiteral<'admin'>,
-    import('@sinclair/typebox').TLiteral<'create'>,
-    import('@sinclair/typebox').TLiteral<'review'>,
-    import('@sinclair/typebox').TLiteral<'edit'>,
-    import('@sinclair/typebox').TLiteral<'comment'>,
-    import('@sinclair/typebox').TLiteral<'read'>,
-  ]
->;
+);
 
 export const RoleOrGuest = Type.Union([Role, Type.Null()], { description: 'A role, or null for guests' });
 
