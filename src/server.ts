@@ -5,6 +5,7 @@ import type { Services } from './platform/context.ts';
 import { migrate, openDatabase, type Db, type DatabaseHandle } from './platform/db/database.ts';
 import { Jobs } from './platform/jobs.ts';
 import { Urls } from './platform/urls.ts';
+import { PURGE_SPACE_JOB, purgeSpaceJob } from './spaces/service.ts';
 
 /** The key that signs JWTs, created once and kept in the database so it survives restarts. */
 async function signingKey(db: Db): Promise<Uint8Array> {
@@ -70,4 +71,6 @@ export async function startServer(
 }
 
 /** Background job types known to this version. Areas add theirs here. */
-function registerJobHandlers(_services: Services): void {}
+function registerJobHandlers(services: Services): void {
+  services.jobs.register(PURGE_SPACE_JOB, purgeSpaceJob(services));
+}

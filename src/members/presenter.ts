@@ -12,9 +12,9 @@ export function presentMember(urls: Urls, m: MemberView) {
     joinedAt: m.joined_at.toISOString(),
     ...(m.last_seen_at ? { lastSeenAt: m.last_seen_at.toISOString() } : {}),
     sso: m.sso,
-    // Spaces and sites arrive with later areas; until then a member has access to none.
-    spaces: 0,
+    spaces: m.space_count,
     teams: m.team_count,
+    // Docs sites arrive with a later area.
     sites: 0,
   };
 }

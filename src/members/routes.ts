@@ -3,6 +3,8 @@ import { errorResponses, type FolioApp } from '../platform/app.ts';
 import { ListOf, PageQuery } from '../platform/paging.ts';
 import { asEnum, OrganizationIdParams, Role, RoleOrGuest } from '../platform/schemas.ts';
 import { presentMember } from './presenter.ts';
+import { presentSpace } from '../spaces/presenter.ts';
+import { MemberSpace } from '../spaces/schemas.ts';
 import { Member, MemberParams } from './schemas.ts';
 import { getMember, listMembers, listMemberSpaces, removeMember, setSsoMember, updateMemberRole } from './service.ts';
 
@@ -105,12 +107,13 @@ export async function memberRoutes(app: FolioApp): Promise<void> {
         tags,
         params: MemberParams,
         querystring: Type.Object({ ...PageQuery, order: Type.Optional(Order) }),
-        response: {
-          200: ListOf(Type.Object({ permission: Role, space: Type.Object({ id: Type.String() }, { additionalProperties: true }) })),
-          ...errorResponses,
-        },
+        response: { 200: ListOf(MemberSpace), ...errorResponses },
       },
     },
-    async (req) => listMemberSpaces(req.ctx(), req.params.organizationId, req.params.userId, req.query),
+    async (req) => {
+      const ctx = req.ctx();
+      const page = await listMemberSpaces(ctx, req.params.organizationId, req.params.userId, req.query);
+      return { ...page, items: page.items.map((i) => ({ permission: i.permission, space: presentSpace(ctx.urls, i.space, i.role) })) };
+    },
   );
 }

@@ -1,7 +1,9 @@
 import { sql } from 'kysely';
 import type { Ctx } from '../platform/context.ts';
 import type { Db } from '../platform/db/database.ts';
-import type { RoleOrGuest } from '../platform/db/schema.ts';
+import type { Role, RoleOrGuest } from '../platform/db/schema.ts';
+import { spaceRoles } from '../permissions/effective.ts';
+import { visibleSpaces, withRoles } from '../spaces/service.ts';
 import { BadRequestError, NotFoundError } from '../platform/errors.ts';
 import { paginate, type KeysetSpec, type PageRequest } from '../platform/paging.ts';
 import { assertAdmin, assertCanListPeople, type Membership } from '../platform/policy.ts';
@@ -114,6 +116,13 @@ export async function removeMember(ctx: Ctx, organizationId: string, userId: str
     if (!target) return;
     if (target.role === 'admin') await assertKeepsAnAdmin(trx, organizationId, userId, 'remove');
     await trx.deleteFrom('members').where('organization_id', '=', organizationId).where('user_id', '=', userId).execute();
+    // Grants on the organization's content go with the membership (they have no foreign key).
+    await trx
+      .deleteFrom('content_permissions')
+      .where('organization_id', '=', organizationId)
+      .where('principal_type', '=', 'user')
+      .where('principal_id', '=', userId)
+      .execute();
   });
 }
 
@@ -130,14 +139,24 @@ export async function setSsoMember(ctx: Ctx, organizationId: string, userId: str
   return (await findMember(ctx.db, organizationId, userId))!;
 }
 
-/**
- * The spaces a member can access, with their permission. Spaces are not part of this server yet,
- * so the list is empty; the membership checks are the real ones.
- */
-export async function listMemberSpaces(ctx: Ctx, organizationId: string, userId: string, _page: PageRequest) {
+/** The spaces a member can open, with the member's effective role on each. */
+export async function listMemberSpaces(ctx: Ctx, organizationId: string, userId: string, page: PageRequest & { order?: 'asc' | 'desc' | undefined }) {
   const membership: Membership = await requireMembership(ctx, organizationId);
   if (userId !== ctx.user.id) assertCanListPeople(membership, 'members');
   const member = await findMember(ctx.db, organizationId, userId);
   if (!member) throw new NotFoundError('Member');
-  return { items: [] as never[], count: 0 };
+  const direction = page.order ?? 'desc';
+  const result = await paginate(
+    visibleSpaces(ctx.db, organizationId, userId, member.role),
+    { kind: `member-spaces:${direction}`, sortExpr: null, seqExpr: sql.ref('spaces.seq'), direction },
+    page,
+  );
+  const theirs = await spaceRoles(ctx.db, organizationId, { userId, orgRole: member.role }, result.items);
+  const mine = await withRoles(ctx, organizationId, membership.role, result.items);
+  return {
+    ...result,
+    items: mine
+      .map(({ space, role }) => ({ permission: theirs.get(space.id) ?? null, space, role }))
+      .filter((i): i is typeof i & { permission: Role } => i.permission !== null),
+  };
 }

@@ -1,6 +1,7 @@
 import { sql } from 'kysely';
 import type { Db } from '../platform/db/database.ts';
 import type { RoleOrGuest } from '../platform/db/schema.ts';
+import { guestVisibleSpaces } from '../permissions/effective.ts';
 
 /** A member joined with their user and the counts the Member resource carries. */
 export interface MemberView {
@@ -16,6 +17,7 @@ export interface MemberView {
   display_name: string;
   photo_url: string | null;
   team_count: number;
+  space_count: number;
 }
 
 /**
@@ -43,6 +45,13 @@ export function membersOf(db: Db, organizationId: string) {
       sql<number>`(SELECT count(*)::int FROM team_members tm WHERE tm.organization_id = members.organization_id AND tm.user_id = members.user_id)`.as(
         'team_count',
       ),
+    )
+    .select(
+      // Members with a role can open every space of the organization; guests only granted ones.
+      sql<number>`CASE WHEN members.role IS NOT NULL
+        THEN (SELECT count(*)::int FROM spaces WHERE spaces.organization_id = ${organizationId} AND spaces.deleted_at IS NULL)
+        ELSE (SELECT count(*)::int FROM spaces WHERE spaces.organization_id = ${organizationId} AND spaces.deleted_at IS NULL
+          AND ${guestVisibleSpaces(organizationId, sql.ref('members.user_id'))}) END`.as('space_count'),
     )
     .where('members.organization_id', '=', organizationId);
 }

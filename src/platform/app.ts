@@ -18,6 +18,8 @@ import { memberRoutes } from '../members/routes.ts';
 import { teamRoutes } from '../teams/routes.ts';
 import { inviteRoutes } from '../invites/routes.ts';
 import { userRoutes } from '../users/routes.ts';
+import { spaceRoutes } from '../spaces/routes.ts';
+import { collectionRoutes } from '../collections/routes.ts';
 
 export type FolioApp = FastifyInstance<
   RawServerDefault,
@@ -112,6 +114,10 @@ export async function buildApp(
     if (err instanceof HttpError) {
       status = err.statusCode;
       message = err.message;
+    } else if (typeof err.code === 'string' && /^22[0-9A-Z]{3}$/.test(err.code) && err.severity) {
+      // PostgreSQL data exceptions (a NUL byte in text, a value out of range) come from input.
+      status = 400;
+      message = `Invalid value in the request: ${err.message}`;
     } else if (err.validation) {
       status = 400;
       message = err.message;
@@ -198,6 +204,8 @@ export async function buildApp(
       await memberRoutes(api);
       await teamRoutes(api);
       await inviteRoutes(api);
+      await collectionRoutes(api);
+      await spaceRoutes(api);
     },
     { prefix: '/v1' },
   );

@@ -22,6 +22,8 @@ export interface Config {
   jobPollMs: number;
   /** Whether this process runs the background workers. */
   runWorkers: boolean;
+  /** How long a deleted space can be restored before it is removed for good. */
+  spaceRetentionMs: number;
 }
 
 export class ConfigError extends Error {}
@@ -67,5 +69,6 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     bodyLimit: intFrom(env, 'BODY_LIMIT', 2 * 1024 * 1024, 1024),
     jobPollMs: intFrom(env, 'JOB_POLL_MS', 1000, 10),
     runWorkers: env.WORKERS !== 'false',
+    spaceRetentionMs: intFrom(env, 'SPACE_RETENTION_MS', 7 * 24 * 3600 * 1000, 0),
   };
 }

@@ -71,6 +71,12 @@ export function canManageTeamMembers(m: Membership | undefined, teamRole: TeamMe
   return atLeast(m?.role, 'admin') || (!!m && teamRole === 'owner');
 }
 
+export function assertCanManageTeamMembers(m: Membership, teamRole: TeamMemberRole | undefined): void {
+  if (!canManageTeamMembers(m, teamRole)) {
+    throw new ForbiddenError('Only organization admins and owners of the team can change its members');
+  }
+}
+
 export function assertAdmin(m: Membership, action: string): void {
   if (!atLeast(m.role, 'admin')) {
     throw new ForbiddenError(`Only organization admins can ${action}`);
@@ -87,4 +93,39 @@ export function assertCanListPeople(m: Membership, what: string): void {
 export function inviteIsRedundant(inviteRole: RoleOrGuest, membership: Membership | undefined): boolean {
   if (!membership) return false;
   return inviteRole === null || atLeast(membership.role, inviteRole);
+}
+
+/** What an effective role on a space allows (null: no access). */
+export function spacePermissions(role: RoleOrGuest) {
+  const admin = atLeast(role, 'admin');
+  return {
+    view: atLeast(role, 'read'),
+    access: atLeast(role, 'read'),
+    admin,
+    viewInviteLinks: admin,
+    edit: atLeast(role, 'edit'),
+    triggerGitSync: atLeast(role, 'edit'),
+    comment: atLeast(role, 'comment'),
+    merge: atLeast(role, 'review'),
+    review: atLeast(role, 'review'),
+    installIntegration: admin,
+  };
+}
+
+/** What an effective role on a collection allows (null: no access). */
+export function collectionPermissions(role: RoleOrGuest) {
+  const admin = atLeast(role, 'admin');
+  return {
+    view: atLeast(role, 'read'),
+    admin,
+    viewInviteLinks: admin,
+    create: atLeast(role, 'create'),
+  };
+}
+
+/** Refuses an action on content unless the effective role is at least `min`. */
+export function assertContentRole(role: RoleOrGuest, min: Role, action: string): void {
+  if (!atLeast(role, min)) {
+    throw new ForbiddenError(`You need the ${min} role on this content to ${action}`);
+  }
 }

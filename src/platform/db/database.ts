@@ -4,6 +4,7 @@ import pg from 'pg';
 import type { Config } from '../config.ts';
 import { DataDirLock } from './lock.ts';
 import * as m0001 from './migrations/0001_foundation.ts';
+import * as m0002 from './migrations/0002_collections_spaces.ts';
 import { PGliteDialect } from './pglite-dialect.ts';
 import type { Database } from './schema.ts';
 
@@ -19,6 +20,7 @@ export interface DatabaseHandle {
 /** Migrations are listed statically so they work bundled, on PGlite, and without a file scan. */
 const migrations: Record<string, Migration> = {
   '0001_foundation': m0001,
+  '0002_collections_spaces': m0002,
 };
 
 class StaticMigrationProvider implements MigrationProvider {
@@ -41,6 +43,9 @@ export async function openDatabase(
 ): Promise<DatabaseHandle> {
   if (config.databaseUrl) {
     const pool = new pg.Pool({ connectionString: config.databaseUrl, max: 10, types: pgTypes });
+    // An idle connection closed by the server (restart, failover) must not crash the process:
+    // the pool drops it and the next query opens a new one.
+    pool.on('error', (err) => process.emitWarning(`PostgreSQL connection error: ${err.message}`));
     const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
     return { db, engine: 'postgres', close: () => db.destroy() };
   }

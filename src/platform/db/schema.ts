@@ -13,6 +13,10 @@ export interface Database {
   agent_instructions: AgentInstructionsTable;
   settings: SettingsTable;
   jobs: JobsTable;
+  collections: CollectionsTable;
+  spaces: SpacesTable;
+  revisions: RevisionsTable;
+  content_permissions: ContentPermissionsTable;
 }
 
 export type Role = 'admin' | 'create' | 'review' | 'edit' | 'comment' | 'read';
@@ -144,3 +148,69 @@ export type MemberRow = Selectable<MembersTable>;
 export type TeamRow = Selectable<TeamsTable>;
 export type InviteLinkRow = Selectable<InviteLinksTable>;
 export type JobRow = Selectable<JobsTable>;
+
+/** A role, null (no access by default) or 'inherit' (from the parent collection or organization). */
+export type DefaultLevel = Role | null | 'inherit';
+
+export interface CollectionsTable {
+  id: string;
+  seq: Generated<number>;
+  organization_id: string;
+  parent_id: string | null;
+  title: string;
+  description: string | null;
+  default_level: DefaultLevel;
+  position: string;
+  created_at: Date;
+  updated_at: Date;
+}
+
+export type Visibility = 'public' | 'unlisted' | 'share-link' | 'visitor-auth' | 'in-collection' | 'private';
+export type EditMode = 'live' | 'locked';
+
+export interface SpacesTable {
+  id: string;
+  seq: Generated<number>;
+  organization_id: string;
+  parent_id: string | null;
+  title: string;
+  emoji: string | null;
+  icon: string | null;
+  visibility: Visibility;
+  edit_mode: EditMode;
+  language: string | null;
+  default_level: DefaultLevel;
+  merge_rules: MergeRules;
+  revision_id: string;
+  share_key: string;
+  position: string;
+  created_by: string | null;
+  created_at: Date;
+  updated_at: Date;
+  deleted_at: Date | null;
+}
+
+export interface RevisionsTable {
+  id: string;
+  space_id: string;
+  organization_id: string;
+  parents: string[];
+  type: Generated<string>;
+  created_by: string | null;
+  created_at: Date;
+}
+
+export interface ContentPermissionsTable {
+  organization_id: string;
+  target_type: 'space' | 'collection';
+  target_id: string;
+  principal_type: 'user' | 'team';
+  principal_id: string;
+  seq: Generated<number>;
+  role: Role;
+  created_at: Date;
+}
+
+export type CollectionRow = Selectable<CollectionsTable>;
+export type SpaceRow = Selectable<SpacesTable>;
+export type RevisionRow = Selectable<RevisionsTable>;

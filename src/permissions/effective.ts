@@ -1,0 +1,223 @@
+import { sql, type Expression, type SqlBool } from 'kysely';
+import type { Db } from '../platform/db/database.ts';
+import type { DefaultLevel, Role, RoleOrGuest, Visibility } from '../platform/db/schema.ts';
+import { strongest } from '../platform/policy.ts';
+
+/**
+ * Effective roles on content: the one function that decides how strongly a caller may act on a
+ * space or collection. The role is the strongest of
+ *  - the caller's organization role (members with a role; guests have none),
+ *  - the content's `defaultLevel`, or the first non-inherited level up its parent collections
+ *    (applies to members with a role; guests see only what they were granted),
+ *  - grants to the caller or one of their teams, on the content or any ancestor collection,
+ *  - `read` for anyone when a space is public or unlisted, or shared by link with the right key.
+ *
+ * It is set-based: a page of N items costs a fixed number of queries (membership, ancestor chains,
+ * grants), not N.
+ */
+
+export interface Caller {
+  userId: string;
+  /** The caller's organization role: undefined when not a member, null for guests. */
+  orgRole: RoleOrGuest | undefined;
+}
+
+interface SpaceLike {
+  id: string;
+  parent_id: string | null;
+  default_level: DefaultLevel;
+  visibility: Visibility;
+  share_key: string;
+}
+
+interface CollectionLike {
+  id: string;
+  parent_id: string | null;
+  default_level: DefaultLevel;
+}
+
+/** A value or a column reference (for correlated subqueries). */
+type SqlValue = string | Expression<string>;
+
+/** SQL condition: a content_permissions row (aliased cp) is granted to the user or one of their teams. */
+export function grantedTo(userId: SqlValue, organizationId: SqlValue): Expression<SqlBool> {
+  return sql<SqlBool>`(
+    (cp.principal_type = 'user' AND cp.principal_id = ${userId})
+    OR (cp.principal_type = 'team' AND cp.principal_id IN (
+      SELECT tm.team_id FROM team_members tm WHERE tm.organization_id = ${organizationId} AND tm.user_id = ${userId}))
+  )`;
+}
+
+export async function orgRoleOf(db: Db, organizationId: string, userId: string): Promise<RoleOrGuest | undefined> {
+  const row = await db
+    .selectFrom('members')
+    .select('role')
+    .where('organization_id', '=', organizationId)
+    .where('user_id', '=', userId)
+    .where('disabled', '=', false)
+    .executeTakeFirst();
+  return row ? row.role : undefined;
+}
+
+interface ChainLink {
+  start_id: string;
+  id: string;
+  default_level: DefaultLevel;
+  depth: number;
+}
+
+/** For each starting collection, itself and its ancestors, nearest first. */
+async function collectionChains(db: Db, organizationId: string, startIds: string[]): Promise<Map<string, ChainLink[]>> {
+  const chains = new Map<string, ChainLink[]>();
+  if (startIds.length === 0) return chains;
+  const rows = await sql<ChainLink>`
+    WITH RECURSIVE chain(start_id, id, parent_id, default_level, depth) AS (
+      SELECT c.id, c.id, c.parent_id, c.default_level, 0
+      FROM collections c WHERE c.organization_id = ${organizationId} AND c.id IN (${sql.join(startIds)})
+      UNION ALL
+      SELECT chain.start_id, p.id, p.parent_id, p.default_level, chain.depth + 1
+      FROM collections p JOIN chain ON p.id = chain.parent_id
+      WHERE chain.depth < 100
+    )
+    SELECT start_id, id, default_level, depth FROM chain ORDER BY start_id, depth`.execute(db);
+  for (const link of rows.rows) {
+    const list = chains.get(link.start_id) ?? [];
+    list.push(link);
+    chains.set(link.start_id, list);
+  }
+  return chains;
+}
+
+async function grantsOn(
+  db: Db,
+  organizationId: string,
+  userId: string,
+  spaceIds: string[],
+  collectionIds: string[],
+): Promise<Map<string, Role>> {
+  const grants = new Map<string, Role>();
+  if (spaceIds.length === 0 && collectionIds.length === 0) return grants;
+  const targets: Expression<SqlBool>[] = [];
+  if (spaceIds.length) targets.push(sql<SqlBool>`(cp.target_type = 'space' AND cp.target_id IN (${sql.join(spaceIds)}))`);
+  if (collectionIds.length) {
+    targets.push(sql<SqlBool>`(cp.target_type = 'collection' AND cp.target_id IN (${sql.join(collectionIds)}))`);
+  }
+  const rows = await sql<{ target_type: string; target_id: string; role: Role }>`
+    SELECT cp.target_type, cp.target_id, cp.role FROM content_permissions cp
+    WHERE cp.organization_id = ${organizationId} AND (${sql.join(targets, sql` OR `)}) AND ${grantedTo(userId, organizationId)}`.execute(db);
+  for (const row of rows.rows) {
+    const key = `${row.target_type}:${row.target_id}`;
+    grants.set(key, strongest(grants.get(key) ?? null, row.role)!);
+  }
+  return grants;
+}
+
+/** Role from one chain: explicit level of the content, else the nearest explicit ancestor level. */
+function defaultLevelFrom(own: DefaultLevel, chain: ChainLink[]): RoleOrGuest {
+  if (own !== 'inherit') return own;
+  for (const link of chain) if (link.default_level !== 'inherit') return link.default_level;
+  return null;
+}
+
+function roleFrom(caller: Caller, own: DefaultLevel, chain: ChainLink[], grants: Map<string, Role>, ownKey: string): RoleOrGuest {
+  let role: RoleOrGuest = null;
+  if (caller.orgRole) {
+    role = strongest(caller.orgRole, defaultLevelFrom(own, chain));
+  }
+  role = strongest(role, grants.get(ownKey) ?? null);
+  for (const link of chain) role = strongest(role, grants.get(`collection:${link.id}`) ?? null);
+  return role;
+}
+
+export async function spaceRoles(
+  db: Db,
+  organizationId: string,
+  caller: Caller,
+  spaces: SpaceLike[],
+  opts: { shareKey?: string | undefined } = {},
+): Promise<Map<string, RoleOrGuest>> {
+  const parents = [...new Set(spaces.map((s) => s.parent_id).filter((p): p is string => !!p))];
+  const isMember = caller.orgRole !== undefined;
+  const chains = isMember ? await collectionChains(db, organizationId, parents) : new Map<string, ChainLink[]>();
+  const ancestorIds = [...new Set([...chains.values()].flat().map((l) => l.id))];
+  const grants = isMember ? await grantsOn(db, organizationId, caller.userId, spaces.map((s) => s.id), ancestorIds) : new Map();
+  const roles = new Map<string, RoleOrGuest>();
+  for (const space of spaces) {
+    const chain = space.parent_id ? (chains.get(space.parent_id) ?? []) : [];
+    let role = isMember ? roleFrom(caller, space.default_level, chain, grants, `space:${space.id}`) : null;
+    if (space.visibility === 'public' || space.visibility === 'unlisted') role = strongest(role, 'read');
+    if (space.visibility === 'share-link' && opts.shareKey && opts.shareKey === space.share_key) role = strongest(role, 'read');
+    roles.set(space.id, role);
+  }
+  return roles;
+}
+
+export async function collectionRoles(
+  db: Db,
+  organizationId: string,
+  caller: Caller,
+  collections: CollectionLike[],
+): Promise<Map<string, RoleOrGuest>> {
+  const roles = new Map<string, RoleOrGuest>();
+  if (caller.orgRole === undefined) {
+    for (const c of collections) roles.set(c.id, null);
+    return roles;
+  }
+  const chains = await collectionChains(db, organizationId, collections.map((c) => c.id));
+  const ancestorIds = [...new Set([...chains.values()].flat().map((l) => l.id))];
+  const grants = await grantsOn(db, organizationId, caller.userId, [], ancestorIds);
+  for (const c of collections) {
+    // The chain starts with the collection itself; its own level is the first link.
+    const chain = (chains.get(c.id) ?? []).slice(1);
+    roles.set(c.id, roleFrom(caller, c.default_level, chain, grants, `collection:${c.id}`));
+  }
+  return roles;
+}
+
+/**
+ * SQL condition on `spaces` rows (table alias `spaces`) listing the spaces a guest was granted,
+ * directly, through a team, or through a collection above the space.
+ */
+export function guestVisibleSpaces(organizationId: SqlValue, userId: SqlValue): Expression<SqlBool> {
+  return sql<SqlBool>`(
+    spaces.id IN (SELECT cp.target_id FROM content_permissions cp
+      WHERE cp.organization_id = ${organizationId} AND cp.target_type = 'space' AND ${grantedTo(userId, organizationId)})
+    OR spaces.parent_id IN (
+      WITH RECURSIVE granted(id) AS (
+        SELECT cp.target_id FROM content_permissions cp
+        WHERE cp.organization_id = ${organizationId} AND cp.target_type = 'collection' AND ${grantedTo(userId, organizationId)}
+        UNION
+        SELECT c.id FROM collections c JOIN granted g ON c.parent_id = g.id
+      )
+      SELECT id FROM granted)
+  )`;
+}
+
+/** Same for `collections` rows (alias `collections`): granted collections and everything below them. */
+export function guestVisibleCollections(organizationId: string, userId: string): Expression<SqlBool> {
+  return sql<SqlBool>`collections.id IN (
+    WITH RECURSIVE granted(id) AS (
+      SELECT cp.target_id FROM content_permissions cp
+      WHERE cp.organization_id = ${organizationId} AND cp.target_type = 'collection' AND ${grantedTo(userId, organizationId)}
+      UNION
+      SELECT c.id FROM collections c JOIN granted g ON c.parent_id = g.id
+    )
+    SELECT id FROM granted)`;
+}
+
+/** SQL condition on `spaces` rows: spaces a team was granted, directly or through a collection above them. */
+export function teamGrantedSpaces(organizationId: SqlValue, teamId: SqlValue): Expression<SqlBool> {
+  const team = sql<SqlBool>`cp.principal_type = 'team' AND cp.principal_id = ${teamId}`;
+  return sql<SqlBool>`(
+    spaces.id IN (SELECT cp.target_id FROM content_permissions cp
+      WHERE cp.organization_id = ${organizationId} AND cp.target_type = 'space' AND ${team})
+    OR spaces.parent_id IN (
+      WITH RECURSIVE granted(id) AS (
+        SELECT cp.target_id FROM content_permissions cp
+        WHERE cp.organization_id = ${organizationId} AND cp.target_type = 'collection' AND ${team}
+        UNION
+        SELECT c.id FROM collections c JOIN granted g ON c.parent_id = g.id
+      )
+      SELECT id FROM granted)
+  )`;
+}

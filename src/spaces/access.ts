@@ -1,0 +1,47 @@
+import type { Ctx } from '../platform/context.ts';
+import type { Role, RoleOrGuest, SpaceRow } from '../platform/db/schema.ts';
+import { NotFoundError } from '../platform/errors.ts';
+import { assertContentRole, atLeast } from '../platform/policy.ts';
+import { orgRoleOf, spaceRoles } from '../permissions/effective.ts';
+import { findSpace } from './store.ts';
+
+export interface SpaceAccess {
+  space: SpaceRow;
+  /** The caller's effective role on the space (null: none). */
+  role: RoleOrGuest;
+  /** The caller's organization role: undefined when not a member, null for guests. */
+  orgRole: RoleOrGuest | undefined;
+}
+
+/**
+ * Loads a space the caller can see. A space the caller cannot read, or a deleted one (unless
+ * `includeDeleted`), is "not found": its existence is not revealed.
+ */
+export async function loadSpace(
+  ctx: Ctx,
+  spaceId: string,
+  opts: { shareKey?: string | undefined; includeDeleted?: boolean } = {},
+): Promise<SpaceAccess> {
+  const space = await findSpace(ctx.db, spaceId);
+  if (!space || (space.deleted_at && !opts.includeDeleted)) throw new NotFoundError('Space');
+  const orgRole = await orgRoleOf(ctx.db, space.organization_id, ctx.user.id);
+  const roles = await spaceRoles(ctx.db, space.organization_id, { userId: ctx.user.id, orgRole }, [space], {
+    shareKey: opts.shareKey,
+  });
+  const role = roles.get(space.id) ?? null;
+  if (!atLeast(role, 'read')) throw new NotFoundError('Space');
+  return { space, role, orgRole };
+}
+
+/** Loads a space and requires a role on it: 404 when invisible, 403 when visible but not allowed. */
+export async function requireSpaceRole(
+  ctx: Ctx,
+  spaceId: string,
+  min: Role,
+  action: string,
+  opts: { includeDeleted?: boolean } = {},
+): Promise<SpaceAccess> {
+  const access = await loadSpace(ctx, spaceId, opts);
+  assertContentRole(access.role, min, action);
+  return access;
+}

@@ -1,0 +1,316 @@
+import { randomBytes } from 'node:crypto';
+import { sql } from 'kysely';
+import { keyFor, lockSiblings } from '../collections/ordering.ts';
+import { requireCreateUnder } from '../collections/access.ts';
+import type { Ctx, Services } from '../platform/context.ts';
+import { json, type Db } from '../platform/db/database.ts';
+import type { MergeRules, RoleOrGuest, SpaceRow } from '../platform/db/schema.ts';
+import { BadRequestError, NotFoundError } from '../platform/errors.ts';
+import { newId } from '../platform/ids.ts';
+import { paginate, type PageRequest } from '../platform/paging.ts';
+import { assertContentRole } from '../platform/policy.ts';
+import { guestVisibleSpaces, orgRoleOf, spaceRoles } from '../permissions/effective.ts';
+import { loadSpace, requireSpaceRole } from './access.ts';
+import type { CreateSpaceInput, MoveInput, UpdateSpaceInput } from './schemas.ts';
+import { liveSpacesOf } from './store.ts';
+
+export const PURGE_SPACE_JOB = 'space.purge';
+
+function newShareKey(): string {
+  return randomBytes(18).toString('base64url');
+}
+
+/** An empty first revision for a new space (the content model fills revisions as pages arrive). */
+async function createRevision(trx: Db, space: { id: string; organization_id: string }, userId: string, parents: string[] = []) {
+  const id = newId();
+  await trx
+    .insertInto('revisions')
+    .values({ id, space_id: space.id, organization_id: space.organization_id, parents: json(parents), created_by: userId, created_at: new Date() })
+    .execute();
+  return id;
+}
+
+async function validateMergeRules(db: Db, organizationId: string, rules: UpdateSpaceInput['mergeRules']) {
+  if (!rules || rules.type !== 'rules') return;
+  const users = [...new Set(rules.rules.flatMap((r) => r.users))];
+  if (users.length === 0) return;
+  const found = await db.selectFrom('members').select('user_id').where('organization_id', '=', organizationId).where('user_id', 'in', users).execute();
+  const known = new Set(found.map((r) => r.user_id));
+  const missing = users.filter((u) => !known.has(u));
+  if (missing.length) throw new BadRequestError(`mergeRules: ${missing.join(', ')} is not a member of the organization`);
+}
+
+export async function createSpace(ctx: Ctx, organizationId: string, input: CreateSpaceInput) {
+  const orgRole = await orgRoleOf(ctx.db, organizationId, ctx.user.id);
+  if (orgRole === undefined) throw new NotFoundError('Organization');
+  const parentId = input.parent ?? null;
+  await requireCreateUnder(ctx, organizationId, orgRole, parentId, 'parent');
+  if (input.visibility === 'in-collection' && !parentId) {
+    throw new BadRequestError('visibility "in-collection" is only for a space inside a collection: set parent');
+  }
+  const now = new Date();
+  const space = await ctx.db.transaction().execute(async (trx) => {
+    await lockSiblings(trx, organizationId, parentId);
+    const id = newId();
+    const revision = await createRevision(trx, { id, organization_id: organizationId }, ctx.user.id);
+    return trx
+      .insertInto('spaces')
+      .values({
+        id,
+        organization_id: organizationId,
+        parent_id: parentId,
+        title: input.title ?? '',
+        emoji: input.emoji ?? null,
+        icon: null,
+        visibility: input.visibility ?? 'private',
+        edit_mode: input.editMode ?? 'live',
+        language: input.language ?? null,
+        default_level: 'inherit',
+        merge_rules: json<MergeRules>({ type: 'inherit' }),
+        revision_id: revision,
+        share_key: newShareKey(),
+        position: await keyFor(trx, organizationId, parentId, undefined),
+        created_by: ctx.user.id,
+        created_at: now,
+        updated_at: now,
+      })
+      .returningAll()
+      .executeTakeFirstOrThrow();
+  });
+  const role = (await spaceRoles(ctx.db, organizationId, { userId: ctx.user.id, orgRole }, [space])).get(space.id) ?? null;
+  return { space, role };
+}
+
+/** Roles of the caller on a page of spaces of one organization, in one round of queries. */
+export async function withRoles(ctx: Ctx, organizationId: string, orgRole: RoleOrGuest | undefined, spaces: SpaceRow[]) {
+  const roles = await spaceRoles(ctx.db, organizationId, { userId: ctx.user.id, orgRole }, spaces);
+  return spaces.map((space) => ({ space, role: roles.get(space.id) ?? null }));
+}
+
+/**
+ * Live spaces of an organization a user can see: every space for members with a role, only the
+ * granted ones for guests. `base` may add conditions (a parent collection).
+ */
+export function visibleSpaces(db: Db, organizationId: string, userId: string, orgRole: RoleOrGuest) {
+  const base = liveSpacesOf(db, organizationId);
+  return orgRole === null ? base.where(guestVisibleSpaces(organizationId, userId)) : base;
+}
+
+export async function listOrganizationSpaces(ctx: Ctx, organizationId: string, page: PageRequest) {
+  const orgRole = await orgRoleOf(ctx.db, organizationId, ctx.user.id);
+  if (orgRole === undefined) throw new NotFoundError('Organization');
+  const result = await paginate(
+    visibleSpaces(ctx.db, organizationId, ctx.user.id, orgRole),
+    { kind: 'org-spaces', sortExpr: null, seqExpr: sql.ref('spaces.seq'), direction: 'asc' },
+    page,
+  );
+  return { ...result, items: await withRoles(ctx, organizationId, orgRole, result.items) };
+}
+
+export async function getSpace(ctx: Ctx, spaceId: string, shareKey?: string) {
+  const { space, role } = await loadSpace(ctx, spaceId, { shareKey });
+  return { space, role };
+}
+
+export async function updateSpace(ctx: Ctx, spaceId: string, input: UpdateSpaceInput) {
+  const adminFields = (['editMode', 'defaultLevel', 'mergeRules', 'visibility'] as const).filter((f) => input[f] !== undefined);
+  const access = await requireSpaceRole(ctx, spaceId, adminFields.length ? 'admin' : 'edit', adminFields.length ? `change ${adminFields.join(', ')}` : 'change the space');
+  const { space } = access;
+  if (input.visibility === 'in-collection' && !space.parent_id) {
+    throw new BadRequestError('visibility "in-collection" is only for a space inside a collection: move it into one first');
+  }
+  await validateMergeRules(ctx.db, space.organization_id, input.mergeRules);
+  if (input.emoji && input.icon) throw new BadRequestError('A space shows an emoji or an icon: send one of them, not both');
+  // Setting an emoji replaces the icon and the other way round; null removes it.
+  const look = {
+    ...(input.emoji !== undefined ? { emoji: input.emoji, ...(input.emoji ? { icon: null } : {}) } : {}),
+    ...(input.icon !== undefined ? { icon: input.icon, ...(input.icon ? { emoji: null } : {}) } : {}),
+  };
+  const updated = await ctx.db
+    .updateTable('spaces')
+    .set({
+      ...(input.title !== undefined ? { title: input.title } : {}),
+      ...look,
+      ...(input.editMode !== undefined ? { edit_mode: input.editMode } : {}),
+      ...(input.defaultLevel !== undefined ? { default_level: input.defaultLevel } : {}),
+      ...(input.language !== undefined ? { language: input.language } : {}),
+      ...(input.mergeRules !== undefined ? { merge_rules: json(input.mergeRules as MergeRules) } : {}),
+      ...(input.visibility !== undefined ? { visibility: input.visibility } : {}),
+      updated_at: new Date(),
+    })
+    .where('id', '=', space.id)
+    .returningAll()
+    .executeTakeFirstOrThrow();
+  const role = (await withRoles(ctx, updated.organization_id, access.orgRole, [updated]))[0]!.role;
+  return { space: updated, role };
+}
+
+/** Soft delete: hidden everywhere at once, removed for good by a background job after the retention period. */
+export async function deleteSpace(ctx: Ctx, spaceId: string): Promise<void> {
+  let access;
+  try {
+    access = await loadSpace(ctx, spaceId);
+  } catch (err) {
+    if (err instanceof NotFoundError) return; // deleting what does not exist (for the caller) is a no-op
+    throw err;
+  }
+  assertContentRole(access.role, 'admin', 'delete the space');
+  const deletedAt = new Date();
+  await ctx.db.transaction().execute(async (trx) => {
+    await trx.updateTable('spaces').set({ deleted_at: deletedAt, updated_at: deletedAt }).where('id', '=', spaceId).execute();
+    await ctx.jobs.enqueue(PURGE_SPACE_JOB, { spaceId }, { runAt: new Date(deletedAt.getTime() + ctx.config.spaceRetentionMs), db: trx });
+  });
+}
+
+export async function restoreSpace(ctx: Ctx, spaceId: string) {
+  const access = await requireSpaceRole(ctx, spaceId, 'admin', 'restore the space', { includeDeleted: true });
+  const { space } = access;
+  if (space.deleted_at && space.deleted_at.getTime() + ctx.config.spaceRetentionMs <= Date.now()) {
+    throw new NotFoundError('Space');
+  }
+  const restored = space.deleted_at
+    ? await ctx.db
+        .updateTable('spaces')
+        .set({ deleted_at: null, updated_at: new Date() })
+        .where('id', '=', spaceId)
+        .returningAll()
+        .executeTakeFirstOrThrow()
+    : space;
+  return { space: restored, role: access.role };
+}
+
+/** Background job: removes a space whose retention period has passed (no-op if it was restored). */
+export function purgeSpaceJob(services: Pick<Services, 'config'>) {
+  return async (payload: { spaceId: string }, { db }: { db: Db }) => {
+    const cutoff = new Date(Date.now() - services.config.spaceRetentionMs);
+    await db.transaction().execute(async (trx) => {
+      const gone = await trx
+        .deleteFrom('spaces')
+        .where('id', '=', payload.spaceId)
+        .where('deleted_at', 'is not', null)
+        .where('deleted_at', '<=', cutoff)
+        .returning('id')
+        .executeTakeFirst();
+      if (gone) {
+        await trx.deleteFrom('content_permissions').where('target_type', '=', 'space').where('target_id', '=', gone.id).execute();
+      }
+    });
+  };
+}
+
+export async function duplicateSpace(ctx: Ctx, spaceId: string) {
+  const { space: source, orgRole } = await loadSpace(ctx, spaceId);
+  await requireCreateUnder(ctx, source.organization_id, orgRole, source.parent_id, 'parent');
+  const now = new Date();
+  const copy = await ctx.db.transaction().execute(async (trx) => {
+    await lockSiblings(trx, source.organization_id, source.parent_id);
+    const id = newId();
+    // The copy starts from the source's current content: its first revision descends from it.
+    const revision = await createRevision(trx, { id, organization_id: source.organization_id }, ctx.user.id, [source.revision_id]);
+    const created = await trx
+      .insertInto('spaces')
+      .values({
+        id,
+        organization_id: source.organization_id,
+        parent_id: source.parent_id,
+        title: `${source.title} (copy)`.slice(0, 50),
+        emoji: source.emoji,
+        icon: source.icon,
+        visibility: source.visibility,
+        edit_mode: source.edit_mode,
+        language: source.language,
+        default_level: source.default_level,
+        merge_rules: json(source.merge_rules),
+        revision_id: revision,
+        share_key: newShareKey(),
+        position: await keyFor(trx, source.organization_id, source.parent_id, { after: { type: 'space', space: source.id } }),
+        created_by: ctx.user.id,
+        created_at: now,
+        updated_at: now,
+      })
+      .returningAll()
+      .executeTakeFirstOrThrow();
+    await sql`
+      INSERT INTO content_permissions (organization_id, target_type, target_id, principal_type, principal_id, role, created_at)
+      SELECT organization_id, target_type, ${id}, principal_type, principal_id, role, ${now}
+      FROM content_permissions WHERE target_type = 'space' AND target_id = ${source.id}`.execute(trx);
+    return created;
+  });
+  return { space: copy, role: (await withRoles(ctx, copy.organization_id, orgRole, [copy]))[0]!.role };
+}
+
+export async function moveSpace(ctx: Ctx, spaceId: string, input: MoveInput) {
+  if (input.parent === undefined && input.position === undefined) {
+    throw new BadRequestError('Nothing to do: send parent and/or position');
+  }
+  const access = await requireSpaceRole(ctx, spaceId, 'admin', 'move the space');
+  const { space, orgRole } = access;
+  const parentId = input.parent === undefined ? space.parent_id : input.parent;
+  if (parentId !== space.parent_id) await requireCreateUnder(ctx, space.organization_id, orgRole, parentId, 'parent');
+  if (parentId === null && space.visibility === 'in-collection') {
+    throw new BadRequestError('A space with visibility "in-collection" must stay in a collection: change its visibility first');
+  }
+  const moved = await ctx.db.transaction().execute(async (trx) => {
+    await lockSiblings(trx, space.organization_id, parentId);
+    const position = await keyFor(trx, space.organization_id, parentId, input.position, space.id);
+    return trx
+      .updateTable('spaces')
+      .set({ parent_id: parentId, position, updated_at: new Date() })
+      .where('id', '=', space.id)
+      .returningAll()
+      .executeTakeFirstOrThrow();
+  });
+  return { space: moved, role: (await withRoles(ctx, moved.organization_id, orgRole, [moved]))[0]!.role };
+}
+
+/**
+ * Moves a space to another organization (and optionally into one of its collections). The caller
+ * must administer the space and the target organization. Grants that cannot follow (teams of the
+ * old organization, users who are not members of the new one) are dropped.
+ */
+export async function transferSpace(ctx: Ctx, spaceId: string, input: { organization: string; collection?: string | null | undefined }) {
+  const { space } = await requireSpaceRole(ctx, spaceId, 'admin', 'transfer the space');
+  const targetOrgRole = await orgRoleOf(ctx.db, input.organization, ctx.user.id);
+  if (targetOrgRole === undefined) throw new NotFoundError('Organization');
+  assertContentRole(targetOrgRole, 'admin', 'transfer content into the target organization');
+  const parentId = input.collection ?? null;
+  if (parentId) await requireCreateUnder(ctx, input.organization, targetOrgRole, parentId, 'collection');
+  const visibility = parentId === null && space.visibility === 'in-collection' ? 'private' : space.visibility;
+  const moved = await ctx.db.transaction().execute(async (trx) => {
+    await lockSiblings(trx, input.organization, parentId);
+    const position = await keyFor(trx, input.organization, parentId, undefined, space.id);
+    await moveGrants(trx, [space.id], 'space', space.organization_id, input.organization);
+    await trx.updateTable('revisions').set({ organization_id: input.organization }).where('space_id', '=', space.id).execute();
+    return trx
+      .updateTable('spaces')
+      .set({ organization_id: input.organization, parent_id: parentId, position, visibility, updated_at: new Date() })
+      .where('id', '=', space.id)
+      .returningAll()
+      .executeTakeFirstOrThrow();
+  });
+  return { space: moved, role: (await withRoles(ctx, moved.organization_id, targetOrgRole, [moved]))[0]!.role };
+}
+
+/** Re-homes grants on content moving between organizations, dropping those that cannot follow. */
+export async function moveGrants(trx: Db, targetIds: string[], targetType: 'space' | 'collection', from: string, to: string) {
+  if (targetIds.length === 0) return;
+  await trx
+    .deleteFrom('content_permissions')
+    .where('target_type', '=', targetType)
+    .where('target_id', 'in', targetIds)
+    .where((eb) =>
+      eb.or([
+        eb('principal_type', '=', 'team'),
+        eb.not(eb.exists(eb.selectFrom('members').select('user_id').where('members.organization_id', '=', to).whereRef('members.user_id', '=', 'content_permissions.principal_id'))),
+      ]),
+    )
+    .execute();
+  await trx
+    .updateTable('content_permissions')
+    .set({ organization_id: to })
+    .where('target_type', '=', targetType)
+    .where('target_id', 'in', targetIds)
+    .where('organization_id', '=', from)
+    .execute();
+}
+
