@@ -32,11 +32,15 @@ function option(args: string[], names: string[]): Record<string, string | undefi
 }
 
 /** Runs one administration command with the database open, and always closes it. */
-async function withDatabase<T>(purpose: string, fn: (db: Awaited<ReturnType<typeof openDatabase>>['db']) => Promise<T>) {
+async function withDatabase<T>(
+  purpose: string,
+  fn: (db: Awaited<ReturnType<typeof openDatabase>>['db']) => Promise<T>,
+  opts: { migrateFirst?: boolean } = {},
+) {
   const config = loadConfig();
   const handle = await openDatabase(config, purpose);
   try {
-    await migrate(handle.db);
+    if (opts.migrateFirst !== false) await migrate(handle.db);
     return await fn(handle.db);
   } finally {
     await handle.close();
@@ -86,7 +90,7 @@ export async function main(argv: string[]): Promise<number> {
     return -1; // keep running
   }
   if (command === 'migrate') {
-    const applied = await withDatabase('migrate', (db) => migrate(db));
+    const applied = await withDatabase('migrate', (db) => migrate(db), { migrateFirst: false });
     process.stdout.write(JSON.stringify({ applied }) + '\n');
     return 0;
   }

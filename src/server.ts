@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { buildApp, type FolioApp } from './platform/app.ts';
+import { TokenCache } from './platform/auth.ts';
 import type { Config } from './platform/config.ts';
 import type { Services } from './platform/context.ts';
 import { migrate, openDatabase, type Db, type DatabaseHandle } from './platform/db/database.ts';
@@ -42,6 +43,7 @@ export async function startServer(
       urls: new Urls(config),
       jobs,
       signingKey: await signingKey(database.db),
+      tokenCache: new TokenCache(config.authCacheTtlMs),
     };
     const app = await buildApp(services, { logLevel: config.logLevel, logStream: opts.logStream });
     jobs.logger = app.log;

@@ -59,3 +59,25 @@ export async function requireCreateUnder(
   assertContentRole(role, 'create', 'create content in this collection');
   return parent;
 }
+
+/**
+ * For content created next to existing content (a duplicate lands where its source is): the caller
+ * did not name the parent, so a missing right is a 403 naming what is needed, not a bad field.
+ */
+export async function requireCreateBeside(
+  ctx: Ctx,
+  organizationId: string,
+  orgRole: RoleOrGuest | undefined,
+  parentId: string | null,
+  action: string,
+): Promise<void> {
+  if (parentId === null) {
+    assertContentRole(orgRole ?? null, 'create', `${action} at the top level of the organization`);
+    return;
+  }
+  const parent = await findCollection(ctx.db, parentId);
+  const role = parent
+    ? ((await collectionRoles(ctx.db, organizationId, { userId: ctx.user.id, orgRole }, [parent])).get(parent.id) ?? null)
+    : null;
+  assertContentRole(role, 'create', `${action} in its collection`);
+}

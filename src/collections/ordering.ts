@@ -62,6 +62,23 @@ async function lastKey(trx: Db, organizationId: string, parentId: string | null,
   return rows.rows[0]?.position ?? null;
 }
 
+/**
+ * `key` when no other live sibling under `parentId` holds it, else a key right after the siblings
+ * that do. For an item coming back to a place it left (a restored space): siblings created
+ * meanwhile may have taken its key. Call inside a transaction that holds lockSiblings.
+ */
+export async function keepOrNextKey(trx: Db, organizationId: string, parentId: string | null, key: string, movingId: string): Promise<string> {
+  const parent = parentId === null ? sql`parent_id IS NULL` : sql`parent_id = ${parentId}`;
+  const taken = await sql<{ one: number }>`
+    (SELECT 1 AS one FROM spaces WHERE organization_id = ${organizationId} AND ${parent} AND deleted_at IS NULL
+       AND position = ${key} AND id <> ${movingId} LIMIT 1)
+    UNION ALL
+    (SELECT 1 AS one FROM collections WHERE organization_id = ${organizationId} AND ${parent}
+       AND position = ${key} AND id <> ${movingId} LIMIT 1)`.execute(trx);
+  if (taken.rows.length === 0) return key;
+  return generateKeyBetween(key, await neighbour(trx, organizationId, parentId, key, 'after', movingId));
+}
+
 async function siblingKey(trx: Db, organizationId: string, parentId: string | null, pointer: Pointer, field: string) {
   const { table, id } = pointerId(pointer);
   const parent = parentId === null ? sql`parent_id IS NULL` : sql`parent_id = ${parentId}`;

@@ -30,23 +30,23 @@ export async function requireMembership(ctx: Ctx, organizationId: string): Promi
   return { role: row.role, ownsTeam: !!row.owns_team };
 }
 
-/** The organization and the caller's membership in it, in one query (404 for non-members). */
+/**
+ * The organization and the caller's membership in it, in one query (404 for non-members). Written
+ * as plain SQL because it runs on nearly every request: building it with the query builder cost
+ * more CPU than the database spent answering it.
+ */
 export async function requireOrganization(
   ctx: Ctx,
   organizationId: string,
 ): Promise<{ org: OrganizationRow; membership: Membership }> {
-  const row = await ctx.db
-    .selectFrom('organizations')
-    .innerJoin('members', 'members.organization_id', 'organizations.id')
-    .selectAll('organizations')
-    .select((eb) => [
-      'members.role as member_role',
-      eb.exists(ownsTeam(ctx.db)).as('owns_team'),
-    ])
-    .where('organizations.id', '=', organizationId)
-    .where('members.user_id', '=', ctx.user.id)
-    .where('members.disabled', '=', false)
-    .executeTakeFirst();
+  const { rows } = await sql<OrganizationRow & { member_role: Membership['role']; owns_team: boolean }>`
+    SELECT o.*, m.role AS member_role, EXISTS (
+      SELECT 1 FROM team_members tm
+      WHERE tm.organization_id = m.organization_id AND tm.user_id = m.user_id AND tm.role = 'owner'
+    ) AS owns_team
+    FROM organizations o JOIN members m ON m.organization_id = o.id
+    WHERE o.id = ${organizationId} AND m.user_id = ${ctx.user.id} AND NOT m.disabled`.execute(ctx.db);
+  const row = rows[0];
   if (!row) throw new NotFoundError('Organization');
   const { member_role, owns_team, ...org } = row;
   return { org, membership: { role: member_role, ownsTeam: !!owns_team } };

@@ -1,4 +1,4 @@
-import { sql, type Expression, type SqlBool } from 'kysely';
+import { sql, type Expression, type RawBuilder, type SqlBool } from 'kysely';
 import type { Db } from '../platform/db/database.ts';
 import type { DefaultLevel, Role, RoleOrGuest, Visibility } from '../platform/db/schema.ts';
 import { strongest } from '../platform/policy.ts';
@@ -219,5 +219,40 @@ export function teamGrantedSpaces(organizationId: SqlValue, teamId: SqlValue): E
         SELECT c.id FROM collections c JOIN granted g ON c.parent_id = g.id
       )
       SELECT id FROM granted)
+  )`;
+}
+
+const RANKED = sql.raw(`ARRAY['read','comment','edit','review','create','admin']`);
+
+/** SQL rank of a role column or value: 0 for none, 1 (read) to 6 (admin). */
+function rankOf(role: Expression<unknown> | string | null) {
+  return sql<number>`COALESCE(array_position(${RANKED}, ${role}::text), 0)`;
+}
+
+export const RANKS: readonly Role[] = ['read', 'comment', 'edit', 'review', 'create', 'admin'];
+
+/**
+ * For listing who can open a space or collection: an SQL expression, on rows of `members`, of the
+ * effective role's rank (0: no access). The same rules as spaceRoles/collectionRoles, evaluated by
+ * the database for a whole page of members at once.
+ */
+export async function memberRankOn(
+  db: Db,
+  organizationId: string,
+  target: { type: 'space' | 'collection'; id: string; parentId: string | null; defaultLevel: DefaultLevel },
+): Promise<RawBuilder<number>> {
+  const start = target.type === 'space' ? target.parentId : target.id;
+  const links = start ? ((await collectionChains(db, organizationId, [start])).get(start) ?? []) : [];
+  const ancestors = target.type === 'space' ? links : links.slice(1);
+  const level = defaultLevelFrom(target.defaultLevel, ancestors);
+  const collectionIds = ancestors.map((l) => l.id);
+  const onTarget = sql<SqlBool>`((cp.target_type = ${target.type} AND cp.target_id = ${target.id})${
+    collectionIds.length ? sql` OR (cp.target_type = 'collection' AND cp.target_id IN (${sql.join(collectionIds)}))` : sql``
+  })`;
+  return sql<number>`GREATEST(
+    CASE WHEN members.role IS NOT NULL THEN GREATEST(${rankOf(sql.ref('members.role'))}, ${rankOf(level)}) ELSE 0 END,
+    (SELECT COALESCE(max(${rankOf(sql.ref('cp.role'))}), 0) FROM content_permissions cp
+      WHERE cp.organization_id = ${organizationId} AND ${onTarget}
+        AND ${grantedTo(sql.ref('members.user_id'), organizationId)})
   )`;
 }

@@ -20,6 +20,7 @@ import { inviteRoutes } from '../invites/routes.ts';
 import { userRoutes } from '../users/routes.ts';
 import { spaceRoutes } from '../spaces/routes.ts';
 import { collectionRoutes } from '../collections/routes.ts';
+import { permissionRoutes } from '../permissions/routes.ts';
 
 export type FolioApp = FastifyInstance<
   RawServerDefault,
@@ -180,7 +181,7 @@ export async function buildApp(
     if (!req.routeOptions.url) return; // unknown route: the not-found handler answers
     const token = bearerToken(req.headers.authorization);
     if (!token) throw new UnauthorizedError();
-    const user = await userForToken(services.db, token);
+    const user = await userForToken(services.db, token, services.tokenCache);
     if (!user) throw new UnauthorizedError('Invalid or revoked API token');
     req.caller = user;
   });
@@ -206,6 +207,7 @@ export async function buildApp(
       await inviteRoutes(api);
       await collectionRoutes(api);
       await spaceRoutes(api);
+      await permissionRoutes(api);
     },
     { prefix: '/v1' },
   );

@@ -19,14 +19,51 @@ export async function createApiToken(db: Db, userId: string): Promise<string> {
   return token;
 }
 
+/**
+ * Recently authenticated tokens, so a client making many calls costs one token lookup every few
+ * seconds rather than one per request. Entries expire after `ttlMs` (0 disables the cache); the
+ * cache is cleared whenever a user changes, so profiles are never served stale by this process.
+ */
+export class TokenCache {
+  private readonly entries = new Map<string, { user: UserRow; expires: number }>();
+  constructor(
+    private readonly ttlMs: number,
+    private readonly maxEntries = 10_000,
+  ) {}
+
+  get(hash: string): UserRow | undefined {
+    const entry = this.entries.get(hash);
+    if (!entry) return undefined;
+    if (entry.expires > Date.now()) return entry.user;
+    this.entries.delete(hash);
+    return undefined;
+  }
+
+  set(hash: string, user: UserRow): void {
+    if (this.ttlMs <= 0) return;
+    // Oldest first: a Map iterates in insertion order.
+    if (this.entries.size >= this.maxEntries) this.entries.delete(this.entries.keys().next().value!);
+    this.entries.set(hash, { user, expires: Date.now() + this.ttlMs });
+  }
+
+  clear(): void {
+    this.entries.clear();
+  }
+}
+
 /** The user a bearer token belongs to, or undefined for an unknown token. */
-export async function userForToken(db: Db, token: string): Promise<UserRow | undefined> {
-  return db
+export async function userForToken(db: Db, token: string, cache?: TokenCache): Promise<UserRow | undefined> {
+  const hash = hashToken(token);
+  const cached = cache?.get(hash);
+  if (cached) return cached;
+  const user = await db
     .selectFrom('api_tokens')
     .innerJoin('users', 'users.id', 'api_tokens.user_id')
     .selectAll('users')
-    .where('api_tokens.token_hash', '=', hashToken(token))
+    .where('api_tokens.token_hash', '=', hash)
     .executeTakeFirst();
+  if (user) cache?.set(hash, user);
+  return user;
 }
 
 export function bearerToken(header: string | undefined): string | undefined {

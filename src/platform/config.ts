@@ -24,6 +24,8 @@ export interface Config {
   runWorkers: boolean;
   /** How long a deleted space can be restored before it is removed for good. */
   spaceRetentionMs: number;
+  /** How long this process trusts a token it has checked before looking it up again. */
+  authCacheTtlMs: number;
 }
 
 export class ConfigError extends Error {}
@@ -70,5 +72,6 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     jobPollMs: intFrom(env, 'JOB_POLL_MS', 1000, 10),
     runWorkers: env.WORKERS !== 'false',
     spaceRetentionMs: intFrom(env, 'SPACE_RETENTION_MS', 7 * 24 * 3600 * 1000, 0),
+    authCacheTtlMs: intFrom(env, 'AUTH_CACHE_TTL_MS', 5000, 0),
   };
 }

@@ -1,3 +1,4 @@
+import type { TokenCache } from './auth.ts';
 import type { Config } from './config.ts';
 import type { Db } from './db/database.ts';
 import type { UserRow } from './db/schema.ts';
@@ -12,6 +13,7 @@ export interface Services {
   jobs: Jobs;
   /** Key that signs the JWTs Folio issues (visitor claims). */
   signingKey: Uint8Array;
+  tokenCache: TokenCache;
 }
 
 export interface Caller {

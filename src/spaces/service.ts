@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { sql } from 'kysely';
-import { keyFor, lockSiblings } from '../collections/ordering.ts';
-import { requireCreateUnder } from '../collections/access.ts';
+import { keepOrNextKey, keyFor, lockSiblings } from '../collections/ordering.ts';
+import { requireCreateBeside, requireCreateUnder } from '../collections/access.ts';
 import type { Ctx, Services } from '../platform/context.ts';
 import { json, type Db } from '../platform/db/database.ts';
 import type { MergeRules, RoleOrGuest, SpaceRow } from '../platform/db/schema.ts';
@@ -168,15 +168,28 @@ export async function restoreSpace(ctx: Ctx, spaceId: string) {
   if (space.deleted_at && space.deleted_at.getTime() + ctx.config.spaceRetentionMs <= Date.now()) {
     throw new NotFoundError('Space');
   }
-  const restored = space.deleted_at
-    ? await ctx.db
-        .updateTable('spaces')
-        .set({ deleted_at: null, updated_at: new Date() })
-        .where('id', '=', spaceId)
-        .returningAll()
-        .executeTakeFirstOrThrow()
-    : space;
-  return { space: restored, role: access.role };
+  if (!space.deleted_at) return { space, role: access.role };
+  const restored = await ctx.db.transaction().execute(async (trx) => {
+    // The parent is read again under the lock: its collection may have been deleted meanwhile
+    // (the space then comes back at the top level).
+    const current = await trx.selectFrom('spaces').select(['parent_id', 'position']).where('id', '=', spaceId).forUpdate().executeTakeFirstOrThrow();
+    await lockSiblings(trx, space.organization_id, current.parent_id);
+    // Siblings created while the space was in the trash may hold its old place.
+    const position = await keepOrNextKey(trx, space.organization_id, current.parent_id, current.position, space.id);
+    return trx
+      .updateTable('spaces')
+      .set({
+        deleted_at: null,
+        position,
+        // "in-collection" means nothing outside a collection.
+        ...(current.parent_id === null && space.visibility === 'in-collection' ? { visibility: 'private' as const } : {}),
+        updated_at: new Date(),
+      })
+      .where('id', '=', spaceId)
+      .returningAll()
+      .executeTakeFirstOrThrow();
+  });
+  return { space: restored, role: (await withRoles(ctx, restored.organization_id, access.orgRole, [restored]))[0]!.role };
 }
 
 /** Background job: removes a space whose retention period has passed (no-op if it was restored). */
@@ -200,7 +213,7 @@ export function purgeSpaceJob(services: Pick<Services, 'config'>) {
 
 export async function duplicateSpace(ctx: Ctx, spaceId: string) {
   const { space: source, orgRole } = await loadSpace(ctx, spaceId);
-  await requireCreateUnder(ctx, source.organization_id, orgRole, source.parent_id, 'parent');
+  await requireCreateBeside(ctx, source.organization_id, orgRole, source.parent_id, 'duplicate the space');
   const now = new Date();
   const copy = await ctx.db.transaction().execute(async (trx) => {
     await lockSiblings(trx, source.organization_id, source.parent_id);
@@ -279,8 +292,10 @@ export async function transferSpace(ctx: Ctx, spaceId: string, input: { organiza
   const moved = await ctx.db.transaction().execute(async (trx) => {
     await lockSiblings(trx, input.organization, parentId);
     const position = await keyFor(trx, input.organization, parentId, undefined, space.id);
-    await moveGrants(trx, [space.id], 'space', space.organization_id, input.organization);
-    await trx.updateTable('revisions').set({ organization_id: input.organization }).where('space_id', '=', space.id).execute();
+    if (input.organization !== space.organization_id) {
+      await moveGrants(trx, [space.id], 'space', space.organization_id, input.organization);
+      await trx.updateTable('revisions').set({ organization_id: input.organization }).where('space_id', '=', space.id).execute();
+    }
     return trx
       .updateTable('spaces')
       .set({ organization_id: input.organization, parent_id: parentId, position, visibility, updated_at: new Date() })

@@ -101,7 +101,7 @@ export async function updateUser(ctx: Ctx, userId: string, patch: { displayName?
   if (patch.displayName === undefined && patch.photoURL === undefined) {
     throw new BadRequestError('Nothing to update: send displayName and/or photoURL');
   }
-  return ctx.db
+  const user = await ctx.db
     .updateTable('users')
     .set({
       ...(patch.displayName !== undefined ? { display_name: patch.displayName.trim() } : {}),
@@ -110,4 +110,7 @@ export async function updateUser(ctx: Ctx, userId: string, patch: { displayName?
     .where('id', '=', userId)
     .returningAll()
     .executeTakeFirstOrThrow();
+  // Drop cached profiles after the change (a request racing it can keep the old one for one TTL at most).
+  ctx.tokenCache.clear();
+  return user;
 }

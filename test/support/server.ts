@@ -28,6 +28,13 @@ export async function freshDatabaseConfig(): Promise<{ config: Partial<Config>; 
       cleanup: async () => {
         const c = new pg.Client({ connectionString: admin });
         await c.connect();
+        // The server's pool has ended, but its sockets may still be closing: let them go before
+        // dropping, so no connection is killed under a client that would report it.
+        for (let i = 0; i < 40; i++) {
+          const { rows } = await c.query('SELECT count(*)::int AS n FROM pg_stat_activity WHERE datname = $1', [name]);
+          if (rows[0].n === 0) break;
+          await new Promise((r) => setTimeout(r, 50));
+        }
         await c.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
         await c.end();
       },
