@@ -49,7 +49,7 @@ export function membersOf(db: Db, organizationId: string) {
     .select(
       // Members with a role can open every space of the organization; guests only granted ones.
       sql<number>`CASE WHEN members.role IS NOT NULL
-        THEN (SELECT count(*)::int FROM spaces WHERE spaces.organization_id = ${organizationId} AND spaces.deleted_at IS NULL)
+        THEN (SELECT COALESCE(max(live), 0) FROM space_counts WHERE space_counts.organization_id = ${organizationId})
         ELSE (SELECT count(*)::int FROM spaces WHERE spaces.organization_id = ${organizationId} AND spaces.deleted_at IS NULL
           AND ${guestVisibleSpaces(organizationId, sql.ref('members.user_id'))}) END`.as('space_count'),
     )

@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { sql } from 'kysely';
-import { keepOrNextKey, keyFor, lockSiblings } from '../collections/ordering.ts';
+import { keepOrNextKey, keyFor, lockParent, lockSiblings } from '../collections/ordering.ts';
 import { requireCreateBeside, requireCreateUnder } from '../collections/access.ts';
 import type { Ctx, Services } from '../platform/context.ts';
 import { json, type Db } from '../platform/db/database.ts';
@@ -12,7 +12,7 @@ import { assertContentRole } from '../platform/policy.ts';
 import { guestVisibleSpaces, orgRoleOf, spaceRoles } from '../permissions/effective.ts';
 import { loadSpace, requireSpaceRole } from './access.ts';
 import type { CreateSpaceInput, MoveInput, UpdateSpaceInput } from './schemas.ts';
-import { liveSpacesOf } from './store.ts';
+import { liveSpaceCount, liveSpacesOf } from './store.ts';
 
 export const PURGE_SPACE_JOB = 'space.purge';
 
@@ -50,6 +50,7 @@ export async function createSpace(ctx: Ctx, organizationId: string, input: Creat
   }
   const now = new Date();
   const space = await ctx.db.transaction().execute(async (trx) => {
+    await lockParent(trx, organizationId, parentId, 'parent');
     await lockSiblings(trx, organizationId, parentId);
     const id = newId();
     const revision = await createRevision(trx, { id, organization_id: organizationId }, ctx.user.id);
@@ -103,6 +104,9 @@ export async function listOrganizationSpaces(ctx: Ctx, organizationId: string, p
     visibleSpaces(ctx.db, organizationId, ctx.user.id, orgRole),
     { kind: 'org-spaces', sortExpr: null, seqExpr: sql.ref('spaces.seq'), direction: 'asc' },
     page,
+    undefined,
+    // Members with a role see every live space: the maintained counter is their total.
+    orgRole === null ? undefined : () => liveSpaceCount(ctx.db, organizationId),
   );
   return { ...result, items: await withRoles(ctx, organizationId, orgRole, result.items) };
 }
@@ -216,6 +220,7 @@ export async function duplicateSpace(ctx: Ctx, spaceId: string) {
   await requireCreateBeside(ctx, source.organization_id, orgRole, source.parent_id, 'duplicate the space');
   const now = new Date();
   const copy = await ctx.db.transaction().execute(async (trx) => {
+    await lockParent(trx, source.organization_id, source.parent_id, 'parent');
     await lockSiblings(trx, source.organization_id, source.parent_id);
     const id = newId();
     // The copy starts from the source's current content: its first revision descends from it.
@@ -264,6 +269,7 @@ export async function moveSpace(ctx: Ctx, spaceId: string, input: MoveInput) {
     throw new BadRequestError('A space with visibility "in-collection" must stay in a collection: change its visibility first');
   }
   const moved = await ctx.db.transaction().execute(async (trx) => {
+    await lockParent(trx, space.organization_id, parentId, 'parent');
     await lockSiblings(trx, space.organization_id, parentId);
     const position = await keyFor(trx, space.organization_id, parentId, input.position, space.id);
     return trx
@@ -290,6 +296,7 @@ export async function transferSpace(ctx: Ctx, spaceId: string, input: { organiza
   if (parentId) await requireCreateUnder(ctx, input.organization, targetOrgRole, parentId, 'collection');
   const visibility = parentId === null && space.visibility === 'in-collection' ? 'private' : space.visibility;
   const moved = await ctx.db.transaction().execute(async (trx) => {
+    await lockParent(trx, input.organization, parentId, 'collection');
     await lockSiblings(trx, input.organization, parentId);
     const position = await keyFor(trx, input.organization, parentId, undefined, space.id);
     if (input.organization !== space.organization_id) {

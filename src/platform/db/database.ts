@@ -5,6 +5,7 @@ import type { Config } from '../config.ts';
 import { DataDirLock } from './lock.ts';
 import * as m0001 from './migrations/0001_foundation.ts';
 import * as m0002 from './migrations/0002_collections_spaces.ts';
+import * as m0003 from './migrations/0003_space_counts.ts';
 import { PGliteDialect } from './pglite-dialect.ts';
 import type { Database } from './schema.ts';
 
@@ -21,6 +22,7 @@ export interface DatabaseHandle {
 const migrations: Record<string, Migration> = {
   '0001_foundation': m0001,
   '0002_collections_spaces': m0002,
+  '0003_space_counts': m0003,
 };
 
 class StaticMigrationProvider implements MigrationProvider {

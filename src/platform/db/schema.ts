@@ -17,6 +17,7 @@ export interface Database {
   spaces: SpacesTable;
   revisions: RevisionsTable;
   content_permissions: ContentPermissionsTable;
+  space_counts: SpaceCountsTable;
 }
 
 export type Role = 'admin' | 'create' | 'review' | 'edit' | 'comment' | 'read';
@@ -214,3 +215,9 @@ export interface ContentPermissionsTable {
 export type CollectionRow = Selectable<CollectionsTable>;
 export type SpaceRow = Selectable<SpacesTable>;
 export type RevisionRow = Selectable<RevisionsTable>;
+
+/** Live spaces per organization, maintained by a trigger on `spaces`. */
+export interface SpaceCountsTable {
+  organization_id: string;
+  live: number;
+}
