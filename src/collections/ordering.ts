@@ -24,6 +24,29 @@ export async function lockSiblings(trx: Db, organizationId: string, parentId: st
   await sql`SELECT pg_advisory_xact_lock(hashtext(${`order:${organizationId}:${parentId ?? ''}`}))`.execute(trx);
 }
 
+/**
+ * Serializes changes to the shape of an organization's collection tree (re-parenting, deleting or
+ * transferring collections): two crossed moves (A under B, B under A) each pass the cycle check on
+ * their own, and would make a cycle together.
+ */
+export async function lockTree(trx: Db, organizationId: string): Promise<void> {
+  await sql`SELECT pg_advisory_xact_lock(hashtext(${`tree:${organizationId}`}))`.execute(trx);
+}
+
+/**
+ * Holds the parent collection in place (a row share lock) while content is put into it, and checks
+ * it still belongs to the organization: a concurrent delete or transfer of the collection either
+ * waits for this transaction or has already happened, and then this is a 400 rather than content
+ * under a missing or foreign parent.
+ */
+export async function lockParent(trx: Db, organizationId: string, parentId: string | null, field: string): Promise<void> {
+  if (parentId === null) return;
+  const row = await trx.selectFrom('collections').select('organization_id').where('id', '=', parentId).forShare().executeTakeFirst();
+  if (!row || row.organization_id !== organizationId) {
+    throw new BadRequestError(`${field}: collection ${parentId} not found in this organization`);
+  }
+}
+
 /** Positions of siblings (excluding `movingId`) strictly after or before a key, nearest first. */
 async function neighbour(
   trx: Db,

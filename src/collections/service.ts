@@ -10,12 +10,18 @@ import { collectionRoles, guestVisibleCollections, orgRoleOf } from '../permissi
 import { moveGrants, PURGE_SPACE_JOB, visibleSpaces, withRoles } from '../spaces/service.ts';
 import type { MoveInput } from '../spaces/schemas.ts';
 import { loadCollection, requireCollectionRole, requireCreateUnder } from './access.ts';
-import { keyFor, lockSiblings } from './ordering.ts';
+import { keyFor, lockParent, lockSiblings, lockTree } from './ordering.ts';
 import type { UpdateCollectionInput } from './schemas.ts';
 
 async function withCollectionRoles(ctx: Ctx, organizationId: string, orgRole: RoleOrGuest | undefined, rows: CollectionRow[]) {
   const roles = await collectionRoles(ctx.db, organizationId, { userId: ctx.user.id, orgRole }, rows);
   return rows.map((collection) => ({ collection, role: roles.get(collection.id) ?? null }));
+}
+
+/** Locks a collection row for a change; 404 when it was deleted or transferred since it was read. */
+async function lockCollectionRow(trx: Db, collectionId: string, organizationId: string): Promise<void> {
+  const row = await trx.selectFrom('collections').select('organization_id').where('id', '=', collectionId).forUpdate().executeTakeFirst();
+  if (!row || row.organization_id !== organizationId) throw new NotFoundError('Collection');
 }
 
 /** Ids of a collection and every collection below it. */
@@ -35,6 +41,7 @@ export async function createCollection(ctx: Ctx, organizationId: string, input: 
   await requireCreateUnder(ctx, organizationId, orgRole, parentId, 'parent');
   const now = new Date();
   const collection = await ctx.db.transaction().execute(async (trx) => {
+    await lockParent(trx, organizationId, parentId, 'parent');
     await lockSiblings(trx, organizationId, parentId);
     return trx
       .insertInto('collections')
@@ -101,7 +108,17 @@ export async function deleteCollection(ctx: Ctx, collectionId: string): Promise<
   assertContentRole(access.role, 'admin', 'delete the collection');
   const now = new Date();
   await ctx.db.transaction().execute(async (trx) => {
+    await lockTree(trx, access.collection.organization_id);
+    try {
+      await lockCollectionRow(trx, collectionId, access.collection.organization_id);
+    } catch (err) {
+      if (err instanceof NotFoundError) return; // deleted or transferred meanwhile: nothing left to delete here
+      throw err;
+    }
     const ids = await subtree(trx, collectionId);
+    // Content being put into these collections right now either lands first (and is deleted with
+    // them) or waits and then finds its parent gone.
+    await trx.selectFrom('collections').select('id').where('id', 'in', ids).forUpdate().execute();
     const spaces = await trx
       .updateTable('spaces')
       .set({ deleted_at: now, updated_at: now })
@@ -137,6 +154,10 @@ export async function moveCollection(ctx: Ctx, collectionId: string, input: Move
     await requireCreateUnder(ctx, collection.organization_id, orgRole, parentId, 'parent');
   }
   const moved = await ctx.db.transaction().execute(async (trx) => {
+    // Every tree change takes the tree lock first (then rows): no two of them can deadlock.
+    await lockTree(trx, collection.organization_id);
+    await lockCollectionRow(trx, collection.id, collection.organization_id);
+    await lockParent(trx, collection.organization_id, parentId, 'parent');
     await lockSiblings(trx, collection.organization_id, parentId);
     if (parentId !== null && (await subtree(trx, collection.id)).includes(parentId)) {
       throw new BadRequestError('parent: a collection cannot move under itself or one of its descendants');
@@ -165,13 +186,20 @@ export async function transferCollection(ctx: Ctx, collectionId: string, targetO
   if (targetOrganizationId === collection.organization_id) return { collection, role: orgRole ?? null };
   const from = collection.organization_id;
   const moved = await ctx.db.transaction().execute(async (trx) => {
-    await lockSiblings(trx, targetOrganizationId, null);
+    await lockTree(trx, from);
+    await lockCollectionRow(trx, collection.id, from);
     const ids = await subtree(trx, collection.id);
-    const spaceIds = (await trx.selectFrom('spaces').select('id').where('parent_id', 'in', ids).execute()).map((s) => s.id);
+    // Content being put into these collections right now either lands first (and moves with them)
+    // or waits and then finds its parent in another organization.
+    await trx.selectFrom('collections').select('id').where('id', 'in', ids).forUpdate().execute();
+    await lockSiblings(trx, targetOrganizationId, null);
+    // By parent, not by a list read earlier: a space moved out meanwhile stays where it went.
+    const spaceIds = (
+      await trx.updateTable('spaces').set({ organization_id: targetOrganizationId }).where('parent_id', 'in', ids).returning('id').execute()
+    ).map((s) => s.id);
     await moveGrants(trx, ids, 'collection', from, targetOrganizationId);
     await moveGrants(trx, spaceIds, 'space', from, targetOrganizationId);
     if (spaceIds.length) {
-      await trx.updateTable('spaces').set({ organization_id: targetOrganizationId }).where('id', 'in', spaceIds).execute();
       await trx.updateTable('revisions').set({ organization_id: targetOrganizationId }).where('space_id', 'in', spaceIds).execute();
     }
     await trx.updateTable('collections').set({ organization_id: targetOrganizationId }).where('id', 'in', ids).execute();

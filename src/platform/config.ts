@@ -26,6 +26,8 @@ export interface Config {
   spaceRetentionMs: number;
   /** How long this process trusts a token it has checked before looking it up again. */
   authCacheTtlMs: number;
+  /** Whether insert_files may fetch URLs that resolve to private or loopback addresses. */
+  fetchAllowPrivate: boolean;
 }
 
 export class ConfigError extends Error {}
@@ -73,5 +75,6 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     runWorkers: env.WORKERS !== 'false',
     spaceRetentionMs: intFrom(env, 'SPACE_RETENTION_MS', 7 * 24 * 3600 * 1000, 0),
     authCacheTtlMs: intFrom(env, 'AUTH_CACHE_TTL_MS', 5000, 0),
+    fetchAllowPrivate: env.FETCH_ALLOW_PRIVATE === 'true',
   };
 }

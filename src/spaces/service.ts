@@ -174,19 +174,23 @@ export async function restoreSpace(ctx: Ctx, spaceId: string) {
   }
   if (!space.deleted_at) return { space, role: access.role };
   const restored = await ctx.db.transaction().execute(async (trx) => {
-    // The parent is read again under the lock: its collection may have been deleted meanwhile
-    // (the space then comes back at the top level).
-    const current = await trx.selectFrom('spaces').select(['parent_id', 'position']).where('id', '=', spaceId).forUpdate().executeTakeFirstOrThrow();
-    await lockSiblings(trx, space.organization_id, current.parent_id);
+    // Hold the parent collection first (the order every writer follows: collection, then space), so
+    // it can be neither deleted nor transferred while the space comes back; then read the space
+    // again: if its collection was deleted meanwhile, it comes back at the top level.
+    if (space.parent_id) await trx.selectFrom('collections').select('id').where('id', '=', space.parent_id).forShare().execute();
+    const current = await trx.selectFrom('spaces').selectAll().where('id', '=', spaceId).forUpdate().executeTakeFirst();
+    if (!current) throw new NotFoundError('Space'); // purged meanwhile
+    if (!current.deleted_at) return current; // restored meanwhile
+    await lockSiblings(trx, current.organization_id, current.parent_id);
     // Siblings created while the space was in the trash may hold its old place.
-    const position = await keepOrNextKey(trx, space.organization_id, current.parent_id, current.position, space.id);
+    const position = await keepOrNextKey(trx, current.organization_id, current.parent_id, current.position, current.id);
     return trx
       .updateTable('spaces')
       .set({
         deleted_at: null,
         position,
         // "in-collection" means nothing outside a collection.
-        ...(current.parent_id === null && space.visibility === 'in-collection' ? { visibility: 'private' as const } : {}),
+        ...(current.parent_id === null && current.visibility === 'in-collection' ? { visibility: 'private' as const } : {}),
         updated_at: new Date(),
       })
       .where('id', '=', spaceId)
@@ -288,7 +292,9 @@ export async function moveSpace(ctx: Ctx, spaceId: string, input: MoveInput) {
  * old organization, users who are not members of the new one) are dropped.
  */
 export async function transferSpace(ctx: Ctx, spaceId: string, input: { organization: string; collection?: string | null | undefined }) {
-  const { space } = await requireSpaceRole(ctx, spaceId, 'admin', 'transfer the space');
+  const { space, orgRole } = await requireSpaceRole(ctx, spaceId, 'admin', 'transfer the space');
+  // Taking content out of an organization is for its admins, not for whoever was granted the space.
+  if (input.organization !== space.organization_id) assertContentRole(orgRole ?? null, 'admin', 'transfer a space out of the organization');
   const targetOrgRole = await orgRoleOf(ctx.db, input.organization, ctx.user.id);
   if (targetOrgRole === undefined) throw new NotFoundError('Organization');
   assertContentRole(targetOrgRole, 'admin', 'transfer content into the target organization');

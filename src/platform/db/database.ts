@@ -6,6 +6,7 @@ import { DataDirLock } from './lock.ts';
 import * as m0001 from './migrations/0001_foundation.ts';
 import * as m0002 from './migrations/0002_collections_spaces.ts';
 import * as m0003 from './migrations/0003_space_counts.ts';
+import * as m0004 from './migrations/0004_content.ts';
 import { PGliteDialect } from './pglite-dialect.ts';
 import type { Database } from './schema.ts';
 
@@ -23,6 +24,7 @@ const migrations: Record<string, Migration> = {
   '0001_foundation': m0001,
   '0002_collections_spaces': m0002,
   '0003_space_counts': m0003,
+  '0004_content': m0004,
 };
 
 class StaticMigrationProvider implements MigrationProvider {

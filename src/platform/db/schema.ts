@@ -18,6 +18,13 @@ export interface Database {
   revisions: RevisionsTable;
   content_permissions: ContentPermissionsTable;
   space_counts: SpaceCountsTable;
+  tree_nodes: TreeNodesTable;
+  documents: DocumentsTable;
+  blobs: BlobsTable;
+  change_requests: ChangeRequestsTable;
+  change_request_contributors: ChangeRequestContributorsTable;
+  change_request_reviewers: ChangeRequestReviewersTable;
+  change_request_reviews: ChangeRequestReviewsTable;
 }
 
 export type Role = 'admin' | 'create' | 'review' | 'edit' | 'comment' | 'read';
@@ -199,6 +206,9 @@ export interface RevisionsTable {
   type: Generated<string>;
   created_by: string | null;
   created_at: Date;
+  /** Root of the revision's content tree ('' for empty content). */
+  root: Generated<string>;
+  message: string | null;
 }
 
 export interface ContentPermissionsTable {
@@ -221,3 +231,67 @@ export interface SpaceCountsTable {
   organization_id: string;
   live: number;
 }
+
+export interface TreeNodesTable {
+  hash: string;
+  data: Json;
+}
+
+export interface DocumentsTable {
+  hash: string;
+  markdown: string;
+}
+
+export interface BlobsTable {
+  hash: string;
+  data: Uint8Array;
+  size: number;
+}
+
+export type ChangeRequestStatus = 'draft' | 'open' | 'archived' | 'merged';
+
+export interface ChangeRequestsTable {
+  id: string;
+  seq: Generated<number>;
+  space_id: string;
+  organization_id: string;
+  number: number;
+  status: ChangeRequestStatus;
+  subject: string;
+  description: Json | null;
+  created_by: string | null;
+  created_at: Date;
+  updated_at: Date;
+  revision_initial: string;
+  revision: string;
+  revision_merged_ancestor: string | null;
+  revision_merged: string | null;
+  merged_by: string | null;
+  merged_at: Date | null;
+  conflicts: Generated<string[]>;
+}
+
+export interface ChangeRequestContributorsTable {
+  change_request_id: string;
+  user_id: string;
+}
+
+export interface ChangeRequestReviewersTable {
+  change_request_id: string;
+  user_id: string;
+  seq: Generated<number>;
+  requested_by: string | null;
+  created_at: Date;
+}
+
+export interface ChangeRequestReviewsTable {
+  id: string;
+  seq: Generated<number>;
+  change_request_id: string;
+  reviewer_id: string;
+  status: 'approved' | 'changes-requested';
+  revision: string;
+  created_at: Date;
+}
+
+export type ChangeRequestRow = Selectable<ChangeRequestsTable>;
