@@ -2,8 +2,8 @@ import { Type } from '@sinclair/typebox';
 import { errorResponses, type FolioApp } from '../platform/app.ts';
 import { ListOf, PageQuery } from '../platform/paging.ts';
 import { OrganizationIdParams } from '../platform/schemas.ts';
-import { presentSpace } from '../spaces/presenter.ts';
 import { Space } from '../spaces/schemas.ts';
+import { presentSpaces } from '../spaces/service.ts';
 import { presentCollection } from './presenter.ts';
 import {
   Collection,
@@ -118,7 +118,7 @@ export async function collectionRoutes(app: FolioApp): Promise<void> {
     async (req) => {
       const ctx = req.ctx();
       const page = await listCollectionSpaces(ctx, req.params.collectionId, req.query);
-      return { ...page, items: page.items.map((i) => presentSpace(ctx.urls, i.space, i.role)) };
+      return { ...page, items: await presentSpaces(ctx.db, ctx.urls, page.items) };
     },
   );
 

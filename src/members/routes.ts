@@ -3,8 +3,8 @@ import { errorResponses, type FolioApp } from '../platform/app.ts';
 import { ListOf, PageQuery } from '../platform/paging.ts';
 import { asEnum, OrganizationIdParams, Role, RoleOrGuest } from '../platform/schemas.ts';
 import { presentMember } from './presenter.ts';
-import { presentSpace } from '../spaces/presenter.ts';
 import { MemberSpace } from '../spaces/schemas.ts';
+import { presentSpaces } from '../spaces/service.ts';
 import { Member, MemberParams } from './schemas.ts';
 import { getMember, listMembers, listMemberSpaces, removeMember, setSsoMember, updateMemberRole } from './service.ts';
 
@@ -113,7 +113,8 @@ export async function memberRoutes(app: FolioApp): Promise<void> {
     async (req) => {
       const ctx = req.ctx();
       const page = await listMemberSpaces(ctx, req.params.organizationId, req.params.userId, req.query);
-      return { ...page, items: page.items.map((i) => ({ permission: i.permission, space: presentSpace(ctx.urls, i.space, i.role) })) };
+      const spaces = await presentSpaces(ctx.db, ctx.urls, page.items);
+      return { ...page, items: page.items.map((i, n) => ({ permission: i.permission, space: spaces[n]! })) };
     },
   );
 }

@@ -1,5 +1,5 @@
 import { Type, type Static } from '@sinclair/typebox';
-import { Document, MergeRulesRules, RoleOrGuest, Timestamp } from '../platform/schemas.ts';
+import { asEnum, Document, MergeRule, MergeRulesRules, RoleOrGuest, Timestamp } from '../platform/schemas.ts';
 
 export const OrganizationTitle = Type.String({ minLength: 2, maxLength: 255, pattern: '\\S.*\\S', description: 'Name of the organization' });
 
@@ -56,7 +56,10 @@ export const Organization = Type.Object({
   ai: Type.Boolean({ description: 'AI features enabled' }),
   inviteLinks: Type.Boolean({ description: 'Invite links enabled' }),
   plan: Type.String(),
-  mergeRules: Type.Union([MergeRulesRules, Type.Object({ type: Type.Literal('none') })]),
+  // One object schema (not a union) so responses serialize without trying each branch.
+  mergeRules: Type.Unsafe<{ type: 'rules'; rules: { rule: 'require_specific_reviewers'; users: string[] }[] } | { type: 'none' }>(
+    Type.Object({ type: asEnum(Type.Union([Type.Literal('rules'), Type.Literal('none')])), rules: Type.Optional(Type.Array(MergeRule)) }),
+  ),
   urls: Type.Object({ location: Type.String(), app: Type.String(), logo: Type.Optional(Type.String()) }),
   trial: Type.Object({ status: Type.String(), count: Type.Integer() }),
   permissions: OrganizationPermissions,

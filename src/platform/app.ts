@@ -21,6 +21,8 @@ import { userRoutes } from '../users/routes.ts';
 import { spaceRoutes } from '../spaces/routes.ts';
 import { collectionRoutes } from '../collections/routes.ts';
 import { permissionRoutes } from '../permissions/routes.ts';
+import { contentRoutes } from '../content/routes.ts';
+import { changeRequestRoutes } from '../change-requests/routes.ts';
 
 export type FolioApp = FastifyInstance<
   RawServerDefault,
@@ -35,6 +37,10 @@ declare module 'fastify' {
     caller: UserRow | undefined;
     /** The request context for services: database, configuration and the authenticated caller. */
     ctx(): Ctx;
+  }
+  interface FastifyInstance {
+    /** Database, configuration and helpers, for routes that serve without a caller (public blobs). */
+    services: Services;
   }
   interface FastifyContextConfig {
     /** Route answers without a token (health checks, the API description). */
@@ -130,7 +136,9 @@ export async function buildApp(
     }
     if (status >= 500) req.log.error({ err }, 'request failed');
     if (status === 429 && err.retryAfter) reply.header('retry-after', err.retryAfter);
-    reply.status(status).send({ error: { code: status, message } });
+    // A refused merge says which pages conflict, so a client can show them.
+    const details = Array.isArray(err.conflicts) ? { conflicts: err.conflicts } : {};
+    reply.status(status).send({ error: { code: status, message, ...details } });
   });
 
 
@@ -170,6 +178,7 @@ export async function buildApp(
   await app.register(swaggerUi, { routePrefix: '/docs' });
   app.addSchema(ErrorResponse);
 
+  app.decorate('services', services);
   app.decorateRequest('caller', undefined);
   app.decorateRequest('ctx', function (this: { caller: UserRow | undefined }) {
     if (!this.caller) throw new UnauthorizedError();
@@ -208,6 +217,8 @@ export async function buildApp(
       await collectionRoutes(api);
       await spaceRoutes(api);
       await permissionRoutes(api);
+      await contentRoutes(api);
+      await changeRequestRoutes(api);
     },
     { prefix: '/v1' },
   );

@@ -7,6 +7,11 @@ export const ErrorResponse = Type.Object(
     error: Type.Object({
       code: Type.Integer({ description: 'HTTP status code' }),
       message: Type.String({ description: 'What went wrong and what to fix' }),
+      conflicts: Type.Optional(
+        Type.Array(Type.Object({ page: Type.String(), title: Type.String(), reason: Type.String() }), {
+          description: 'For a refused merge (409): the conflicting pages',
+        }),
+      ),
     }),
   },
   { $id: 'ErrorResponse' },
@@ -34,7 +39,16 @@ export const Role = asEnum(
   { description: 'admin, create, review, edit, comment or read (strongest first)' },
 );
 
-export const RoleOrGuest = Type.Union([Role, Type.Null()], { description: 'A role, or null for guests' });
+/**
+ * A role or null. Emitted as one schema (`type: [string, null]` with an `enum`) rather than an
+ * anyOf: validation errors stay readable and responses serialize without trying each branch.
+ */
+export const RoleOrGuest = (() => {
+  const schema = Type.Union([Role, Type.Null()], { description: 'A role, or null for guests' });
+  delete (schema as { anyOf?: unknown }).anyOf;
+  Object.assign(schema, { type: ['string', 'null'], enum: [...(Role as unknown as { enum: string[] }).enum, null] });
+  return schema;
+})();
 
 export const Timestamp = Type.String({ format: 'date-time' });
 

@@ -46,3 +46,4 @@ export function presentSpace(urls: Urls, space: SpaceRow, role: RoleOrGuest, cou
     permissions: spacePermissions(role),
   };
 }
+

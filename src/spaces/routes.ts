@@ -2,7 +2,6 @@ import { Type } from '@sinclair/typebox';
 import { errorResponses, type FolioApp } from '../platform/app.ts';
 import { ListOf, PageQuery } from '../platform/paging.ts';
 import { OrganizationIdParams } from '../platform/schemas.ts';
-import { presentSpace } from './presenter.ts';
 import { CreateSpaceBody, MoveBody, Space, SpaceIdParams, TransferSpaceBody, UpdateSpaceBody } from './schemas.ts';
 import {
   createSpace,
@@ -13,6 +12,7 @@ import {
   moveSpace,
   restoreSpace,
   transferSpace,
+  presentSpaces,
   updateSpace,
 } from './service.ts';
 
@@ -33,7 +33,7 @@ export async function spaceRoutes(app: FolioApp): Promise<void> {
     async (req) => {
       const ctx = req.ctx();
       const page = await listOrganizationSpaces(ctx, req.params.organizationId, req.query);
-      return { ...page, items: page.items.map((i) => presentSpace(ctx.urls, i.space, i.role)) };
+      return { ...page, items: await presentSpaces(ctx.db, ctx.urls, page.items) };
     },
   );
 
@@ -52,7 +52,7 @@ export async function spaceRoutes(app: FolioApp): Promise<void> {
       const ctx = req.ctx();
       const { space, role } = await createSpace(ctx, req.params.organizationId, req.body ?? {});
       reply.status(201).header('location', ctx.urls.api(`/spaces/${space.id}`));
-      return presentSpace(ctx.urls, space, role);
+      return (await presentSpaces(ctx.db, ctx.urls, [{ space, role }]))[0];
     },
   );
 
@@ -70,7 +70,7 @@ export async function spaceRoutes(app: FolioApp): Promise<void> {
     async (req) => {
       const ctx = req.ctx();
       const { space, role } = await getSpace(ctx, req.params.spaceId, req.query.shareKey);
-      return presentSpace(ctx.urls, space, role);
+      return (await presentSpaces(ctx.db, ctx.urls, [{ space, role }]))[0];
     },
   );
 
@@ -82,7 +82,7 @@ export async function spaceRoutes(app: FolioApp): Promise<void> {
     async (req) => {
       const ctx = req.ctx();
       const { space, role } = await updateSpace(ctx, req.params.spaceId, req.body);
-      return presentSpace(ctx.urls, space, role);
+      return (await presentSpaces(ctx.db, ctx.urls, [{ space, role }]))[0];
     },
   );
 
@@ -101,7 +101,7 @@ export async function spaceRoutes(app: FolioApp): Promise<void> {
     async (req) => {
       const ctx = req.ctx();
       const { space, role } = await restoreSpace(ctx, req.params.spaceId);
-      return presentSpace(ctx.urls, space, role);
+      return (await presentSpaces(ctx.db, ctx.urls, [{ space, role }]))[0];
     },
   );
 
@@ -112,7 +112,7 @@ export async function spaceRoutes(app: FolioApp): Promise<void> {
       const ctx = req.ctx();
       const { space, role } = await duplicateSpace(ctx, req.params.spaceId);
       reply.status(201).header('location', ctx.urls.api(`/spaces/${space.id}`));
-      return presentSpace(ctx.urls, space, role);
+      return (await presentSpaces(ctx.db, ctx.urls, [{ space, role }]))[0];
     },
   );
 
@@ -122,7 +122,7 @@ export async function spaceRoutes(app: FolioApp): Promise<void> {
     async (req) => {
       const ctx = req.ctx();
       const { space, role } = await moveSpace(ctx, req.params.spaceId, req.body);
-      return presentSpace(ctx.urls, space, role);
+      return (await presentSpaces(ctx.db, ctx.urls, [{ space, role }]))[0];
     },
   );
 
@@ -134,7 +134,7 @@ export async function spaceRoutes(app: FolioApp): Promise<void> {
     async (req) => {
       const ctx = req.ctx();
       const { space, role } = await transferSpace(ctx, req.params.spaceId, req.body);
-      return presentSpace(ctx.urls, space, role);
+      return (await presentSpaces(ctx.db, ctx.urls, [{ space, role }]))[0];
     },
   );
 }

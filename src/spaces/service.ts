@@ -12,7 +12,10 @@ import { assertContentRole } from '../platform/policy.ts';
 import { guestVisibleSpaces, orgRoleOf, spaceRoles } from '../permissions/effective.ts';
 import { loadSpace, requireSpaceRole } from './access.ts';
 import type { CreateSpaceInput, MoveInput, UpdateSpaceInput } from './schemas.ts';
-import { liveSpaceCount, liveSpacesOf } from './store.ts';
+import { liveSpaceCount, liveSpacesOf, spaceCounts } from './store.ts';
+import { NO_COUNTS, presentSpace } from './presenter.ts';
+import type { SpaceResource } from './schemas.ts';
+import type { Urls } from '../platform/urls.ts';
 
 export const PURGE_SPACE_JOB = 'space.purge';
 
@@ -342,3 +345,9 @@ export async function moveGrants(trx: Db, targetIds: string[], targetType: 'spac
     .execute();
 }
 
+
+/** Presents spaces with their counters, loaded for the whole list in one query. */
+export async function presentSpaces(db: Db, urls: Urls, items: { space: SpaceRow; role: RoleOrGuest }[]): Promise<SpaceResource[]> {
+  const counts = await spaceCounts(db, items.map((i) => i.space.id));
+  return items.map((i) => presentSpace(urls, i.space, i.role, counts.get(i.space.id) ?? NO_COUNTS));
+}

@@ -1,4 +1,6 @@
+import { sql } from 'kysely';
 import type { Db } from '../platform/db/database.ts';
+import type { SpaceCounts } from './presenter.ts';
 import type { SpaceRow } from '../platform/db/schema.ts';
 
 /** A space by id, including deleted ones (callers decide what a deleted space means for them). */
@@ -15,4 +17,25 @@ export function liveSpacesOf(db: Db, organizationId: string) {
 export async function liveSpaceCount(db: Db, organizationId: string): Promise<number> {
   const row = await db.selectFrom('space_counts').select('live').where('organization_id', '=', organizationId).executeTakeFirst();
   return row?.live ?? 0;
+}
+
+/** Change-request counters of several spaces in one grouped query (comments arrive with their area). */
+export async function spaceCounts(db: Db, spaceIds: string[]): Promise<Map<string, SpaceCounts>> {
+  const counts = new Map<string, SpaceCounts>();
+  if (spaceIds.length === 0) return counts;
+  const rows = await db
+    .selectFrom('change_requests')
+    .select((eb) => [
+      'space_id',
+      eb.fn.countAll<number>().as('total'),
+      sql<number>`count(*) FILTER (WHERE status = 'open')`.as('open'),
+      sql<number>`count(*) FILTER (WHERE status = 'draft')`.as('draft'),
+    ])
+    .where('space_id', 'in', spaceIds)
+    .groupBy('space_id')
+    .execute();
+  for (const r of rows) {
+    counts.set(r.space_id, { comments: 0, changeRequests: Number(r.total), changeRequestsOpen: Number(r.open), changeRequestsDraft: Number(r.draft) });
+  }
+  return counts;
 }

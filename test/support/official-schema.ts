@@ -13,6 +13,15 @@ const spec = require('@gitbook/api/spec/openapi.json');
 
 type Operation = { operationId: string; responses: Record<string, any> };
 
+// One known defect of the official document: the `attributes` of a page_edited change is a oneOf of
+// three schemas where every object valid for the first (document pages) is also valid for the
+// second (groups), so no value can ever match exactly one. We check it as anyOf instead.
+const edited = spec.components.schemas.RevisionSemanticChangePageEdited.properties.attributes;
+if (edited.oneOf) {
+  edited.anyOf = edited.oneOf;
+  delete edited.oneOf;
+}
+
 const ajv = new Ajv2020({ strict: false, allErrors: true, validateFormats: true });
 addFormats(ajv);
 for (const format of ['int32', 'int64', 'float', 'double', 'byte', 'binary', 'password']) ajv.addFormat(format, true);
@@ -20,7 +29,15 @@ ajv.addSchema(spec, 'openapi');
 
 const routes: { method: string; pattern: RegExp; template: string; op: Operation }[] = [];
 for (const [template, ops] of Object.entries<Record<string, Operation>>(spec.paths)) {
-  const pattern = new RegExp('^' + template.replace(/[.*+?^$()|[\]\\]/g, '\\$&').replace(/\\?\{[^}]+\\?\}/g, '[^/]+') + '$');
+  // A page path is the one parameter that may span several segments.
+  const pattern = new RegExp(
+    '^' +
+      template
+        .replace(/[.*+?^$()|[\]\\]/g, '\\$&')
+        .replace(/\\?\{pagePath\\?\}/g, '.+')
+        .replace(/\\?\{[^}]+\\?\}/g, '[^/]+') +
+      '$',
+  );
   for (const [method, op] of Object.entries(ops)) {
     if (op && typeof op === 'object' && 'operationId' in op) routes.push({ method: method.toUpperCase(), pattern, template, op });
   }

@@ -1,0 +1,525 @@
+import { sql } from 'kysely';
+import { mergeContents, hasConflictMarkers, type Conflict } from '../content/merge.ts';
+import { ContentEditor, ContentReader, getDocuments, putDocuments, type PageEntry } from '../content/model.ts';
+import { decodeBase64, fetchFile, imageDimensions, putBlob } from '../content/files.ts';
+import { loadRevision } from '../content/service.ts';
+import type { Ctx } from '../platform/context.ts';
+import { json, type Db } from '../platform/db/database.ts';
+import type { ChangeRequestRow, ChangeRequestStatus, MergeRules, Role, SpaceRow, UserRow } from '../platform/db/schema.ts';
+import { BadRequestError, ConflictError, ForbiddenError, NotFoundError } from '../platform/errors.ts';
+import { newId } from '../platform/ids.ts';
+import { paginate, type PageRequest } from '../platform/paging.ts';
+import { assertContentRole } from '../platform/policy.ts';
+import { orgRoleOf } from '../permissions/effective.ts';
+import { loadSpace, type SpaceAccess } from '../spaces/access.ts';
+import { visibleSpaces } from '../spaces/service.ts';
+import { documentInputToMarkdown, normalizeDocument } from './documents.ts';
+import type { ContentChangeInput } from './schemas.ts';
+
+export class MergeConflictError extends ConflictError {
+  constructor(
+    message: string,
+    readonly conflicts: Conflict[],
+  ) {
+    super(message);
+  }
+}
+
+export interface CrAccess extends SpaceAccess {
+  cr: ChangeRequestRow;
+}
+
+/** A change request of a space the caller can read, by id or by number. */
+export async function loadChangeRequest(ctx: Ctx, spaceId: string, idOrNumber: string): Promise<CrAccess> {
+  const access = await loadSpace(ctx, spaceId);
+  const query = ctx.db.selectFrom('change_requests').selectAll().where('space_id', '=', access.space.id);
+  const cr = /^\d{1,9}$/.test(idOrNumber)
+    ? await query.where('number', '=', Number(idOrNumber)).executeTakeFirst()
+    : await query.where('id', '=', idOrNumber).executeTakeFirst();
+  if (!cr) throw new NotFoundError('Change request');
+  return { ...access, cr };
+}
+
+async function requireChangeRequest(ctx: Ctx, spaceId: string, idOrNumber: string, min: Role, action: string) {
+  const access = await loadChangeRequest(ctx, spaceId, idOrNumber);
+  assertContentRole(access.role, min, action);
+  return access;
+}
+
+function assertLive(space: SpaceRow, action: string) {
+  if (space.edit_mode === 'locked') throw new ForbiddenError(`The space is locked: nobody can ${action} until its editMode is "live" again`);
+}
+
+function assertOpen(cr: ChangeRequestRow, action: string) {
+  if (cr.status === 'merged' || cr.status === 'archived') {
+    throw new BadRequestError(`Cannot ${action}: the change request is ${cr.status}`);
+  }
+}
+
+export async function usersById(db: Db, ids: (string | null)[]): Promise<Map<string, UserRow>> {
+  const wanted = [...new Set(ids.filter((i): i is string => !!i))];
+  if (!wanted.length) return new Map();
+  const rows = await db.selectFrom('users').selectAll().where('id', 'in', wanted).execute();
+  return new Map(rows.map((u) => [u.id, u]));
+}
+
+async function newRevision(trx: Db, space: SpaceRow, root: string, parents: string[], type: string, userId: string) {
+  const id = newId();
+  await trx
+    .insertInto('revisions')
+    .values({ id, space_id: space.id, organization_id: space.organization_id, parents: json(parents), type, root, created_by: userId, created_at: new Date(), message: null })
+    .execute();
+  return id;
+}
+
+export async function createChangeRequest(ctx: Ctx, spaceId: string, input: { subject?: string | undefined }) {
+  const { space, role } = await loadSpace(ctx, spaceId);
+  assertContentRole(role, 'edit', 'open a change request');
+  const now = new Date();
+  const cr = await ctx.db.transaction().execute(async (trx) => {
+    // Numbers are per space: lock the space row so two creations never take the same number.
+    const locked = await trx.selectFrom('spaces').select('revision_id').where('id', '=', space.id).forUpdate().executeTakeFirstOrThrow();
+    const last = await trx.selectFrom('change_requests').select(sql<number>`coalesce(max(number), 0)`.as('n')).where('space_id', '=', space.id).executeTakeFirstOrThrow();
+    return trx
+      .insertInto('change_requests')
+      .values({
+        id: newId(),
+        space_id: space.id,
+        organization_id: space.organization_id,
+        number: Number(last.n) + 1,
+        status: 'open',
+        subject: input.subject ?? '',
+        description: null,
+        created_by: ctx.user.id,
+        created_at: now,
+        updated_at: now,
+        revision_initial: locked.revision_id,
+        revision: locked.revision_id,
+        revision_merged_ancestor: null,
+        revision_merged: null,
+        merged_by: null,
+        merged_at: null,
+      })
+      .returningAll()
+      .executeTakeFirstOrThrow();
+  });
+  return { cr, space };
+}
+
+export interface ChangeRequestQuery extends PageRequest {
+  status?: ChangeRequestStatus | undefined;
+  creator?: string | undefined;
+  contributor?: string | undefined;
+  requestedReviewer?: string | undefined;
+  orderBy?: 'updatedAt' | 'createdAt' | undefined;
+}
+
+function filtered(db: Db, query: ChangeRequestQuery) {
+  let base = db.selectFrom('change_requests').selectAll('change_requests');
+  if (query.creator) base = base.where('change_requests.created_by', '=', query.creator);
+  if (query.contributor) {
+    const user = query.contributor;
+    base = base.where((eb) =>
+      eb.exists(eb.selectFrom('change_request_contributors as c').select('c.user_id').whereRef('c.change_request_id', '=', 'change_requests.id').where('c.user_id', '=', user)),
+    );
+  }
+  if (query.requestedReviewer) {
+    const user = query.requestedReviewer;
+    base = base.where((eb) =>
+      eb.exists(eb.selectFrom('change_request_reviewers as r').select('r.user_id').whereRef('r.change_request_id', '=', 'change_requests.id').where('r.user_id', '=', user)),
+    );
+  }
+  return base;
+}
+
+function orderSpec(query: ChangeRequestQuery) {
+  const field = query.orderBy === 'createdAt' ? 'created_at' : 'updated_at';
+  return {
+    spec: { kind: `crs:${field}`, sortExpr: sql.ref(`change_requests.${field}`), sortType: 'timestamp' as const, seqExpr: sql.ref('change_requests.seq'), direction: 'desc' as const },
+    value: (cr: ChangeRequestRow) => cr[field] as unknown as string,
+  };
+}
+
+export async function listChangeRequests(ctx: Ctx, spaceId: string, query: ChangeRequestQuery) {
+  const { space } = await loadSpace(ctx, spaceId);
+  const base = filtered(ctx.db, query).where('change_requests.space_id', '=', space.id).where('change_requests.status', '=', query.status ?? 'open');
+  const { spec, value } = orderSpec(query);
+  return { space, ...(await paginate(base, spec, query, value)) };
+}
+
+/** Change requests of every space of the organization the caller can read. */
+export async function listOrganizationChangeRequests(
+  ctx: Ctx,
+  organizationId: string,
+  query: Omit<ChangeRequestQuery, 'status'> & { statuses?: ChangeRequestStatus[] | undefined; space?: string | undefined },
+) {
+  const orgRole = await orgRoleOf(ctx.db, organizationId, ctx.user.id);
+  if (orgRole === undefined) throw new NotFoundError('Organization');
+  const spaces = visibleSpaces(ctx.db, organizationId, ctx.user.id, orgRole).clearSelect().select('spaces.id');
+  let base = filtered(ctx.db, query)
+    .where('change_requests.organization_id', '=', organizationId)
+    .where('change_requests.space_id', 'in', spaces)
+    // As in the official API: open change requests unless other statuses are asked for.
+    .where('change_requests.status', 'in', query.statuses?.length ? query.statuses : ['open']);
+  if (query.space) base = base.where('change_requests.space_id', '=', query.space);
+  const { spec, value } = orderSpec(query);
+  return paginate(base, spec, query, value);
+}
+
+export async function updateChangeRequest(
+  ctx: Ctx,
+  spaceId: string,
+  idOrNumber: string,
+  input: { subject?: string | undefined; description?: unknown; status?: 'draft' | 'open' | 'archived' | undefined },
+) {
+  const { cr } = await requireChangeRequest(ctx, spaceId, idOrNumber, 'edit', 'change the change request');
+  if (cr.status === 'merged' && input.status) throw new BadRequestError('status: a merged change request keeps its status');
+  return ctx.db
+    .updateTable('change_requests')
+    .set({
+      ...(input.subject !== undefined ? { subject: input.subject } : {}),
+      ...(input.description !== undefined ? { description: json(normalizeDocument(input.description, 'description')) } : {}),
+      ...(input.status !== undefined ? { status: input.status } : {}),
+      updated_at: new Date(),
+    })
+    .where('id', '=', cr.id)
+    .returningAll()
+    .executeTakeFirstOrThrow();
+}
+
+/** Frontmatter (`title`, `description`) and a leading `# Title` become page metadata, as git sync reads them. */
+export function readMarkdownMetadata(markdown: string): { markdown: string; title?: string; description?: string } {
+  let body = markdown.replace(/^\uFEFF/, '');
+  const out: { title?: string; description?: string } = {};
+  const front = /^---\r?\n([\s\S]*?)\r?\n---\r?\n?/.exec(body);
+  if (front) {
+    for (const line of front[1]!.split(/\r?\n/)) {
+      const m = /^(title|description):\s*(.*)$/.exec(line.trim());
+      if (m) out[m[1] as 'title' | 'description'] = m[2]!.replace(/^["']|["']$/g, '');
+    }
+    // The blank line that usually follows the frontmatter is not part of the body.
+    body = body.slice(front[0].length).replace(/^(?:[ \t]*\r?\n)+/, '');
+  }
+  const heading = /^\s*#\s+(.+?)\s*#*\s*(\r?\n|$)/.exec(body);
+  if (heading && !out.title) {
+    out.title = heading[1]!;
+    body = body.slice(heading[0].length).replace(/^\s*\r?\n/, '');
+  }
+  return { markdown: body, ...out };
+}
+
+type DocumentInput = { markdown: string } | { document: unknown } | Record<string, never>;
+
+function markdownOf(input: DocumentInput | undefined): string | undefined {
+  if (!input) return undefined;
+  if ('markdown' in input) return input.markdown;
+  if ('document' in input) return documentInputToMarkdown(input.document, 'document');
+  return '';
+}
+
+/** Applies a batch of content changes to a change request as one new head revision, all or nothing. */
+export async function editContent(ctx: Ctx, spaceId: string, idOrNumber: string, changes: ContentChangeInput[]) {
+  const { space, cr } = await requireChangeRequest(ctx, spaceId, idOrNumber, 'edit', 'edit the change request');
+  assertLive(space, 'edit its content');
+  assertOpen(cr, 'edit the content');
+
+  // Refs name pages and files inserted by this batch; each is unique within it.
+  const pageRefs = new Map<string, string>();
+  for (const [index, change] of changes.entries()) {
+    if (change.operation !== 'insert_page' || !change.ref) continue;
+    if (pageRefs.has(change.ref)) throw new BadRequestError(`changes[${index}] (insert_page): ref "${change.ref}" is used twice in the batch`);
+    pageRefs.set(change.ref, newId());
+  }
+  // Files first (they may be fetched over the network): outside the transaction.
+  const fileIds = new Map<string, string>();
+  const files: { id: string; name: string; contentType: string; data: Uint8Array }[] = [];
+  for (const [index, change] of changes.entries()) {
+    if (change.operation !== 'insert_files') continue;
+    for (const f of change.files) {
+      try {
+        if ((f.url === undefined) === (f.base64 === undefined)) throw new BadRequestError(`files: "${f.name}" needs exactly one of url or base64`);
+        let data: Uint8Array;
+        let contentType = f.contentType;
+        if (f.base64 !== undefined) {
+          if (!contentType) throw new BadRequestError(`files: "${f.name}" needs a contentType with base64`);
+          data = decodeBase64(f.base64);
+        } else {
+          const fetched = await fetchFile(f.url!, { allowPrivate: ctx.config.fetchAllowPrivate });
+          data = fetched.data;
+          contentType ??= fetched.contentType ?? 'application/octet-stream';
+        }
+        if (f.ref && (fileIds.has(f.ref) || pageRefs.has(f.ref))) throw new BadRequestError(`files: ref "${f.ref}" is used twice in the batch`);
+        const id = newId();
+        if (f.ref) fileIds.set(f.ref, id);
+        files.push({ id, name: f.name, contentType: contentType!, data });
+      } catch (err) {
+        if (err instanceof BadRequestError) throw new BadRequestError(`changes[${index}] (insert_files): ${err.message}`);
+        throw err;
+      }
+    }
+  }
+  const resolveRefs = (markdown: string) =>
+    markdown.replace(/\]\(\.?\/?([^)\s]+?)\)/g, (whole, target: string) => {
+      const ref = target.replace(/\.md$/, '');
+      if (pageRefs.has(ref)) return `](/pages/${pageRefs.get(ref)})`;
+      if (fileIds.has(target)) return `](/files/${fileIds.get(target)})`;
+      return whole;
+    });
+
+  return ctx.db.transaction().execute(async (trx) => {
+    // One edit at a time per change request: the head we edit is the head we replace.
+    const current = await trx.selectFrom('change_requests').selectAll().where('id', '=', cr.id).forUpdate().executeTakeFirstOrThrow();
+    assertOpen(current, 'edit the content');
+    const head = await loadRevision(trx, space.id, current.revision);
+    const editor = new ContentEditor(trx, head.root);
+    for (const f of files) {
+      const blob = await putBlob(trx, f.data);
+      const dimensions = f.contentType.startsWith('image/') ? imageDimensions(f.data) : undefined;
+      editor.putFile({ id: f.id, name: f.name, contentType: f.contentType, size: f.data.byteLength, blob, ...(dimensions ? { dimensions } : {}) });
+    }
+    for (const [index, change] of changes.entries()) {
+      try {
+        await applyChange(trx, editor, space, current, change, { pageRefs, resolveRefs });
+      } catch (err) {
+        if (err instanceof BadRequestError) throw new BadRequestError(`changes[${index}] (${change.operation}): ${err.message}`);
+        throw err;
+      }
+    }
+    const root = await editor.commit(trx);
+    const revision = await newRevision(trx, space, root, [head.id], 'edits', ctx.user.id);
+    // A page is resolved once its markdown no longer holds conflict markers.
+    let conflicts = current.conflicts;
+    if (conflicts.length) {
+      const pages = await Promise.all(conflicts.map((id) => editor.page(id)));
+      const texts = await getDocuments(trx, pages.map((p) => p?.doc ?? ''));
+      conflicts = conflicts.filter((id, i) => pages[i] && hasConflictMarkers(texts.get(pages[i]!.doc ?? '') ?? ''));
+    }
+    await trx
+      .insertInto('change_request_contributors')
+      .values({ change_request_id: cr.id, user_id: ctx.user.id })
+      .onConflict((oc) => oc.doNothing())
+      .execute();
+    return trx
+      .updateTable('change_requests')
+      .set({ revision, updated_at: new Date(), conflicts: json(conflicts) })
+      .where('id', '=', cr.id)
+      .returningAll()
+      .executeTakeFirstOrThrow();
+  });
+}
+
+async function applyChange(
+  trx: Db,
+  editor: ContentEditor,
+  space: SpaceRow,
+  cr: ChangeRequestRow,
+  change: ContentChangeInput,
+  refs: { pageRefs: Map<string, string>; resolveRefs: (markdown: string) => string },
+) {
+  switch (change.operation) {
+    case 'insert_page': {
+      const raw = markdownOf(change.document as DocumentInput) ?? '';
+      const meta = 'markdown' in change.document ? readMarkdownMetadata(raw) : { markdown: raw };
+      const [doc] = await putDocuments(trx, [refs.resolveRefs(meta.markdown)]);
+      const into = change.into && refs.pageRefs.has(change.into) ? refs.pageRefs.get(change.into)! : (change.into ?? null);
+      await editor.insertPage({
+        ...change,
+        id: change.ref ? refs.pageRefs.get(change.ref)! : undefined!,
+        title: meta.title ?? change.title ?? 'Untitled',
+        ...(meta.description !== undefined ? { description: meta.description } : {}),
+        parent: into,
+        at: change.at,
+        doc: doc!,
+      });
+      return;
+    }
+    case 'update_page': {
+      const raw = markdownOf(change.document as DocumentInput | undefined);
+      let doc: string | undefined;
+      let meta: { title?: string; description?: string } = {};
+      if (raw !== undefined) {
+        const read = change.document && 'markdown' in change.document ? readMarkdownMetadata(raw) : { markdown: raw };
+        meta = read;
+        [doc] = await putDocuments(trx, [refs.resolveRefs(read.markdown)]);
+      }
+      await editor.updatePage(change.page, {
+        ...change,
+        ...(meta.title ? { title: meta.title } : {}),
+        ...(meta.description !== undefined ? { description: meta.description } : {}),
+        ...(doc !== undefined ? { doc } : {}),
+      });
+      return;
+    }
+    case 'delete_page':
+      await editor.deletePage(change.page);
+      return;
+    case 'revert_page': {
+      const from = await loadRevision(trx, space.id, change.revision ?? cr.revision_merged_ancestor ?? cr.revision_initial).catch(() => {
+        throw new BadRequestError(`revision ${change.revision} not found in this space`);
+      });
+      await editor.revertPage(change.page, new ContentReader(trx, from.root));
+      return;
+    }
+    case 'insert_files':
+      return; // stored before the pages, above
+  }
+}
+
+/** Merge rules of the space (or of its organization when the space inherits them). */
+async function mergeRulesOf(db: Db, space: SpaceRow): Promise<MergeRules> {
+  if (space.merge_rules.type !== 'inherit') return space.merge_rules;
+  const org = await db.selectFrom('organizations').select('merge_rules').where('id', '=', space.organization_id).executeTakeFirstOrThrow();
+  return org.merge_rules;
+}
+
+async function assertMergeRules(db: Db, space: SpaceRow, cr: ChangeRequestRow) {
+  const rules = await mergeRulesOf(db, space);
+  if (rules.type !== 'rules') return;
+  const required = [...new Set((rules.rules ?? []).flatMap((r) => r.users))];
+  if (!required.length) return;
+  // The latest review of each required reviewer must approve the current head.
+  const reviews = await db
+    .selectFrom('change_request_reviews')
+    .select(['reviewer_id', 'status', 'revision', 'seq'])
+    .where('change_request_id', '=', cr.id)
+    .where('reviewer_id', 'in', required)
+    .orderBy('seq', 'desc')
+    .execute();
+  const latest = new Map<string, { status: string; revision: string }>();
+  for (const r of reviews) if (!latest.has(r.reviewer_id)) latest.set(r.reviewer_id, r);
+  const missing = required.filter((u) => latest.get(u)?.status !== 'approved' || latest.get(u)?.revision !== cr.revision);
+  if (missing.length) {
+    throw new ForbiddenError(`Merge rules require approval of the latest changes by: ${missing.join(', ')}`);
+  }
+}
+
+/**
+ * Merges a change request into its space: a three-way merge of its base, its head and the space's
+ * current revision. Merges into one space are serialized by locking the space row, so two merges
+ * never both apply against the same revision.
+ */
+export async function mergeChangeRequest(ctx: Ctx, spaceId: string, idOrNumber: string) {
+  const { space, cr } = await requireChangeRequest(ctx, spaceId, idOrNumber, 'review', 'merge the change request');
+  assertLive(space, 'merge');
+  assertOpen(cr, 'merge');
+  return ctx.db.transaction().execute(async (trx) => {
+    const locked = await trx.selectFrom('spaces').selectAll().where('id', '=', space.id).forUpdate().executeTakeFirstOrThrow();
+    assertLive(locked, 'merge');
+    const current = await trx.selectFrom('change_requests').selectAll().where('id', '=', cr.id).forUpdate().executeTakeFirstOrThrow();
+    assertOpen(current, 'merge');
+    if (current.conflicts.length) {
+      throw new MergeConflictError('Resolve the conflicts left by the last update before merging', current.conflicts.map((page) => ({ page, title: '', reason: 'conflict markers left by an update' })));
+    }
+    await assertMergeRules(trx, locked, current);
+    const [base, main, head] = await Promise.all([
+      loadRevision(trx, space.id, current.revision_merged_ancestor ?? current.revision_initial),
+      loadRevision(trx, space.id, locked.revision_id),
+      loadRevision(trx, space.id, current.revision),
+    ]);
+    const root =
+      main.id === base.id
+        ? head.root
+        : await (async () => {
+            const outcome = await mergeContents(trx, { base: base.root, ours: main.root, theirs: head.root }, { keepConflicts: false });
+            if (outcome.conflicts.length) {
+              throw new MergeConflictError(`The change request conflicts with the space on ${outcome.conflicts.length} page(s): update it and resolve them`, outcome.conflicts);
+            }
+            return outcome.root;
+          })();
+    const revision = await newRevision(trx, locked, root, [main.id, head.id], 'merge', ctx.user.id);
+    const now = new Date();
+    await trx.updateTable('spaces').set({ revision_id: revision, updated_at: now }).where('id', '=', space.id).execute();
+    await trx
+      .updateTable('change_requests')
+      .set({ status: 'merged', revision_merged: revision, merged_by: ctx.user.id, merged_at: now, updated_at: now })
+      .where('id', '=', cr.id)
+      .execute();
+    return { revision, result: 'merge' as const };
+  });
+}
+
+/**
+ * Brings the space's latest content into the change request. Conflicting pages keep both sides
+ * (between conflict markers) in the new head and are listed until edited; merging waits for them.
+ */
+export async function updateFromSpace(ctx: Ctx, spaceId: string, idOrNumber: string) {
+  const { space, cr } = await requireChangeRequest(ctx, spaceId, idOrNumber, 'edit', 'update the change request');
+  assertLive(space, 'update change requests');
+  assertOpen(cr, 'update');
+  return ctx.db.transaction().execute(async (trx) => {
+    const locked = await trx.selectFrom('spaces').selectAll().where('id', '=', space.id).forUpdate().executeTakeFirstOrThrow();
+    const current = await trx.selectFrom('change_requests').selectAll().where('id', '=', cr.id).forUpdate().executeTakeFirstOrThrow();
+    const baseId = current.revision_merged_ancestor ?? current.revision_initial;
+    if (locked.revision_id === baseId) return { revision: current.revision, result: 'update' as const };
+    const [base, main, head] = await Promise.all([
+      loadRevision(trx, space.id, baseId),
+      loadRevision(trx, space.id, locked.revision_id),
+      loadRevision(trx, space.id, current.revision),
+    ]);
+    const outcome =
+      head.id === base.id
+        ? { root: main.root, conflicts: [] as Conflict[] }
+        : await mergeContents(trx, { base: base.root, ours: head.root, theirs: main.root }, { keepConflicts: true, labels: { theirs: 'space', ours: 'change request' } });
+    const revision = await newRevision(trx, locked, outcome.root, [head.id, main.id], 'update', ctx.user.id);
+    const conflicted = [...new Set(outcome.conflicts.map((c) => c.page).filter(Boolean))];
+    await trx
+      .updateTable('change_requests')
+      .set({ revision, revision_merged_ancestor: main.id, conflicts: json(conflicted), updated_at: new Date() })
+      .where('id', '=', cr.id)
+      .execute();
+    return { revision, result: outcome.conflicts.length ? ('conflicts' as const) : ('update' as const), conflicts: outcome.conflicts };
+  });
+}
+
+/** What a change request changes compared with its base: page and file changes, and open conflicts. */
+export async function changesOf(ctx: Ctx, spaceId: string, idOrNumber: string, limit = 100) {
+  const { space, cr } = await loadChangeRequest(ctx, spaceId, idOrNumber);
+  const [base, head] = await Promise.all([
+    loadRevision(ctx.db, space.id, cr.revision_merged_ancestor ?? cr.revision_initial),
+    loadRevision(ctx.db, space.id, cr.revision),
+  ]);
+  const before = new ContentReader(ctx.db, base.root);
+  const after = new ContentReader(ctx.db, head.root);
+  const diff = await after.tree.diff(base.root, head.root);
+  const changes: ({ type: string } & Record<string, unknown>)[] = [];
+  const page = async (reader: ContentReader, p: PageEntry) => ({ id: p.id, type: 'document', title: p.title, path: await reader.path(p) });
+  for (const [key, a, b] of diff) {
+    if (key.startsWith('p:')) {
+      const old = a as PageEntry | undefined;
+      const now = b as PageEntry | undefined;
+      if (!old && now) changes.push({ type: 'page_created', page: await page(after, now) });
+      else if (old && !now) changes.push({ type: 'page_deleted', page: await page(before, old) });
+      else if (old && now) {
+        if (old.parent !== now.parent || old.pos !== now.pos) {
+          const parent = async (reader: ContentReader, id: string | null) => {
+            const p = id ? await reader.page(id) : undefined;
+            return p ? await page(reader, p) : undefined;
+          };
+          const [from, to] = await Promise.all([parent(before, old.parent), parent(after, now.parent)]);
+          changes.push({ type: 'page_moved', page: await page(after, now), parent: { ...(from ? { before: from } : {}), ...(to ? { after: to } : {}) } });
+        }
+        const attributes: Record<string, { before?: string; after?: string }> = {};
+        for (const [field, attr] of [['title', 'title'], ['description', 'description'], ['slug', 'slug'], ['doc', 'document'], ['emoji', 'emoji']] as const) {
+          if (old[field] !== now[field]) {
+            attributes[attr] = {
+              ...(old[field] !== undefined && old[field] !== null ? { before: String(old[field]) } : {}),
+              ...(now[field] !== undefined && now[field] !== null ? { after: String(now[field]) } : {}),
+            };
+          }
+        }
+        if (Object.keys(attributes).length) changes.push({ type: 'page_edited', page: await page(after, now), attributes });
+      }
+    } else if (key.startsWith('f:')) {
+      const f = (b ?? a) as { id: string; name: string; contentType: string; blob: string };
+      const file = { id: f.id, name: f.name, contentType: f.contentType, downloadURL: ctx.urls.api(`/blobs/${f.blob}/${encodeURIComponent(f.name)}`) };
+      changes.push({ type: !a ? 'file_created' : !b ? 'file_deleted' : 'file_edited', file });
+    }
+  }
+  const conflicts = await Promise.all(
+    cr.conflicts.map(async (id) => {
+      const p = await after.page(id);
+      return { page: id, title: p?.title ?? '', reason: 'conflict markers left by an update' };
+    }),
+  );
+  return { changes: changes.slice(0, limit), ...(changes.length > limit ? { more: changes.length - limit } : {}), conflicts };
+}

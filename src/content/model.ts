@@ -1,0 +1,383 @@
+import { createHash } from 'node:crypto';
+import { generateKeyBetween } from 'fractional-indexing';
+import type { Db } from '../platform/db/database.ts';
+import { BadRequestError } from '../platform/errors.ts';
+import { newId } from '../platform/ids.ts';
+import { EMPTY, Tree, type Value } from './tree.ts';
+
+/**
+ * The content of a revision, stored in a Tree:
+ *   p:<pageId>      PageEntry (metadata, parent, position among siblings, markdown hash)
+ *   k:<parentId>    sorted ids of the children of a page ('' for the top level): a set, ordered for
+ *                   display by each child's `pos` (a fractional key), so concurrent inserts merge
+ *                   without conflicts and in the same order whichever merges first
+ *   f:<fileId>      FileEntry (bytes live in `blobs`, by hash)
+ *   v               variables of the space
+ * Page markdown lives in `documents`, by hash: an unchanged page is never stored twice.
+ */
+
+export interface PageEntry {
+  id: string;
+  type: 'document';
+  title: string;
+  slug: string;
+  parent: string | null;
+  pos: string;
+  doc: string | null;
+  emoji?: string;
+  icon?: string;
+  description?: string;
+  linkTitle?: string;
+  hidden?: boolean;
+  noIndex?: boolean;
+  noRobotsIndex?: boolean;
+  layout?: Record<string, unknown>;
+  cover?: unknown;
+  variables?: Record<string, string>;
+  createdAt: string;
+  updatedAt: string;
+}
+
+export interface FileEntry {
+  id: string;
+  name: string;
+  contentType: string;
+  size: number;
+  blob: string;
+  dimensions?: { width: number; height: number };
+}
+
+export const pageKey = (id: string) => `p:${id}`;
+export const childrenKey = (parent: string | null) => `k:${parent ?? ''}`;
+export const fileKey = (id: string) => `f:${id}`;
+export const VARIABLES_KEY = 'v';
+
+export function slugify(text: string): string {
+  const slug = text
+    .normalize('NFKD')
+    .replace(/[\u0300-\u036f]/g, '')
+    .toLowerCase()
+    .replace(/[^a-z0-9]+/g, '-')
+    .replace(/^-+|-+$/g, '')
+    .slice(0, 100);
+  return slug || 'page';
+}
+
+export function markdownHash(markdown: string): string {
+  return createHash('sha256').update(markdown).digest('base64url');
+}
+
+/** Stores page markdown by hash (idempotent) and returns the hash. */
+export async function putDocuments(db: Db, markdowns: string[]): Promise<string[]> {
+  const rows = markdowns.map((markdown) => ({ hash: markdownHash(markdown), markdown }));
+  const unique = [...new Map(rows.map((r) => [r.hash, r])).values()];
+  for (let i = 0; i < unique.length; i += 500) {
+    await db.insertInto('documents').values(unique.slice(i, i + 500)).onConflict((oc) => oc.column('hash').doNothing()).execute();
+  }
+  return rows.map((r) => r.hash);
+}
+
+export async function getDocuments(db: Db, hashes: string[]): Promise<Map<string, string>> {
+  const wanted = [...new Set(hashes.filter(Boolean))];
+  const out = new Map<string, string>();
+  for (let i = 0; i < wanted.length; i += 1000) {
+    const rows = await db.selectFrom('documents').select(['hash', 'markdown']).where('hash', 'in', wanted.slice(i, i + 1000)).execute();
+    for (const r of rows) out.set(r.hash, r.markdown);
+  }
+  return out;
+}
+
+/** Reads of one revision's content. */
+export class ContentReader {
+  readonly tree: Tree;
+  constructor(
+    readonly db: Db,
+    readonly root: string,
+    tree?: Tree,
+  ) {
+    this.tree = tree ?? new Tree(db);
+  }
+
+  async page(id: string): Promise<PageEntry | undefined> {
+    return (await this.tree.get(this.root, pageKey(id))) as PageEntry | undefined;
+  }
+
+  async childIds(parent: string | null): Promise<string[]> {
+    return ((await this.tree.get(this.root, childrenKey(parent))) as string[] | undefined) ?? [];
+  }
+
+  /** Children of a page in display order. */
+  async children(parent: string | null): Promise<PageEntry[]> {
+    const ids = await this.childIds(parent);
+    const entries = await this.tree.getMany(this.root, ids.map(pageKey));
+    return sortPages([...entries.values()] as PageEntry[]);
+  }
+
+  /** Slugs from the top level down to the page (its path is their join). */
+  async ancestors(entry: PageEntry): Promise<PageEntry[]> {
+    const chain: PageEntry[] = [];
+    let parent = entry.parent;
+    for (let guard = 0; parent && guard < 200; guard++) {
+      const p = await this.page(parent);
+      if (!p) break;
+      chain.unshift(p);
+      parent = p.parent;
+    }
+    return chain;
+  }
+
+  async path(entry: PageEntry): Promise<string> {
+    return [...(await this.ancestors(entry)), entry].map((p) => p.slug).join('/');
+  }
+
+  /** Resolves a page path (slugs joined by '/') by walking down from the top level. */
+  async byPath(path: string): Promise<PageEntry | undefined> {
+    const parts = path.split('/').filter(Boolean);
+    let parent: string | null = null;
+    let found: PageEntry | undefined;
+    for (const slug of parts) {
+      found = (await this.children(parent)).find((p) => p.slug === slug);
+      if (!found) return undefined;
+      parent = found.id;
+    }
+    return found;
+  }
+
+  async file(id: string): Promise<FileEntry | undefined> {
+    return (await this.tree.get(this.root, fileKey(id))) as FileEntry | undefined;
+  }
+
+  async variables(): Promise<Record<string, string>> {
+    return ((await this.tree.get(this.root, VARIABLES_KEY)) as Record<string, string> | undefined) ?? {};
+  }
+
+  /** The whole content at once (for whole-revision reads). */
+  async all(): Promise<{ pages: Map<string, PageEntry>; files: FileEntry[]; variables: Record<string, string> }> {
+    const entries = await this.tree.entries(this.root);
+    const pages = new Map<string, PageEntry>();
+    const files: FileEntry[] = [];
+    let variables: Record<string, string> = {};
+    for (const [key, value] of entries) {
+      if (key.startsWith('p:')) pages.set(key.slice(2), value as PageEntry);
+      else if (key.startsWith('f:')) files.push(value as FileEntry);
+      else if (key === VARIABLES_KEY) variables = value as Record<string, string>;
+    }
+    files.sort((a, b) => (a.id < b.id ? -1 : 1));
+    return { pages, files, variables };
+  }
+}
+
+export function sortPages(pages: PageEntry[]): PageEntry[] {
+  return pages.sort((a, b) => (a.pos < b.pos ? -1 : a.pos > b.pos ? 1 : a.id < b.id ? -1 : 1));
+}
+
+export interface PageInput {
+  title?: string | undefined;
+  slug?: string | undefined;
+  emoji?: string | undefined;
+  icon?: string | undefined;
+  description?: string | undefined;
+  hidden?: boolean | undefined;
+  noIndex?: boolean | undefined;
+  noRobotsIndex?: boolean | undefined;
+}
+
+/**
+ * Edits of one revision's content, accumulated in memory and written as one new root. Reads see
+ * the edits made so far, so a batch of operations applies in order, all or nothing.
+ */
+export class ContentEditor extends ContentReader {
+  private readonly changes = new Map<string, Value | undefined>();
+  readonly touched = new Set<string>();
+
+  override async page(id: string): Promise<PageEntry | undefined> {
+    const key = pageKey(id);
+    if (this.changes.has(key)) return this.changes.get(key) as PageEntry | undefined;
+    return super.page(id);
+  }
+
+  override async childIds(parent: string | null): Promise<string[]> {
+    const key = childrenKey(parent);
+    if (this.changes.has(key)) return (this.changes.get(key) as string[] | undefined) ?? [];
+    return super.childIds(parent);
+  }
+
+  override async children(parent: string | null): Promise<PageEntry[]> {
+    const ids = await this.childIds(parent);
+    const pages = await Promise.all(ids.map((id) => this.page(id)));
+    return sortPages(pages.filter((p): p is PageEntry => !!p));
+  }
+
+  override async file(id: string): Promise<FileEntry | undefined> {
+    const key = fileKey(id);
+    if (this.changes.has(key)) return this.changes.get(key) as FileEntry | undefined;
+    return super.file(id);
+  }
+
+  // Variables are set through setRaw: reads must see them like every other edit of the batch.
+  override async variables(): Promise<Record<string, string>> {
+    if (this.changes.has(VARIABLES_KEY)) return (this.changes.get(VARIABLES_KEY) as Record<string, string> | undefined) ?? {};
+    return super.variables();
+  }
+
+  private set(key: string, value: Value | undefined) {
+    this.changes.set(key, value);
+  }
+
+  /** Sets the children of a page (or of the top level): a set, stored sorted; none removes the key. */
+  async setChildren(parent: string | null, ids: string[]) {
+    const unique = [...new Set(ids)].sort();
+    this.set(childrenKey(parent), unique.length ? unique : undefined);
+  }
+
+  putPage(entry: PageEntry) {
+    this.set(pageKey(entry.id), entry);
+    this.touched.add(entry.id);
+  }
+
+  /** A position key for index `at` among the children of `parent` (end when omitted). */
+  async positionAt(parent: string | null, at: number | undefined, movingId?: string): Promise<string> {
+    const siblings = (await this.children(parent)).filter((p) => p.id !== movingId);
+    const index = at === undefined ? siblings.length : Math.min(at, siblings.length);
+    const before = siblings[index - 1]?.pos ?? null;
+    const after = siblings[index]?.pos ?? null;
+    // Equal neighbours (a concurrent insert chose the same key) cannot be split: go after both.
+    if (before !== null && after !== null && before >= after) return generateKeyBetween(before, null);
+    return generateKeyBetween(before, after);
+  }
+
+  async uniqueSlug(parent: string | null, wanted: string, selfId?: string, strict = false): Promise<string> {
+    const taken = new Set((await this.children(parent)).filter((p) => p.id !== selfId).map((p) => p.slug));
+    if (!taken.has(wanted)) return wanted;
+    if (strict) throw new BadRequestError(`slug "${wanted}" is already used by a sibling page`);
+    for (let i = 2; ; i++) if (!taken.has(`${wanted}-${i}`)) return `${wanted}-${i}`;
+  }
+
+  async insertPage(input: PageInput & { parent: string | null; at?: number | undefined; doc: string | null; title: string; id?: string }): Promise<PageEntry> {
+    if (input.parent && !(await this.page(input.parent))) throw new BadRequestError(`into: page ${input.parent} not found`);
+    const now = new Date().toISOString();
+    const id = input.id ?? newId();
+    const entry: PageEntry = {
+      id,
+      type: 'document',
+      title: input.title,
+      slug: await this.uniqueSlug(input.parent, input.slug ?? slugify(input.title), undefined, input.slug !== undefined),
+      parent: input.parent,
+      pos: await this.positionAt(input.parent, input.at),
+      doc: input.doc,
+      createdAt: now,
+      updatedAt: now,
+      ...metadata(input),
+    };
+    this.putPage(entry);
+    await this.setChildren(input.parent, [...(await this.childIds(input.parent)), id]);
+    return entry;
+  }
+
+  async updatePage(
+    id: string,
+    input: PageInput & { doc?: string | null | undefined; into?: string | null | undefined; at?: number | undefined },
+  ): Promise<PageEntry> {
+    const current = await this.page(id);
+    if (!current) throw new BadRequestError(`page ${id} not found in the change request`);
+    let parent = current.parent;
+    let pos = current.pos;
+    if (input.into !== undefined && input.into !== current.parent) {
+      if (input.into !== null) {
+        const target = await this.page(input.into);
+        if (!target) throw new BadRequestError(`into: page ${input.into} not found`);
+        const chain = [...(await this.ancestors(target)), target];
+        if (chain.some((p) => p.id === id)) throw new BadRequestError('into: a page cannot move under itself or one of its descendants');
+      }
+      await this.setChildren(current.parent, (await this.childIds(current.parent)).filter((c) => c !== id));
+      parent = input.into;
+      await this.setChildren(parent, [...(await this.childIds(parent)), id]);
+      pos = await this.positionAt(parent, input.at, id);
+    } else if (input.at !== undefined) {
+      pos = await this.positionAt(parent, input.at, id);
+    }
+    const title = input.title ?? current.title;
+    let slug = current.slug;
+    if (input.slug !== undefined) slug = await this.uniqueSlug(parent, input.slug, id, true);
+    else if (input.title !== undefined && input.title !== current.title) slug = await this.uniqueSlug(parent, slugify(title), id);
+    else if (parent !== current.parent) slug = await this.uniqueSlug(parent, slug, id);
+    const entry: PageEntry = {
+      ...current,
+      ...metadata(input),
+      title,
+      slug,
+      parent,
+      pos,
+      ...(input.doc !== undefined ? { doc: input.doc } : {}),
+      updatedAt: new Date().toISOString(),
+    };
+    for (const k of ['emoji', 'icon'] as const) if (input[k] === '') delete entry[k];
+    this.putPage(entry);
+    return entry;
+  }
+
+  /** Deletes a page and everything below it. */
+  async deletePage(id: string): Promise<void> {
+    const current = await this.page(id);
+    if (!current) throw new BadRequestError(`page ${id} not found in the change request`);
+    await this.setChildren(current.parent, (await this.childIds(current.parent)).filter((c) => c !== id));
+    const stack = [id];
+    while (stack.length) {
+      const pageId = stack.pop()!;
+      stack.push(...(await this.childIds(pageId)));
+      this.set(pageKey(pageId), undefined);
+      this.set(childrenKey(pageId), undefined);
+      this.touched.add(pageId);
+    }
+  }
+
+  /** Makes a page what it was in another revision: restored, reset, or removed if it did not exist. */
+  async revertPage(id: string, from: ContentReader): Promise<void> {
+    const old = await from.page(id);
+    const current = await this.page(id);
+    if (!old) {
+      if (current) await this.deletePage(id);
+      return;
+    }
+    if (old.parent && !(await this.page(old.parent))) {
+      throw new BadRequestError(`page ${id} cannot be restored: its parent page ${old.parent} no longer exists`);
+    }
+    if (current && current.parent !== old.parent) {
+      await this.setChildren(current.parent, (await this.childIds(current.parent)).filter((c) => c !== id));
+    }
+    this.putPage({ ...old, slug: await this.uniqueSlug(old.parent, old.slug, id) });
+    await this.setChildren(old.parent, [...(await this.childIds(old.parent)), id]);
+    if (!current) {
+      // A deleted page comes back with the pages that were below it.
+      for (const child of await from.children(id)) if (!(await this.page(child.id))) await this.revertPage(child.id, from);
+    }
+  }
+
+  putFile(file: FileEntry) {
+    this.set(fileKey(file.id), file);
+  }
+
+  setRaw(key: string, value: Value | undefined) {
+    this.set(key, value);
+  }
+
+  /** Writes the edits as a new tree and returns its root (nodes stored in `db`, e.g. a transaction). */
+  async commit(db: Db): Promise<string> {
+    const root = await this.tree.update(this.root, this.changes);
+    await this.tree.flush(db);
+    return root;
+  }
+}
+
+function metadata(input: PageInput): Partial<PageEntry> {
+  const out: Partial<PageEntry> = {};
+  if (input.emoji) out.emoji = input.emoji;
+  if (input.icon) out.icon = input.icon;
+  if (input.description !== undefined) out.description = input.description;
+  if (input.hidden !== undefined) out.hidden = input.hidden;
+  if (input.noIndex !== undefined) out.noIndex = input.noIndex;
+  if (input.noRobotsIndex !== undefined) out.noRobotsIndex = input.noRobotsIndex;
+  return out;
+}
+
+export { EMPTY };

@@ -1,0 +1,141 @@
+import { createHash } from 'node:crypto';
+import type { SpaceRow } from '../platform/db/schema.ts';
+import type { Urls } from '../platform/urls.ts';
+import type { ContentReader, FileEntry, PageEntry } from './model.ts';
+import { getDocuments, sortPages } from './model.ts';
+
+/** Every layout option the official page shape requires, with GitBook's defaults. */
+const DEFAULT_LAYOUT = {
+  width: 'default',
+  cover: true,
+  coverSize: 'hero',
+  coverMask: 'none',
+  title: true,
+  description: true,
+  tableOfContents: true,
+  outline: true,
+  pagination: true,
+  metadata: true,
+  tags: true,
+  actions: true,
+  anchors: true,
+};
+
+/** The path a page has in a git repository: README.md for a page with children, else <slug>.md. */
+export function gitPath(path: string, hasChildren: boolean): string {
+  return hasChildren ? `${path}/README.md` : `${path}.md`;
+}
+
+function gitOid(text: string): string {
+  // A blob id as git computes it, so a page's oid matches the file git sync would write.
+  return createHash('sha1').update(`blob ${Buffer.byteLength(text)}\0${text}`).digest('hex');
+}
+
+export interface PagePresentOptions {
+  /** Include git metadata (metadata=true, the default). */
+  metadata: boolean;
+}
+
+export function presentPageEntry(
+  urls: Urls,
+  space: Pick<SpaceRow, 'id'>,
+  page: PageEntry,
+  path: string,
+  children: object[],
+  opts: PagePresentOptions & { markdown?: string | undefined; document?: object | undefined; source?: string | undefined },
+) {
+  // The official page shape carries its body as exactly one of `markdown` or `document`.
+  const body = opts.document ? { document: opts.document } : { markdown: opts.markdown ?? '' };
+  // The git blob is the stored markdown, whatever format (or evaluation) the read asked for.
+  const source = opts.source ?? opts.markdown ?? '';
+  return {
+    ...body,
+    id: page.id,
+    title: page.title,
+    kind: 'sheet' as const,
+    type: 'document' as const,
+    urls: { app: urls.app(`/s/${space.id}/${path}`) },
+    slug: page.slug,
+    path,
+    pages: children,
+    layout: { ...DEFAULT_LAYOUT, ...(page.layout ?? {}) },
+    tags: [],
+    ...(page.doc ? { documentId: page.doc } : {}),
+    ...(page.emoji ? { emoji: page.emoji } : {}),
+    ...(page.icon ? { icon: page.icon } : {}),
+    ...(page.description !== undefined ? { description: page.description } : {}),
+    ...(page.linkTitle ? { linkTitle: page.linkTitle } : {}),
+    createdAt: page.createdAt,
+    updatedAt: page.updatedAt,
+    hidden: page.hidden ?? false,
+    noIndex: page.noIndex ?? false,
+    noRobotsIndex: page.noRobotsIndex ?? false,
+    ...(page.variables ? { variables: page.variables } : {}),
+    ...(opts.metadata ? { git: { oid: gitOid(source), path: gitPath(path, children.length > 0) } } : {}),
+  };
+}
+
+export type PresentedPage = ReturnType<typeof presentPageEntry>;
+
+/** The whole page tree of a revision, nested, in display order. */
+export function presentPageTree(urls: Urls, space: Pick<SpaceRow, 'id'>, pages: Map<string, PageEntry>, opts: PagePresentOptions, markdown: Map<string, string>) {
+  const byParent = new Map<string | null, PageEntry[]>();
+  for (const page of pages.values()) {
+    const list = byParent.get(page.parent) ?? [];
+    list.push(page);
+    byParent.set(page.parent, list);
+  }
+  const build = (parent: string | null, prefix: string): PresentedPage[] =>
+    sortPages(byParent.get(parent) ?? []).map((page) => {
+      const path = prefix ? `${prefix}/${page.slug}` : page.slug;
+      const children = build(page.id, path);
+      return presentPageEntry(urls, space, page, path, children, { ...opts, markdown: page.doc ? markdown.get(page.doc) : '' });
+    });
+  return build(null, '');
+}
+
+export function presentFile(urls: Urls, file: FileEntry, opts: PagePresentOptions) {
+  return {
+    id: file.id,
+    name: file.name,
+    contentType: file.contentType,
+    downloadURL: urls.api(`/blobs/${file.blob}/${encodeURIComponent(file.name)}`),
+    size: file.size,
+    ...(file.dimensions ? { dimensions: file.dimensions } : {}),
+    ...(opts.metadata ? { git: { oid: file.blob, path: `.gitbook/assets/${file.name}` } } : {}),
+  };
+}
+
+/** One page with its children (as a tree below it) and its path, for single-page reads. */
+export async function loadPresentedPage(
+  urls: Urls,
+  space: Pick<SpaceRow, 'id'>,
+  reader: ContentReader,
+  page: PageEntry,
+  opts: PagePresentOptions & { markdown?: string; document?: object; source?: string },
+) {
+  const path = await reader.path(page);
+  const descendants: PageEntry[] = [];
+  const collect = async (parent: PageEntry) => {
+    for (const child of await reader.children(parent.id)) {
+      descendants.push(child);
+      await collect(child);
+    }
+  };
+  await collect(page);
+  const texts = await getDocuments(reader.db, descendants.map((d) => d.doc ?? ''));
+  const build = async (parent: PageEntry, prefix: string): Promise<PresentedPage[]> => {
+    const children = await reader.children(parent.id);
+    return Promise.all(
+      children.map(async (child) =>
+        presentPageEntry(urls, space, child, `${prefix}/${child.slug}`, await build(child, `${prefix}/${child.slug}`), {
+          ...opts,
+          document: undefined,
+          source: undefined,
+          markdown: child.doc ? (texts.get(child.doc) ?? '') : '',
+        }),
+      ),
+    );
+  };
+  return presentPageEntry(urls, space, page, path, await build(page, path), opts);
+}

@@ -1,0 +1,205 @@
+import { Type, type TObject } from '@sinclair/typebox';
+import { loadChangeRequest } from '../change-requests/service.ts';
+import { errorResponses, type FolioApp } from '../platform/app.ts';
+import type { Ctx } from '../platform/context.ts';
+import { NotFoundError } from '../platform/errors.ts';
+import { ListOf, PageQuery as ListQuery } from '../platform/paging.ts';
+import { getBlob } from './files.ts';
+import { File, Page, PageQuery, Revision, RevisionQuery } from './schemas.ts';
+import {
+  currentContent,
+  fileById,
+  listFiles,
+  loadRevision,
+  pageById,
+  pageByPath,
+  presentPages,
+  presentRevision,
+  revisionContent,
+  type ContentTarget,
+  type ReadOptions,
+} from './service.ts';
+
+type Query = { metadata?: 'true' | 'false'; format?: 'document' | 'markdown'; evaluated?: 'true' | 'false' | 'deterministic-only' };
+
+function readOptions(query: Query): ReadOptions {
+  return {
+    metadata: query.metadata !== 'false',
+    format: query.format,
+    evaluated: query.evaluated === 'true' ? true : query.evaluated === 'deterministic-only' ? 'deterministic-only' : false,
+  };
+}
+
+interface Target {
+  /** Path prefix after /v1, e.g. /spaces/:spaceId/content */
+  prefix: string;
+  params: TObject;
+  names: { revision: string; pages: string; page: string; path: string; files: string; file: string };
+  resolve(ctx: Ctx, params: Record<string, string>): Promise<ContentTarget>;
+}
+
+/** The same six reads for the space's current content, a revision, and a change request's head. */
+function readRoutes(app: FolioApp, target: Target) {
+  const tags = ['content'];
+  const withId = (extra: Record<string, ReturnType<typeof Type.String>>) => Type.Object({ ...target.params.properties, ...extra });
+  app.get(
+    target.prefix,
+    { schema: { operationId: target.names.revision, tags, params: target.params, querystring: RevisionQuery, response: { 200: Revision, ...errorResponses } } },
+    async (req) => {
+      const ctx = req.ctx();
+      return presentRevision(ctx, await target.resolve(ctx, req.params as Record<string, string>), readOptions(req.query as Query));
+    },
+  );
+  app.get(
+    `${target.prefix}/pages`,
+    {
+      schema: {
+        operationId: target.names.pages,
+        tags,
+        params: target.params,
+        querystring: RevisionQuery,
+        response: { 200: Type.Object({ pages: Type.Array(Page) }), ...errorResponses },
+      },
+    },
+    async (req) => {
+      const ctx = req.ctx();
+      return presentPages(ctx, await target.resolve(ctx, req.params as Record<string, string>), readOptions(req.query as Query));
+    },
+  );
+  app.get(
+    `${target.prefix}/page/:pageId`,
+    {
+      schema: {
+        operationId: target.names.page,
+        tags,
+        params: withId({ pageId: Type.String({ maxLength: 100 }) }),
+        querystring: PageQuery,
+        response: { 200: Page, ...errorResponses },
+      },
+    },
+    async (req) => {
+      const ctx = req.ctx();
+      const params = req.params as Record<string, string>;
+      return pageById(ctx, await target.resolve(ctx, params), params.pageId!, readOptions(req.query as Query));
+    },
+  );
+  app.get(
+    `${target.prefix}/path/*`,
+    {
+      schema: {
+        operationId: target.names.path,
+        tags,
+        params: withId({ '*': Type.String({ maxLength: 2000, description: 'Page path (slugs joined by /)' }) }),
+        querystring: PageQuery,
+        response: { 200: Page, ...errorResponses },
+      },
+    },
+    async (req) => {
+      const ctx = req.ctx();
+      const params = req.params as Record<string, string>;
+      return pageByPath(ctx, await target.resolve(ctx, params), params['*']!, readOptions(req.query as Query));
+    },
+  );
+  app.get(
+    `${target.prefix}/files`,
+    {
+      schema: {
+        operationId: target.names.files,
+        tags,
+        params: target.params,
+        querystring: Type.Object({ ...ListQuery, ...RevisionQuery.properties }),
+        response: { 200: ListOf(File), ...errorResponses },
+      },
+    },
+    async (req) => {
+      const ctx = req.ctx();
+      const query = req.query as Query & { page?: string; limit?: number };
+      return listFiles(ctx, await target.resolve(ctx, req.params as Record<string, string>), query, readOptions(query));
+    },
+  );
+  app.get(
+    `${target.prefix}/files/:fileId`,
+    {
+      schema: {
+        operationId: target.names.file,
+        tags,
+        params: withId({ fileId: Type.String({ maxLength: 100 }) }),
+        querystring: RevisionQuery,
+        response: { 200: File, ...errorResponses },
+      },
+    },
+    async (req) => {
+      const ctx = req.ctx();
+      const params = req.params as Record<string, string>;
+      return fileById(ctx, await target.resolve(ctx, params), params.fileId!, readOptions(req.query as Query));
+    },
+  );
+}
+
+export async function contentRoutes(app: FolioApp): Promise<void> {
+  const spaceParams = Type.Object({ spaceId: Type.String({ maxLength: 100 }) });
+  readRoutes(app, {
+    prefix: '/spaces/:spaceId/content',
+    params: spaceParams,
+    names: { revision: 'getCurrentRevision', pages: 'listPages', page: 'getPageById', path: 'getPageByPath', files: 'listFiles', file: 'getFileById' },
+    resolve: (ctx, p) => currentContent(ctx, p.spaceId!),
+  });
+  readRoutes(app, {
+    prefix: '/spaces/:spaceId/revisions/:revisionId',
+    params: Type.Object({ spaceId: Type.String({ maxLength: 100 }), revisionId: Type.String({ maxLength: 100 }) }),
+    names: {
+      revision: 'getRevisionById',
+      pages: 'listPagesInRevisionById',
+      page: 'getPageInRevisionById',
+      path: 'getPageInRevisionByPath',
+      files: 'listFilesInRevisionById',
+      file: 'getFileInRevisionById',
+    },
+    resolve: (ctx, p) => revisionContent(ctx, p.spaceId!, p.revisionId!),
+  });
+  readRoutes(app, {
+    prefix: '/spaces/:spaceId/change-requests/:changeRequestId/content',
+    params: Type.Object({ spaceId: Type.String({ maxLength: 100 }), changeRequestId: Type.String({ maxLength: 100 }) }),
+    names: {
+      revision: 'getRevisionOfChangeRequestById',
+      pages: 'listPagesInChangeRequest',
+      page: 'getPageInChangeRequestById',
+      path: 'getPageInChangeRequestByPath',
+      files: 'listFilesInChangeRequestById',
+      file: 'getFileInChangeRequestById',
+    },
+    resolve: async (ctx, p) => {
+      const { space, cr } = await loadChangeRequest(ctx, p.spaceId!, p.changeRequestId!);
+      return { space, revision: await loadRevision(ctx.db, space.id, cr.revision) };
+    },
+  });
+
+  // File bytes. The address is the hash of the content: knowing it is the capability to read it.
+  app.get(
+    '/blobs/:hash/:name',
+    {
+      config: { public: true },
+      schema: { hide: true, params: Type.Object({ hash: Type.String({ maxLength: 100 }), name: Type.String({ maxLength: 300 }) }) },
+    },
+    async (req, reply) => {
+      const data = await getBlob(req.server.services.db, req.params.hash);
+      if (!data) throw new NotFoundError('File');
+      return reply
+        .header('content-type', contentTypeOf(req.params.name))
+        .header('content-disposition', `inline; filename="${req.params.name.replace(/["\\\r\n]/g, '')}"`)
+        .header('cache-control', 'public, max-age=31536000, immutable')
+        .header('x-content-type-options', 'nosniff')
+        .send(Buffer.from(data));
+    },
+  );
+}
+
+const TYPES: Record<string, string> = {
+  png: 'image/png', jpg: 'image/jpeg', jpeg: 'image/jpeg', gif: 'image/gif', webp: 'image/webp', pdf: 'application/pdf',
+  txt: 'text/plain; charset=utf-8', md: 'text/markdown; charset=utf-8', json: 'application/json', csv: 'text/csv; charset=utf-8',
+};
+
+/** Served types come from a short allow-list (never HTML or SVG, which could run script in a browser). */
+function contentTypeOf(name: string): string {
+  return TYPES[name.split('.').pop()?.toLowerCase() ?? ''] ?? 'application/octet-stream';
+}

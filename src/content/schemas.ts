@@ -1,0 +1,68 @@
+import { Type } from '@sinclair/typebox';
+import { asEnum, Timestamp } from '../platform/schemas.ts';
+
+/** A page of a revision. Child pages and document bodies keep their full official shape. */
+export const Page = Type.Object(
+  {
+    id: Type.String(),
+    title: Type.String(),
+    kind: Type.String(),
+    type: Type.String(),
+    urls: Type.Object({ app: Type.String() }),
+    slug: Type.String(),
+    path: Type.String(),
+    pages: Type.Array(Type.Object({}, { additionalProperties: true })),
+    layout: Type.Object({}, { additionalProperties: true }),
+    tags: Type.Array(Type.Object({}, { additionalProperties: true })),
+    documentId: Type.Optional(Type.String()),
+    markdown: Type.Optional(Type.String()),
+    document: Type.Optional(Type.Object({}, { additionalProperties: true })),
+    createdAt: Type.Optional(Timestamp),
+    updatedAt: Type.Optional(Timestamp),
+  },
+  { additionalProperties: true },
+);
+
+export const File = Type.Object(
+  {
+    id: Type.String(),
+    name: Type.String(),
+    contentType: Type.String(),
+    downloadURL: Type.String(),
+    size: Type.Number(),
+  },
+  { additionalProperties: true },
+);
+
+export const Revision = Type.Object(
+  {
+    object: Type.Literal('revision'),
+    id: Type.String(),
+    parents: Type.Array(Type.String()),
+    type: Type.String(),
+    pages: Type.Array(Page),
+    files: Type.Array(File),
+    reusableContents: Type.Array(Type.Object({}, { additionalProperties: true })),
+    tags: Type.Array(Type.Object({}, { additionalProperties: true })),
+    variables: Type.Record(Type.String(), Type.String()),
+    createdAt: Timestamp,
+    urls: Type.Object({}, { additionalProperties: true }),
+  },
+  { additionalProperties: true },
+);
+
+const BoolText = asEnum(Type.Union([Type.Literal('true'), Type.Literal('false')]));
+
+export const RevisionQuery = Type.Object({
+  metadata: Type.Optional(BoolText),
+  computed: Type.Optional(BoolText),
+});
+
+export const PageQuery = Type.Object({
+  format: Type.Optional(asEnum(Type.Union([Type.Literal('document'), Type.Literal('markdown')]))),
+  evaluated: Type.Optional(asEnum(Type.Union([Type.Literal('true'), Type.Literal('false'), Type.Literal('deterministic-only')]))),
+  dereferenced: Type.Optional(asEnum(Type.Union([Type.Literal('true'), Type.Literal('false'), Type.Literal('reusable-contents')]))),
+  'format.markdown.refs': Type.Optional(asEnum(Type.Union([Type.Literal('relative'), Type.Literal('stable')]))),
+  metadata: Type.Optional(BoolText),
+  computed: Type.Optional(BoolText),
+});

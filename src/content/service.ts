@@ -1,0 +1,130 @@
+import type { Ctx } from '../platform/context.ts';
+import type { Db } from '../platform/db/database.ts';
+import type { RevisionRow, SpaceRow } from '../platform/db/schema.ts';
+import { BadRequestError, NotFoundError } from '../platform/errors.ts';
+import type { PageRequest } from '../platform/paging.ts';
+import { presentChangeRequest } from '../change-requests/presenter.ts';
+import { spaceUrls } from '../spaces/presenter.ts';
+import { loadSpace } from '../spaces/access.ts';
+import { evaluateExpressions } from './expressions.ts';
+import { markdownToDocument } from './markdown.ts';
+import { ContentReader, getDocuments, type PageEntry } from './model.ts';
+import { loadPresentedPage, presentFile, presentPageTree, type PagePresentOptions } from './presenter.ts';
+
+/** Which content a read is about: the space's current revision, a revision by id, or a change request's head. */
+export interface ContentTarget {
+  space: SpaceRow;
+  revision: RevisionRow;
+}
+
+export async function loadRevision(db: Db, spaceId: string, revisionId: string): Promise<RevisionRow> {
+  const revision = await db.selectFrom('revisions').selectAll().where('id', '=', revisionId).where('space_id', '=', spaceId).executeTakeFirst();
+  if (!revision) throw new NotFoundError('Revision');
+  return revision;
+}
+
+export async function currentContent(ctx: Ctx, spaceId: string): Promise<ContentTarget> {
+  const { space } = await loadSpace(ctx, spaceId);
+  return { space, revision: await loadRevision(ctx.db, space.id, space.revision_id) };
+}
+
+export async function revisionContent(ctx: Ctx, spaceId: string, revisionId: string): Promise<ContentTarget> {
+  const { space } = await loadSpace(ctx, spaceId);
+  return { space, revision: await loadRevision(ctx.db, space.id, revisionId) };
+}
+
+export function readerFor(ctx: Ctx, target: ContentTarget): ContentReader {
+  return new ContentReader(ctx.db, target.revision.root);
+}
+
+export interface ReadOptions extends PagePresentOptions {
+  format?: 'document' | 'markdown' | undefined;
+  evaluated?: boolean | 'deterministic-only' | undefined;
+}
+
+/** The revision resource: page tree, files and variables. */
+/** For a merge revision, the change request it came from (the official shape requires it). */
+async function mergedFrom(ctx: Ctx, target: ContentTarget) {
+  if (target.revision.type !== 'merge') return {};
+  const cr = await ctx.db.selectFrom('change_requests').selectAll().where('revision_merged', '=', target.revision.id).executeTakeFirst();
+  if (!cr) return {};
+  const ids = [cr.created_by, cr.merged_by].filter((id): id is string => !!id);
+  const users = new Map((ids.length ? await ctx.db.selectFrom('users').selectAll().where('id', 'in', ids).execute() : []).map((u) => [u.id, u]));
+  return { mergedFrom: presentChangeRequest(ctx.urls, cr, { spaceRevision: target.space.revision_id, users }) };
+}
+
+export async function presentRevision(ctx: Ctx, target: ContentTarget, opts: PagePresentOptions) {
+  const { pages, files, variables } = await readerFor(ctx, target).all();
+  const markdown = await getDocuments(ctx.db, [...pages.values()].map((p) => p.doc ?? ''));
+  const urls = spaceUrls(ctx.urls, target.space);
+  return {
+    object: 'revision' as const,
+    id: target.revision.id,
+    parents: target.revision.parents,
+    type: target.revision.type,
+    pages: presentPageTree(ctx.urls, target.space, pages, opts, markdown),
+    files: files.map((f) => presentFile(ctx.urls, f, opts)),
+    reusableContents: [],
+    tags: [],
+    variables,
+    createdAt: target.revision.created_at.toISOString(),
+    ...(opts.metadata && target.revision.message
+      ? { git: { oid: target.revision.id, message: target.revision.message, createdByGitBook: true } }
+      : {}),
+    urls: {
+      app: ctx.urls.app(`/s/${target.space.id}/revisions/${target.revision.id}`),
+      ...(urls.published ? { published: urls.published } : {}),
+      ...(urls.public ? { public: urls.public } : {}),
+    },
+    ...(await mergedFrom(ctx, target)),
+  };
+}
+
+export async function presentPages(ctx: Ctx, target: ContentTarget, opts: PagePresentOptions) {
+  const { pages } = await readerFor(ctx, target).all();
+  const markdown = await getDocuments(ctx.db, [...pages.values()].map((p) => p.doc ?? ''));
+  return { pages: presentPageTree(ctx.urls, target.space, pages, opts, markdown) };
+}
+
+/** One page, with its markdown or its JSON document (expressions evaluated on request). */
+export async function presentPage(ctx: Ctx, target: ContentTarget, page: PageEntry | undefined, opts: ReadOptions) {
+  if (!page) throw new NotFoundError('Page');
+  const reader = readerFor(ctx, target);
+  const source = page.doc ? ((await getDocuments(ctx.db, [page.doc])).get(page.doc) ?? '') : '';
+  let markdown = source;
+  if (opts.evaluated) {
+    markdown = evaluateExpressions(markdown, { space: await reader.variables(), page: page.variables ?? {} });
+  }
+  return loadPresentedPage(ctx.urls, target.space, reader, page, {
+    ...opts,
+    source,
+    ...(opts.format === 'markdown' ? { markdown } : { document: markdownToDocument(markdown) }),
+  });
+}
+
+export async function pageById(ctx: Ctx, target: ContentTarget, pageId: string, opts: ReadOptions) {
+  return presentPage(ctx, target, await readerFor(ctx, target).page(pageId), opts);
+}
+
+export async function pageByPath(ctx: Ctx, target: ContentTarget, path: string, opts: ReadOptions) {
+  return presentPage(ctx, target, await readerFor(ctx, target).byPath(decodeURIComponent(path)), opts);
+}
+
+export async function listFiles(ctx: Ctx, target: ContentTarget, page: PageRequest, opts: PagePresentOptions) {
+  const { files } = await readerFor(ctx, target).all();
+  // Files are few per revision and already in memory: page through them by position.
+  const limit = page.limit ?? 50;
+  const cursor = page.page ? Buffer.from(page.page, 'base64url').toString() : '0';
+  if (!/^\d{1,9}$/.test(cursor)) throw new BadRequestError('Invalid "page" cursor: pass the value of "next.page" from the previous response');
+  const start = Number(cursor);
+  const items = files.slice(start, start + limit).map((f) => presentFile(ctx.urls, f, opts));
+  const next = start + limit < files.length ? { page: Buffer.from(String(start + limit)).toString('base64url') } : undefined;
+  return { items, count: files.length, ...(next ? { next } : {}) };
+}
+
+export async function fileById(ctx: Ctx, target: ContentTarget, fileId: string, opts: PagePresentOptions) {
+  const file = await readerFor(ctx, target).file(fileId);
+  if (!file) throw new NotFoundError('File');
+  return presentFile(ctx.urls, file, opts);
+}
+
