@@ -7,49 +7,21 @@
  *   npm run bench:spaces                                   # embedded database (PGlite)
  *   BENCH_DATABASE_URL=postgres://… npm run bench:spaces   # PostgreSQL
  */
-import { randomBytes } from 'node:crypto';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import pg from 'pg';
 import { loadConfig } from '../src/platform/config.ts';
 import { startServer } from '../src/server.ts';
 import { createUser } from '../src/users/service.ts';
 import { bulkSpaces } from '../test/support/bulk.ts';
+import { freshDatabaseConfig } from '../test/support/server.ts';
 
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 200);
 const LIMIT = 50;
-
-async function database(): Promise<{ config: { databaseUrl?: string; dataDir?: string }; cleanup: () => Promise<void> }> {
-  const admin = process.env.BENCH_DATABASE_URL;
-  if (!admin) {
-    const dataDir = mkdtempSync(join(tmpdir(), 'folio-bench-'));
-    return { config: { dataDir }, cleanup: async () => rmSync(dataDir, { recursive: true, force: true }) };
-  }
-  const name = `folio_bench_${randomBytes(4).toString('hex')}`;
-  const client = new pg.Client({ connectionString: admin });
-  await client.connect();
-  await client.query(`CREATE DATABASE ${name}`);
-  await client.end();
-  const url = new URL(admin);
-  url.pathname = `/${name}`;
-  return {
-    config: { databaseUrl: url.toString() },
-    cleanup: async () => {
-      const c = new pg.Client({ connectionString: admin });
-      await c.connect();
-      await c.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
-      await c.end();
-    },
-  };
-}
 
 function percentile(sorted: number[], p: number): number {
   return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))]!;
 }
 
 async function main() {
-  const db = await database();
+  const db = await freshDatabaseConfig(process.env.BENCH_DATABASE_URL);
   const server = await startServer({ ...loadConfig({}), port: 0, logLevel: 'silent', rateLimitMax: 1e9, databaseUrl: undefined, ...db.config }, { purpose: 'bench' });
   try {
     const { user, token } = await createUser(server.services.db, { email: `bench.${Date.now()}@example.com`, name: 'Bench' });

@@ -63,7 +63,8 @@ const processor = unified().use(remarkParse).use(remarkGfm);
 // inside `$…$`, so emphasis next to it flanks as it did next to `$$`.
 const PLACEHOLDER = /\$\uE000(\d+)\uE001\$|\$%EE%80%80(\d+)%EE%80%81\$/g;
 const MATH_INFO = '\uE002math';
-const INLINE_MATH = /(?<!\\)\$\$(?!\$)(.+?)(?<!\\)\$\$/g;
+// A formula never holds a backtick, so `$$` in two code spans on one line is not math.
+const INLINE_MATH = /(?<!\\)\$\$(?!\$)([^`]+?)(?<!\\)\$\$/g;
 const FENCE_OPEN = /^(\s*)(`{3,}|~{3,})(.*)$/;
 // Line prefixes: blockquote markers, then indentation, then (on an opening line) a list marker.
 const QUOTE_PREFIX = String.raw`((?:[ \t]*>)*)[ \t]*`;
@@ -89,7 +90,7 @@ function stripFrontMatter(markdown: string): string {
 }
 
 /** Protects math and isolates GitBook tags on their own paragraphs, leaving fenced code untouched. */
-export function prepareSource(markdown: string): Source {
+function prepareSource(markdown: string): Source {
   const math: Source['math'] = [];
   const placeholder = (formula: string, raw: string) => `$\uE000${math.push({ formula, raw }) - 1}\uE001$`;
   const lines = stripFrontMatter(markdown.replace(/[\uE000-\uE003]/g, '\uFFFD')).replace(/\r\n?/g, '\n').split('\n');
@@ -212,10 +213,14 @@ function htmlAttr(attrs: string, name: string): string | undefined {
   return m ? decodeEntities(m[1]!) : undefined;
 }
 
+function codePoint(n: number): string {
+  return n > 0 && n <= 0x10ffff ? String.fromCodePoint(n) : '\uFFFD';
+}
+
 function decodeEntities(text: string): string {
   return text
-    .replace(/&#x([0-9a-f]+);/gi, (_, hex: string) => String.fromCodePoint(parseInt(hex, 16)))
-    .replace(/&#(\d+);/g, (_, dec: string) => String.fromCodePoint(Number(dec)))
+    .replace(/&#x([0-9a-f]{1,8});/gi, (_, hex: string) => codePoint(parseInt(hex, 16)))
+    .replace(/&#(\d{1,9});/g, (_, dec: string) => codePoint(Number(dec)))
     .replace(/&quot;/g, '"')
     .replace(/&#39;|&apos;/g, "'")
     .replace(/&lt;/g, '<')
@@ -663,7 +668,7 @@ function inlineImage(ref: DocumentInlineImage['data']['ref'], alt: string, capti
  * code-marked paragraphs, images inline images, math inline math, tables one paragraph per row,
  * and hints and quotes give up their wrapper.
  */
-export function fit(blocks: Block[], allowed: Set<string>): Block[] {
+function fit(blocks: Block[], allowed: Set<string>): Block[] {
   const out: Block[] = [];
   for (const block of blocks) {
     if (allowed.has(block.type)) {

@@ -56,7 +56,8 @@ const html = (value: string): md.Html => ({ type: 'html', value });
 
 function textOf(nodes: readonly unknown[] | undefined): string {
   let out = '';
-  for (const node of (nodes ?? []) as { object?: string; leaves?: { text: string }[]; nodes?: unknown[]; type?: string; data?: any }[]) {
+  type Loose = { object?: string; type?: string; leaves?: { text: string }[]; nodes?: unknown[]; data?: Partial<Record<'formula' | 'expression' | 'alt', string>> };
+  for (const node of (nodes ?? []) as Loose[]) {
     if (node.object === 'text') out += (node.leaves ?? []).map((l) => l.text).join('');
     else if (node.type === 'inline-math') out += node.data?.formula ?? '';
     else if (node.type === 'expression') out += node.data?.expression ?? '';
@@ -235,11 +236,12 @@ function table(block: DocumentBlockTable): md.Table {
   return { type: 'table', align, children: [header, ...rows] };
 }
 
-function listItemChildren(nodes: Block[], task: boolean): md.BlockContent[] {
+function listItemChildren(nodes: Block[]): md.BlockContent[] {
   const children = blocks(nodes) as md.BlockContent[];
-  // A checkbox needs text after it: an empty task is written `- [ ] <br>`, which reads back empty.
+  // An empty item is written `- <br>` (which reads back empty): a bare `-` can turn into something
+  // else, and a checkbox needs text after it.
   const first = nodes[0];
-  if (task && first?.type === 'paragraph' && children[0]?.type !== 'paragraph') children.unshift({ type: 'paragraph', children: [html('<br>')] });
+  if (first?.type === 'paragraph' && children[0]?.type !== 'paragraph') children.unshift({ type: 'paragraph', children: [html('<br>')] });
   return children;
 }
 
@@ -275,7 +277,7 @@ function block(node: Block): md.RootContent[] {
               type: 'listItem',
               spread: false,
               checked: node.type === 'list-tasks' ? item.data?.checked === true : null,
-              children: listItemChildren(item.nodes as Block[], node.type === 'list-tasks'),
+              children: listItemChildren(item.nodes as Block[]),
             }),
           ),
         },

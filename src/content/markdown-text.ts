@@ -1,4 +1,4 @@
-import type { DocumentFragment } from '@gitbook/api';
+import type { ContentRef, DocumentFragment } from '@gitbook/api';
 import { type Block, emoji, urlFromRef } from './markdown-shared.ts';
 
 /**
@@ -7,7 +7,15 @@ import { type Block, emoji, urlFromRef } from './markdown-shared.ts';
  * the API serves.
  */
 
-type Loose = { object?: string; type?: string; data?: any; nodes?: Loose[]; leaves?: { text: string }[]; fragments?: DocumentFragment[] };
+/** Any node, read loosely: documents from clients may hold node types this module does not model. */
+type Loose = {
+  object?: string;
+  type?: string;
+  data?: { ref?: ContentRef; url?: string; alt?: string; formula?: string; code?: string };
+  nodes?: Loose[];
+  leaves?: { text: string }[];
+  fragments?: DocumentFragment[];
+};
 
 /** Visible text of inline content: link text, image alt text and formulas; expressions are unevaluated, so empty. */
 export function inlineText(nodes: readonly unknown[] | undefined): string {
@@ -107,11 +115,10 @@ export function collectLinks(blocks: readonly Block[]): LinkRef[] {
   const out: LinkRef[] = [];
   const visit = (nodes: readonly Loose[] | undefined) => {
     for (const node of nodes ?? []) {
-      if (node.type === 'link' && node.object === 'inline') out.push({ url: urlFromRef(node.data.ref), text: inlineText(node.nodes) });
-      if (node.type === 'embed' && node.object === 'block') out.push({ url: node.data.url, text: '' });
-      if ((node.type === 'inline-image' || node.type === 'image') && node.data?.ref) {
-        out.push({ url: urlFromRef(node.data.ref), text: node.data.alt ?? '' });
-      }
+      const { ref, url, alt } = node.data ?? {};
+      if (node.type === 'link' && ref) out.push({ url: urlFromRef(ref), text: inlineText(node.nodes) });
+      if (node.type === 'embed' && url) out.push({ url, text: '' });
+      if ((node.type === 'inline-image' || node.type === 'image') && ref) out.push({ url: urlFromRef(ref), text: alt ?? '' });
       visit(node.nodes);
       for (const fragment of node.fragments ?? []) visit(fragment.nodes as Loose[]);
     }

@@ -18,6 +18,8 @@ import { type LinkRef, Slugger, blockLines, blocksText, collectLinks, slugify } 
 
 export type { GitBookDocument } from './markdown-shared.ts';
 export type { ParseOptions } from './markdown-parse.ts';
+export type { LinkRef } from './markdown-text.ts';
+export { slugify } from './markdown-text.ts';
 
 /**
  * Parses markdown into a document that validates against the official `JSONDocument` schema.
@@ -76,5 +78,3 @@ export function markdownLinks(markdown: string): LinkRef[] {
 export function plainText(markdown: string): string {
   return blocksText(markdownToDocument(markdown).nodes as Block[]);
 }
-
-export { slugify };

@@ -13,8 +13,9 @@ import { validatingFetch } from './official-schema.ts';
  * Test database: a fresh PostgreSQL database when TEST_DATABASE_URL is set (dropped afterwards),
  * else a fresh embedded PGlite directory. Each test file gets its own, so files never share state.
  */
-export async function freshDatabaseConfig(): Promise<{ config: Partial<Config>; cleanup: () => Promise<void> }> {
-  const admin = process.env.TEST_DATABASE_URL;
+export async function freshDatabaseConfig(
+  admin: string | undefined = process.env.TEST_DATABASE_URL,
+): Promise<{ config: Partial<Config>; cleanup: () => Promise<void> }> {
   if (admin) {
     const name = `folio_test_${randomBytes(6).toString('hex')}`;
     const client = new pg.Client({ connectionString: admin });
