@@ -1,0 +1,40 @@
+import { generateNKeysBetween } from 'fractional-indexing';
+import { json, type Db } from '../../src/platform/db/database.ts';
+import { ContentEditor, childrenKey, pageKey, putDocuments, type PageEntry } from '../../src/content/model.ts';
+import { newId } from '../../src/platform/ids.ts';
+
+/**
+ * Gives a space a large page tree in one commit (`sections` top-level pages with `perSection`
+ * children each), written straight into the content tree, and makes it the space's revision.
+ * Returns the page ids, top-level first.
+ */
+export async function bulkPages(db: Db, space: { id: string; organization_id: string }, sections: number, perSection: number) {
+  const [doc] = await putDocuments(db, ['Some text.\n\nMore text.\n']);
+  const editor = new ContentEditor(db, '');
+  const now = new Date().toISOString();
+  const ids: string[] = [];
+  const page = (id: string, parent: string | null, pos: string, n: number): PageEntry => ({
+    id, type: 'document', title: `Page ${n}`, slug: `page-${n}`, parent, pos, doc: doc!, createdAt: now, updatedAt: now,
+  });
+  const top = Array.from({ length: sections }, () => newId());
+  const topKeys = generateNKeysBetween(null, null, sections);
+  top.forEach((id, i) => editor.setRaw(pageKey(id), page(id, null, topKeys[i]!, i)));
+  editor.setRaw(childrenKey(null), [...top].sort());
+  ids.push(...top);
+  const childKeys = generateNKeysBetween(null, null, perSection);
+  let n = sections;
+  for (const parent of top) {
+    const children = Array.from({ length: perSection }, () => newId());
+    children.forEach((id, i) => editor.setRaw(pageKey(id), page(id, parent, childKeys[i]!, n++)));
+    editor.setRaw(childrenKey(parent), [...children].sort());
+    ids.push(...children);
+  }
+  const root = await editor.commit(db);
+  const revision = newId();
+  await db
+    .insertInto('revisions')
+    .values({ id: revision, space_id: space.id, organization_id: space.organization_id, parents: json([]), type: 'edits', root, created_by: null, created_at: new Date(), message: null })
+    .execute();
+  await db.updateTable('spaces').set({ revision_id: revision }).where('id', '=', space.id).execute();
+  return ids;
+}
