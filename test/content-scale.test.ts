@@ -27,7 +27,7 @@ test('editing one page of a 10,000-page space stores only what changed, and merg
   const target = ids[5000]!;
   const { data: page } = await ann.api.spaces.getPageById(space.id, target, { format: 'markdown' });
   assert.equal((page as { markdown: string }).markdown, 'Some text.\n\nMore text.\n');
-  assert.match(page.path!, /^page-\d+\/page-\d+$/);
+  assert.match((page as { path: string }).path, /^page-\d+\/page-\d+$/);
 
   const { data: cr } = await ann.api.spaces.createChangeRequest(space.id, { subject: 'One page' });
   const nodesBefore = await rows('tree_nodes');

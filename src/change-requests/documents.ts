@@ -26,7 +26,10 @@ function checkNodes(field: string, path: string, nodes: unknown, depth: number):
         if (!Array.isArray(node.leaves)) fail(field, `${at}.leaves`, 'must be an array of leaves');
         node.leaves.forEach((leaf, j) => {
           if (!isObject(leaf) || typeof leaf.text !== 'string') fail(field, `${at}.leaves.${j}`, 'must be a leaf with a string "text"');
-          if (leaf.marks !== undefined && !Array.isArray(leaf.marks)) fail(field, `${at}.leaves.${j}.marks`, 'must be an array');
+          if (!Array.isArray(leaf.marks)) fail(field, `${at}.leaves.${j}.marks`, 'must be an array of marks ([] for plain text)');
+          leaf.marks.forEach((mark, k) => {
+            if (!isObject(mark) || typeof mark.type !== 'string') fail(field, `${at}.leaves.${j}.marks.${k}`, 'must be a mark with a string "type"');
+          });
         });
         return;
       }

@@ -4,6 +4,9 @@ import type { Ctx } from '../platform/context.ts';
 import type { ChangeRequestRow } from '../platform/db/schema.ts';
 import { ListOf, PageQuery } from '../platform/paging.ts';
 import { asEnum, ErrorResponse, OrganizationIdParams } from '../platform/schemas.ts';
+import { ContentReader } from '../content/model.ts';
+import { presentFile } from '../content/presenter.ts';
+import { File } from '../content/schemas.ts';
 import { presentChangeRequest } from './presenter.ts';
 import {
   getReview,
@@ -42,13 +45,42 @@ import {
 
 const tags = ['change-requests'];
 
+const PageRef = Type.Object({ object: Type.Literal('page'), id: Type.String(), urls: Type.Object({ location: Type.String() }) });
+
+/** The answer of a content batch with `compat=false`. */
+const ContentUpdate = Type.Object({
+  changeRequest: ChangeRequest,
+  changes: Type.Array(
+    Type.Union([
+      Type.Object({ object: Type.Literal('created_page'), ref: Type.Optional(Type.String()), page: PageRef }),
+      Type.Object({ object: Type.Literal('updated_page'), page: PageRef }),
+      Type.Object({ object: Type.Literal('deleted_page'), page: Type.String() }),
+    ]),
+    { description: 'One entry per affected page, in the order the batch first touched them' },
+  ),
+  insertedFiles: Type.Array(File, { description: 'Files inserted by the batch, in order' }),
+});
+
 /** Presents change requests with their authors and the current revision of their spaces. */
 async function present(ctx: Ctx, crs: ChangeRequestRow[]) {
   const users = await usersById(ctx.db, crs.flatMap((c) => [c.created_by, c.merged_by]));
   const spaceIds = [...new Set(crs.map((c) => c.space_id))];
   const spaces = spaceIds.length ? await ctx.db.selectFrom('spaces').select(['id', 'revision_id']).where('id', 'in', spaceIds).execute() : [];
   const revisions = new Map(spaces.map((s) => [s.id, s.revision_id]));
-  return crs.map((cr) => presentChangeRequest(ctx.urls, cr, { spaceRevision: revisions.get(cr.space_id) ?? '', users }));
+  const ids = crs.map((c) => c.id);
+  const open = ids.length
+    ? await ctx.db
+        .selectFrom('comments')
+        .select((eb) => ['change_request_id', eb.fn.countAll<number>().as('n')])
+        .where('change_request_id', 'in', ids)
+        .where('status', '=', 'open')
+        .groupBy('change_request_id')
+        .execute()
+    : [];
+  const comments = new Map(open.map((o) => [o.change_request_id, Number(o.n)]));
+  return crs.map((cr) =>
+    presentChangeRequest(ctx.urls, cr, { spaceRevision: revisions.get(cr.space_id) ?? '', users, comments: comments.get(cr.id) ?? 0 }),
+  );
 }
 
 const Filters = {
@@ -138,13 +170,38 @@ export async function changeRequestRoutes(app: FolioApp): Promise<void> {
         operationId: 'updateChangeRequestContent',
         tags,
         params: CrParams,
+        querystring: Type.Object({
+          compat: Type.Optional(
+            asEnum(Type.Union([Type.Literal('true'), Type.Literal('false')]), {
+              description: 'true (default): answer the change request; false: also the affected pages and the inserted files',
+            }),
+          ),
+        }),
         body: UpdateContentBody,
-        response: { 200: ChangeRequest, ...errorResponses },
+        response: { 200: Type.Union([ChangeRequest, ContentUpdate]), ...errorResponses },
       },
     },
     async (req) => {
       const ctx = req.ctx();
-      return (await present(ctx, [await editContent(ctx, req.params.spaceId, req.params.changeRequestId, req.body.changes)]))[0];
+      const { cr, outcome, root } = await editContent(ctx, req.params.spaceId, req.params.changeRequestId, req.body.changes);
+      const changeRequest = (await present(ctx, [cr]))[0]!;
+      if (req.query.compat !== 'false') return changeRequest;
+      const reader = new ContentReader(ctx.db, root);
+      const files = await Promise.all(outcome.files.map((id) => reader.file(id)));
+      const location = (pageId: string) => ctx.urls.api(`/spaces/${cr.space_id}/change-requests/${cr.id}/content/page/${pageId}`);
+      return {
+        changeRequest,
+        changes: outcome.pages.map((p) =>
+          p.kind === 'deleted'
+            ? { object: 'deleted_page' as const, page: p.id }
+            : {
+                object: p.kind === 'created' ? ('created_page' as const) : ('updated_page' as const),
+                ...(p.ref ? { ref: p.ref } : {}),
+                page: { object: 'page' as const, id: p.id, urls: { location: location(p.id) } },
+              },
+        ),
+        insertedFiles: files.filter((f) => f !== undefined).map((f) => presentFile(ctx.urls, f, { metadata: true })),
+      };
     },
   );
 

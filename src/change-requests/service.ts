@@ -237,6 +237,7 @@ export async function editContent(ctx: Ctx, spaceId: string, idOrNumber: string,
     if (change.operation !== 'insert_files') continue;
     for (const f of change.files) {
       try {
+        if (f.ref && (fileIds.has(f.ref) || pageRefs.has(f.ref))) throw new BadRequestError(`files: ref "${f.ref}" is used twice in the batch`);
         if ((f.url === undefined) === (f.base64 === undefined)) throw new BadRequestError(`files: "${f.name}" needs exactly one of url or base64`);
         let data: Uint8Array;
         let contentType = f.contentType;
@@ -248,7 +249,6 @@ export async function editContent(ctx: Ctx, spaceId: string, idOrNumber: string,
           data = fetched.data;
           contentType ??= fetched.contentType ?? 'application/octet-stream';
         }
-        if (f.ref && (fileIds.has(f.ref) || pageRefs.has(f.ref))) throw new BadRequestError(`files: ref "${f.ref}" is used twice in the batch`);
         const id = newId();
         if (f.ref) fileIds.set(f.ref, id);
         files.push({ id, name: f.name, contentType: contentType!, data });
@@ -277,9 +277,16 @@ export async function editContent(ctx: Ctx, spaceId: string, idOrNumber: string,
       const dimensions = f.contentType.startsWith('image/') ? imageDimensions(f.data) : undefined;
       editor.putFile({ id: f.id, name: f.name, contentType: f.contentType, size: f.data.byteLength, blob, ...(dimensions ? { dimensions } : {}) });
     }
+    // Pages in the order the batch first touched them, and which of them it created (with their ref).
+    const touched: string[] = [];
+    const created = new Map<string, string | undefined>();
+    const existedBefore = new Map<string, boolean>();
     for (const [index, change] of changes.entries()) {
       try {
-        await applyChange(trx, editor, space, current, change, { pageRefs, resolveRefs });
+        if ('page' in change && !existedBefore.has(change.page)) existedBefore.set(change.page, !!(await editor.page(change.page)));
+        const pageId = await applyChange(trx, editor, space, current, change, { pageRefs, resolveRefs });
+        if (pageId && !touched.includes(pageId)) touched.push(pageId);
+        if (pageId && change.operation === 'insert_page') created.set(pageId, change.ref);
       } catch (err) {
         if (err instanceof BadRequestError) throw new BadRequestError(`changes[${index}] (${change.operation}): ${err.message}`);
         throw err;
@@ -299,13 +306,28 @@ export async function editContent(ctx: Ctx, spaceId: string, idOrNumber: string,
       .values({ change_request_id: cr.id, user_id: ctx.user.id })
       .onConflict((oc) => oc.doNothing())
       .execute();
-    return trx
+    const outcome: ContentOutcome = { pages: [], files: files.map((f) => f.id) };
+    for (const id of touched) {
+      const exists = !!(await editor.page(id));
+      if (created.has(id)) {
+        if (exists) outcome.pages.push({ kind: 'created', id, ...(created.get(id) ? { ref: created.get(id)! } : {}) });
+      } else if (exists) outcome.pages.push({ kind: existedBefore.get(id) === false ? 'created' : 'updated', id });
+      else if (existedBefore.get(id) !== false) outcome.pages.push({ kind: 'deleted', id });
+    }
+    const row = await trx
       .updateTable('change_requests')
       .set({ revision, updated_at: new Date(), conflicts: json(conflicts) })
       .where('id', '=', cr.id)
       .returningAll()
       .executeTakeFirstOrThrow();
+    return { cr: row, outcome, root };
   });
+}
+
+/** What a batch did, for `compat=false`: affected pages in first-touch order, and inserted files. */
+export interface ContentOutcome {
+  pages: { kind: 'created' | 'updated' | 'deleted'; id: string; ref?: string }[];
+  files: string[];
 }
 
 async function applyChange(
@@ -315,23 +337,23 @@ async function applyChange(
   cr: ChangeRequestRow,
   change: ContentChangeInput,
   refs: { pageRefs: Map<string, string>; resolveRefs: (markdown: string) => string },
-) {
+): Promise<string | undefined> {
   switch (change.operation) {
     case 'insert_page': {
       const raw = markdownOf(change.document as DocumentInput) ?? '';
       const meta = 'markdown' in change.document ? readMarkdownMetadata(raw) : { markdown: raw };
       const [doc] = await putDocuments(trx, [refs.resolveRefs(meta.markdown)]);
       const into = change.into && refs.pageRefs.has(change.into) ? refs.pageRefs.get(change.into)! : (change.into ?? null);
-      await editor.insertPage({
+      const entry = await editor.insertPage({
         ...change,
-        id: change.ref ? refs.pageRefs.get(change.ref)! : undefined!,
+        ...(change.ref ? { id: refs.pageRefs.get(change.ref)! } : {}),
         title: meta.title ?? change.title ?? 'Untitled',
         ...(meta.description !== undefined ? { description: meta.description } : {}),
         parent: into,
         at: change.at,
         doc: doc!,
       });
-      return;
+      return entry.id;
     }
     case 'update_page': {
       const raw = markdownOf(change.document as DocumentInput | undefined);
@@ -342,26 +364,29 @@ async function applyChange(
         meta = read;
         [doc] = await putDocuments(trx, [refs.resolveRefs(read.markdown)]);
       }
+      // A page inserted earlier in the batch can be named by its ref as the new parent.
+      const into = change.into && refs.pageRefs.has(change.into) ? refs.pageRefs.get(change.into)! : change.into;
       await editor.updatePage(change.page, {
         ...change,
+        into,
         ...(meta.title ? { title: meta.title } : {}),
         ...(meta.description !== undefined ? { description: meta.description } : {}),
         ...(doc !== undefined ? { doc } : {}),
       });
-      return;
+      return change.page;
     }
     case 'delete_page':
       await editor.deletePage(change.page);
-      return;
+      return change.page;
     case 'revert_page': {
       const from = await loadRevision(trx, space.id, change.revision ?? cr.revision_merged_ancestor ?? cr.revision_initial).catch(() => {
         throw new BadRequestError(`revision ${change.revision} not found in this space`);
       });
       await editor.revertPage(change.page, new ContentReader(trx, from.root));
-      return;
+      return change.page;
     }
     case 'insert_files':
-      return; // stored before the pages, above
+      return undefined; // stored before the pages, above
   }
 }
 

@@ -107,7 +107,8 @@ export async function pageById(ctx: Ctx, target: ContentTarget, pageId: string, 
 }
 
 export async function pageByPath(ctx: Ctx, target: ContentTarget, path: string, opts: ReadOptions) {
-  return presentPage(ctx, target, await readerFor(ctx, target).byPath(decodeURIComponent(path)), opts);
+  // The router has already decoded the path: decoding again would misread a literal '%'.
+  return presentPage(ctx, target, await readerFor(ctx, target).byPath(path), opts);
 }
 
 export async function listFiles(ctx: Ctx, target: ContentTarget, page: PageRequest, opts: PagePresentOptions) {

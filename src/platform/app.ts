@@ -23,6 +23,7 @@ import { collectionRoutes } from '../collections/routes.ts';
 import { permissionRoutes } from '../permissions/routes.ts';
 import { contentRoutes } from '../content/routes.ts';
 import { changeRequestRoutes } from '../change-requests/routes.ts';
+import { commentsRoutes } from '../comments/routes.ts';
 
 export type FolioApp = FastifyInstance<
   RawServerDefault,
@@ -94,6 +95,11 @@ export async function buildApp(
     genReqId: () => randomUUID(),
     return503OnClosing: true,
     routerOptions: { ignoreTrailingSlash: true, maxParamLength: 500 },
+    // Errors Fastify raises before routing (a malformed URL) get the same error shape as ours.
+    frameworkErrors: (error, _req, reply) => {
+      const status = typeof error.statusCode === 'number' && error.statusCode < 500 ? error.statusCode : 400;
+      (reply as unknown as { status(n: number): { send(b: unknown): void } }).status(status).send({ error: { code: status, message: error.message } });
+    },
   }).withTypeProvider<TypeBoxTypeProvider>();
 
   app.setValidatorCompiler(validators());
@@ -219,6 +225,7 @@ export async function buildApp(
       await permissionRoutes(api);
       await contentRoutes(api);
       await changeRequestRoutes(api);
+      await commentsRoutes(api);
     },
     { prefix: '/v1' },
   );

@@ -19,7 +19,7 @@ export async function liveSpaceCount(db: Db, organizationId: string): Promise<nu
   return row?.live ?? 0;
 }
 
-/** Change-request counters of several spaces in one grouped query (comments arrive with their area). */
+/** Change-request and open-comment counters of several spaces, in two grouped queries. */
 export async function spaceCounts(db: Db, spaceIds: string[]): Promise<Map<string, SpaceCounts>> {
   const counts = new Map<string, SpaceCounts>();
   if (spaceIds.length === 0) return counts;
@@ -36,6 +36,19 @@ export async function spaceCounts(db: Db, spaceIds: string[]): Promise<Map<strin
     .execute();
   for (const r of rows) {
     counts.set(r.space_id, { comments: 0, changeRequests: Number(r.total), changeRequestsOpen: Number(r.open), changeRequestsDraft: Number(r.draft) });
+  }
+  // Open comments on the space itself (comments inside change requests count on those).
+  const comments = await db
+    .selectFrom('comments')
+    .select((eb) => ['space_id', eb.fn.countAll<number>().as('n')])
+    .where('space_id', 'in', spaceIds)
+    .where('change_request_id', 'is', null)
+    .where('status', '=', 'open')
+    .groupBy('space_id')
+    .execute();
+  for (const c of comments) {
+    const current = counts.get(c.space_id) ?? { comments: 0, changeRequests: 0, changeRequestsOpen: 0, changeRequestsDraft: 0 };
+    counts.set(c.space_id, { ...current, comments: Number(c.n) });
   }
   return counts;
 }

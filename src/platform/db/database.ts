@@ -7,6 +7,7 @@ import * as m0001 from './migrations/0001_foundation.ts';
 import * as m0002 from './migrations/0002_collections_spaces.ts';
 import * as m0003 from './migrations/0003_space_counts.ts';
 import * as m0004 from './migrations/0004_content.ts';
+import * as m0005 from './migrations/0005_comments.ts';
 import { PGliteDialect } from './pglite-dialect.ts';
 import type { Database } from './schema.ts';
 
@@ -25,6 +26,7 @@ const migrations: Record<string, Migration> = {
   '0002_collections_spaces': m0002,
   '0003_space_counts': m0003,
   '0004_content': m0004,
+  '0005_comments': m0005,
 };
 
 class StaticMigrationProvider implements MigrationProvider {

@@ -25,6 +25,9 @@ export interface Database {
   change_request_contributors: ChangeRequestContributorsTable;
   change_request_reviewers: ChangeRequestReviewersTable;
   change_request_reviews: ChangeRequestReviewsTable;
+  comments: CommentsTable;
+  comment_replies: CommentRepliesTable;
+  comment_reactions: CommentReactionsTable;
 }
 
 export type Role = 'admin' | 'create' | 'review' | 'edit' | 'comment' | 'read';
@@ -295,3 +298,42 @@ export interface ChangeRequestReviewsTable {
 }
 
 export type ChangeRequestRow = Selectable<ChangeRequestsTable>;
+
+export interface CommentsTable {
+  id: string;
+  seq: Generated<number>;
+  organization_id: string;
+  space_id: string;
+  change_request_id: string | null;
+  revision_id: string;
+  page_id: string | null;
+  node_id: string | null;
+  table_cell: { record: string; definition: string } | null;
+  body: string;
+  posted_by: string | null;
+  posted_at: Date;
+  edited_at: Date | null;
+  status: 'open' | 'resolved';
+  resolved_at: Date | null;
+  resolved_by: string | null;
+}
+
+export interface CommentRepliesTable {
+  id: string;
+  seq: Generated<number>;
+  comment_id: string;
+  body: string;
+  posted_by: string | null;
+  posted_at: Date;
+  edited_at: Date | null;
+}
+
+export interface CommentReactionsTable {
+  target_id: string;
+  emoji: string;
+  user_id: string;
+  reacted_at: Date;
+}
+
+export type CommentRow = Selectable<CommentsTable>;
+export type CommentReplyRow = Selectable<CommentRepliesTable>;

@@ -1,0 +1,127 @@
+import { markdownToDocument } from '../content/markdown.ts';
+import type { Db } from '../platform/db/database.ts';
+import type { CommentReplyRow, CommentRow, RoleOrGuest, UserRow } from '../platform/db/schema.ts';
+import { atLeast } from '../platform/policy.ts';
+import type { Urls } from '../platform/urls.ts';
+import { presentUser } from '../users/presenter.ts';
+
+type UserLike = Pick<UserRow, 'id' | 'email' | 'display_name' | 'photo_url'>;
+const GONE: UserLike = { id: 'deleted-user', email: '', display_name: 'Deleted user', photo_url: null };
+
+/** What presenting a page of comments or replies needs, loaded for the whole page in a few queries. */
+export interface CommentExtras {
+  users: Map<string, UserLike>;
+  reactions: Map<string, { emoji: string; user_id: string; reacted_at: Date }[]>;
+  replies: Map<string, { posted_by: string | null; posted_at: Date }[]>;
+}
+
+export async function loadExtras(db: Db, comments: CommentRow[], replies: CommentReplyRow[] = []): Promise<CommentExtras> {
+  const commentIds = comments.map((c) => c.id);
+  const replyRows = commentIds.length
+    ? await db.selectFrom('comment_replies').select(['comment_id', 'posted_by', 'posted_at']).where('comment_id', 'in', commentIds).orderBy('seq').execute()
+    : [];
+  const targets = [...commentIds, ...replies.map((r) => r.id)];
+  const reactionRows = targets.length
+    ? await db.selectFrom('comment_reactions').selectAll().where('target_id', 'in', targets).orderBy('reacted_at').execute()
+    : [];
+  const userIds = new Set<string>();
+  for (const c of comments) [c.posted_by, c.resolved_by].forEach((u) => u && userIds.add(u));
+  for (const r of [...replies, ...replyRows]) if (r.posted_by) userIds.add(r.posted_by);
+  for (const r of reactionRows) userIds.add(r.user_id);
+  const users = new Map((userIds.size ? await db.selectFrom('users').selectAll().where('id', 'in', [...userIds]).execute() : []).map((u) => [u.id, u]));
+  const reactions = new Map<string, { emoji: string; user_id: string; reacted_at: Date }[]>();
+  for (const r of reactionRows) reactions.set(r.target_id, [...(reactions.get(r.target_id) ?? []), r]);
+  const byComment = new Map<string, { posted_by: string | null; posted_at: Date }[]>();
+  for (const r of replyRows) byComment.set(r.comment_id, [...(byComment.get(r.comment_id) ?? []), r]);
+  return { users, reactions, replies: byComment };
+}
+
+function body(markdown: string, format: 'markdown' | 'document' | undefined) {
+  return format === 'document' ? { document: markdownToDocument(markdown) } : { markdown };
+}
+
+function presentReactions(urls: Urls, extras: CommentExtras, targetId: string) {
+  const grouped = new Map<string, { user: ReturnType<typeof presentUser>; reactedAt: string }[]>();
+  for (const r of extras.reactions.get(targetId) ?? []) {
+    const list = grouped.get(r.emoji) ?? [];
+    list.push({ user: presentUser(urls, extras.users.get(r.user_id) ?? GONE), reactedAt: r.reacted_at.toISOString() });
+    grouped.set(r.emoji, list);
+  }
+  return [...grouped].map(([emoji, users]) => ({ emoji, count: users.length, users }));
+}
+
+function permissions(authorId: string | null, callerId: string, role: RoleOrGuest) {
+  const mine = authorId === callerId;
+  return { view: true, edit: mine, reply: atLeast(role, 'comment'), delete: mine || atLeast(role, 'admin') };
+}
+
+export function presentComment(
+  urls: Urls,
+  comment: CommentRow,
+  extras: CommentExtras,
+  caller: { id: string; role: RoleOrGuest },
+  format?: 'markdown' | 'document',
+) {
+  const replies = extras.replies.get(comment.id) ?? [];
+  const repliers = new Map<string, { count: number; updatedAt: Date }>();
+  for (const r of replies) {
+    const key = r.posted_by ?? GONE.id;
+    const prev = repliers.get(key);
+    repliers.set(key, { count: (prev?.count ?? 0) + 1, updatedAt: prev && prev.updatedAt > r.posted_at ? prev.updatedAt : r.posted_at });
+  }
+  const location = comment.change_request_id
+    ? urls.api(`/spaces/${comment.space_id}/change-requests/${comment.change_request_id}/comments/${comment.id}`)
+    : urls.api(`/spaces/${comment.space_id}/comments/${comment.id}`);
+  return {
+    object: 'comment' as const,
+    id: comment.id,
+    postedBy: presentUser(urls, (comment.posted_by && extras.users.get(comment.posted_by)) || GONE),
+    postedAt: comment.posted_at.toISOString(),
+    ...(comment.edited_at ? { editedAt: comment.edited_at.toISOString() } : {}),
+    reactions: presentReactions(urls, extras, comment.id),
+    replies: replies.length,
+    repliers: [...repliers].map(([id, r]) => ({ user: presentUser(urls, extras.users.get(id) ?? GONE), count: r.count, updatedAt: r.updatedAt.toISOString() })),
+    body: body(comment.body, format),
+    target: {
+      space: comment.space_id,
+      revision: comment.revision_id,
+      ...(comment.change_request_id ? { changeRequest: comment.change_request_id } : {}),
+      ...(comment.page_id ? { page: { id: comment.page_id } } : {}),
+      ...(comment.node_id ? { node: { id: comment.node_id } } : {}),
+      ...(comment.table_cell ? { tableCell: comment.table_cell } : {}),
+    },
+    urls: { location },
+    permissions: permissions(comment.posted_by, caller.id, caller.role),
+    ...(comment.status === 'resolved' && comment.resolved_at
+      ? {
+          status: 'resolved' as const,
+          resolvedAt: comment.resolved_at.toISOString(),
+          resolvedBy: presentUser(urls, (comment.resolved_by && extras.users.get(comment.resolved_by)) || GONE),
+        }
+      : { status: 'open' as const }),
+  };
+}
+
+export function presentReply(
+  urls: Urls,
+  comment: CommentRow,
+  reply: CommentReplyRow,
+  extras: CommentExtras,
+  caller: { id: string; role: RoleOrGuest },
+  format?: 'markdown' | 'document',
+) {
+  const base = comment.change_request_id
+    ? `/spaces/${comment.space_id}/change-requests/${comment.change_request_id}/comments/${comment.id}`
+    : `/spaces/${comment.space_id}/comments/${comment.id}`;
+  return {
+    object: 'comment-reply' as const,
+    id: reply.id,
+    postedBy: presentUser(urls, (reply.posted_by && extras.users.get(reply.posted_by)) || GONE),
+    postedAt: reply.posted_at.toISOString(),
+    ...(reply.edited_at ? { editedAt: reply.edited_at.toISOString() } : {}),
+    reactions: presentReactions(urls, extras, reply.id),
+    body: body(reply.body, format),
+    urls: { location: urls.api(`${base}/replies/${reply.id}`) },
+    permissions: permissions(reply.posted_by, caller.id, caller.role),
+  };
+}
