@@ -3,6 +3,7 @@ import { mergeContents, hasConflictMarkers, type Conflict } from '../content/mer
 import { ContentEditor, ContentReader, getDocuments, putDocuments, type PageEntry } from '../content/model.ts';
 import { decodeBase64, fetchFile, imageDimensions, putBlob } from '../content/files.ts';
 import { loadRevision } from '../content/service.ts';
+import { reindexSpace } from '../search/indexer.ts';
 import type { Ctx } from '../platform/context.ts';
 import { json, type Db } from '../platform/db/database.ts';
 import type { ChangeRequestRow, ChangeRequestStatus, MergeRules, Role, SpaceRow, UserRow } from '../platform/db/schema.ts';
@@ -454,6 +455,8 @@ export async function mergeChangeRequest(ctx: Ctx, spaceId: string, idOrNumber: 
     const revision = await newRevision(trx, locked, root, [main.id, head.id], 'merge', ctx.user.id);
     const now = new Date();
     await trx.updateTable('spaces').set({ revision_id: revision, updated_at: now }).where('id', '=', space.id).execute();
+    // The search index follows the space's content, page by changed page.
+    await reindexSpace(trx, space.id, root);
     await trx
       .updateTable('change_requests')
       .set({ status: 'merged', revision_merged: revision, merged_by: ctx.user.id, merged_at: now, updated_at: now })

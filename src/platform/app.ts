@@ -24,6 +24,7 @@ import { permissionRoutes } from '../permissions/routes.ts';
 import { contentRoutes } from '../content/routes.ts';
 import { changeRequestRoutes } from '../change-requests/routes.ts';
 import { commentsRoutes } from '../comments/routes.ts';
+import { searchRoutes } from '../search/routes.ts';
 
 export type FolioApp = FastifyInstance<
   RawServerDefault,
@@ -226,6 +227,7 @@ export async function buildApp(
       await contentRoutes(api);
       await changeRequestRoutes(api);
       await commentsRoutes(api);
+      await searchRoutes(api);
     },
     { prefix: '/v1' },
   );

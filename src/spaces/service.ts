@@ -13,6 +13,7 @@ import { guestVisibleSpaces, orgRoleOf, spaceRoles } from '../permissions/effect
 import { loadSpace, requireSpaceRole } from './access.ts';
 import type { CreateSpaceInput, MoveInput, UpdateSpaceInput } from './schemas.ts';
 import { liveSpaceCount, liveSpacesOf, spaceCounts } from './store.ts';
+import { reindexSpace } from '../search/indexer.ts';
 import { NO_COUNTS, presentSpace } from './presenter.ts';
 import type { SpaceResource } from './schemas.ts';
 import type { Urls } from '../platform/urls.ts';
@@ -24,11 +25,17 @@ function newShareKey(): string {
 }
 
 /** An empty first revision for a new space (the content model fills revisions as pages arrive). */
-async function createRevision(trx: Db, space: { id: string; organization_id: string }, userId: string, parents: string[] = []) {
+async function createRevision(
+  trx: Db,
+  space: { id: string; organization_id: string },
+  userId: string,
+  parents: string[] = [],
+  root = '',
+) {
   const id = newId();
   await trx
     .insertInto('revisions')
-    .values({ id, space_id: space.id, organization_id: space.organization_id, parents: json(parents), created_by: userId, created_at: new Date() })
+    .values({ id, space_id: space.id, organization_id: space.organization_id, parents: json(parents), created_by: userId, created_at: new Date(), root, message: null })
     .execute();
   return id;
 }
@@ -231,7 +238,9 @@ export async function duplicateSpace(ctx: Ctx, spaceId: string) {
     await lockSiblings(trx, source.organization_id, source.parent_id);
     const id = newId();
     // The copy starts from the source's current content: its first revision descends from it.
-    const revision = await createRevision(trx, { id, organization_id: source.organization_id }, ctx.user.id, [source.revision_id]);
+    // The copy shares the source's content tree: nothing is copied but the pointer.
+    const sourceRevision = await trx.selectFrom('revisions').select('root').where('id', '=', source.revision_id).executeTakeFirstOrThrow();
+    const revision = await createRevision(trx, { id, organization_id: source.organization_id }, ctx.user.id, [source.revision_id], sourceRevision.root);
     const created = await trx
       .insertInto('spaces')
       .values({
@@ -259,6 +268,7 @@ export async function duplicateSpace(ctx: Ctx, spaceId: string) {
       INSERT INTO content_permissions (organization_id, target_type, target_id, principal_type, principal_id, role, created_at)
       SELECT organization_id, target_type, ${id}, principal_type, principal_id, role, ${now}
       FROM content_permissions WHERE target_type = 'space' AND target_id = ${source.id}`.execute(trx);
+    await reindexSpace(trx, id, sourceRevision.root);
     return created;
   });
   return { space: copy, role: (await withRoles(ctx, copy.organization_id, orgRole, [copy]))[0]!.role };

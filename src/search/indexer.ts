@@ -1,0 +1,77 @@
+import { json, type Db } from '../platform/db/database.ts';
+import { markdownSections, plainText } from '../content/markdown.ts';
+import { ContentReader, getDocuments, type PageEntry } from '../content/model.ts';
+import { EMPTY } from '../content/tree.ts';
+
+/**
+ * Brings a space's search rows from the content they describe to `root`. Only the pages that
+ * differ are rewritten — plus the pages below a page whose title or slug changed, since their
+ * paths and ancestors change with it — so a merge costs what it changed, not the space's size.
+ */
+export async function reindexSpace(db: Db, spaceId: string, root: string): Promise<void> {
+  const state = await db.selectFrom('search_state').select('root').where('space_id', '=', spaceId).forUpdate().executeTakeFirst();
+  const from = state?.root ?? EMPTY;
+  if (from === root) return;
+  const reader = new ContentReader(db, root);
+  const diff = await reader.tree.diff(from, root);
+  const affected = new Set<string>();
+  const removed = new Set<string>();
+  const renamed: string[] = [];
+  for (const [key, before, after] of diff) {
+    if (!key.startsWith('p:')) continue;
+    const id = key.slice(2);
+    if (!after) removed.add(id);
+    else affected.add(id);
+    const b = before as PageEntry | undefined;
+    const a = after as PageEntry | undefined;
+    if (a && b && (a.slug !== b.slug || a.title !== b.title || a.parent !== b.parent)) renamed.push(id);
+  }
+  // Descendants of renamed or moved pages have new paths and ancestors.
+  const stack = [...renamed];
+  while (stack.length) {
+    for (const child of await reader.childIds(stack.pop()!)) {
+      if (!affected.has(child)) {
+        affected.add(child);
+        stack.push(child);
+      }
+    }
+  }
+  if (removed.size) {
+    await db.deleteFrom('search_pages').where('space_id', '=', spaceId).where('page_id', 'in', [...removed]).execute();
+  }
+  const pages = (await Promise.all([...affected].map((id) => reader.page(id)))).filter((p): p is PageEntry => !!p);
+  const texts = await getDocuments(db, pages.map((p) => p.doc ?? ''));
+  for (const page of pages) {
+    const ancestors = await reader.ancestors(page);
+    const markdown = page.doc ? (texts.get(page.doc) ?? '') : '';
+    const row = {
+      space_id: spaceId,
+      page_id: page.id,
+      title: page.title,
+      description: page.description ?? '',
+      path: [...ancestors, page].map((p) => p.slug).join('/'),
+      ancestors: json(ancestors.map((a) => ({ title: a.title }))),
+      sections: json(markdownSections(markdown).map((s) => ({ id: s.id, title: s.title, body: s.body }))),
+      body: plainText(markdown),
+    };
+    await db
+      .insertInto('search_pages')
+      .values(row)
+      .onConflict((oc) =>
+        oc.columns(['space_id', 'page_id']).doUpdateSet({
+          title: row.title,
+          description: row.description,
+          path: row.path,
+          ancestors: row.ancestors,
+          sections: row.sections,
+          body: row.body,
+        }),
+      )
+      .execute();
+  }
+  await db
+    .insertInto('search_state')
+    .values({ space_id: spaceId, root })
+    .onConflict((oc) => oc.column('space_id').doUpdateSet({ root }))
+    .execute();
+}

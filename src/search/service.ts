@@ -1,0 +1,123 @@
+import { sql, type Expression } from 'kysely';
+import type { Ctx } from '../platform/context.ts';
+import { BadRequestError, NotFoundError } from '../platform/errors.ts';
+import type { PageRequest } from '../platform/paging.ts';
+import { orgRoleOf } from '../permissions/effective.ts';
+import { loadSpace } from '../spaces/access.ts';
+import { visibleSpaces } from '../spaces/service.ts';
+
+/** At most this many matching pages are ranked per query: the cost of ranking stays bounded. */
+export const CANDIDATES = 1000;
+
+interface Hit {
+  space_id: string;
+  page_id: string;
+  title: string;
+  description: string;
+  path: string;
+  ancestors: { title: string }[];
+  sections: { id: string; title: string; body: string }[];
+  score: number;
+}
+
+function offsetOf(page: string | undefined): number {
+  if (!page) return 0;
+  const n = Number.parseInt(Buffer.from(page, 'base64url').toString(), 10);
+  if (!Number.isInteger(n) || n < 0) throw new BadRequestError('Invalid "page" cursor: pass the value of "next.page" from the previous response');
+  return n;
+}
+
+/**
+ * Ranked hits for a query among the spaces `spaceIds` (a subquery or a list). Matching uses the
+ * GIN index; ranking (ts_rank over weighted title/description/body) runs on a capped candidate set.
+ */
+async function hits(ctx: Ctx, query: string, spaces: Expression<unknown> | string[], request: PageRequest) {
+  const limit = request.limit ?? 20;
+  const offset = offsetOf(request.page);
+  const inSpaces = Array.isArray(spaces) ? sql`sp.space_id IN (${sql.join(spaces)})` : sql`sp.space_id IN (${spaces})`;
+  const rows = await sql<Hit & { total: number }>`
+    WITH q AS (SELECT websearch_to_tsquery('english', ${query}) AS query),
+    candidates AS (
+      SELECT sp.space_id, sp.page_id, sp.title, sp.description, sp.path, sp.ancestors, sp.sections, sp.tsv
+      FROM search_pages sp, q WHERE ${inSpaces} AND sp.tsv @@ q.query
+      LIMIT ${CANDIDATES}
+    )
+    SELECT c.space_id, c.page_id, c.title, c.description, c.path, c.ancestors, c.sections,
+           ts_rank(c.tsv, q.query) AS score, count(*) OVER ()::int AS total
+    FROM candidates c, q
+    ORDER BY score DESC, c.title, c.page_id
+    LIMIT ${limit} OFFSET ${offset}`.execute(ctx.db);
+  const total = rows.rows[0]?.total ?? (offset > 0 ? offset : 0);
+  const next = offset + limit < total ? { page: Buffer.from(String(offset + limit)).toString('base64url') } : undefined;
+  return { rows: rows.rows, count: total, next, offset };
+}
+
+function terms(query: string): string[] {
+  return query
+    .toLowerCase()
+    .split(/[^\p{L}\p{N}]+/u)
+    .filter((t) => t.length > 1 && !['or', 'and', 'not'].includes(t));
+}
+
+/** The part of a text around the first matching term. */
+function excerpt(text: string, words: string[]): string {
+  const lower = text.toLowerCase();
+  const at = Math.min(...words.map((w) => lower.indexOf(w)).filter((i) => i >= 0), Infinity);
+  if (!Number.isFinite(at)) return text.slice(0, 200);
+  const start = Math.max(0, at - 60);
+  return `${start > 0 ? '…' : ''}${text.slice(start, start + 200)}${start + 200 < text.length ? '…' : ''}`;
+}
+
+function presentHit(ctx: Ctx, hit: Hit, query: string, rank: number) {
+  const words = terms(query);
+  const app = ctx.urls.app(`/s/${hit.space_id}/${hit.path}`);
+  const matching = hit.sections.filter((s) => words.some((w) => `${s.title} ${s.body}`.toLowerCase().includes(w))).slice(0, 3);
+  const score = Number(hit.score);
+  return {
+    id: hit.page_id,
+    title: hit.title,
+    description: hit.description,
+    path: hit.path,
+    score,
+    rank,
+    resultType: matching.length ? ('section' as const) : ('page' as const),
+    sections: matching.map((s) => ({
+      id: s.id || hit.page_id,
+      title: s.title || hit.title,
+      path: s.id ? `${hit.path}#${s.id}` : hit.path,
+      score,
+      resultType: 'section' as const,
+      body: excerpt(s.body, words),
+      urls: { app: s.id ? `${app}#${s.id}` : app },
+    })),
+    ancestors: hit.ancestors,
+    urls: { app },
+  };
+}
+
+export async function searchSpace(ctx: Ctx, spaceId: string, query: string, page: PageRequest) {
+  const { space } = await loadSpace(ctx, spaceId);
+  const found = await hits(ctx, query, [space.id], page);
+  return { items: found.rows.map((h, i) => presentHit(ctx, h, query, found.offset + i + 1)), count: found.count, ...(found.next ? { next: found.next } : {}) };
+}
+
+/** Across every live space the caller can read, grouped by space in rank order. */
+export async function searchOrganization(ctx: Ctx, organizationId: string, query: string, page: PageRequest) {
+  const orgRole = await orgRoleOf(ctx.db, organizationId, ctx.user.id);
+  if (orgRole === undefined) throw new NotFoundError('Organization');
+  // The caller's readable live spaces, as a subquery: deleted or invisible spaces never match.
+  const spaces = visibleSpaces(ctx.db, organizationId, ctx.user.id, orgRole).clearSelect().select('spaces.id');
+  const result = await hits(ctx, query, spaces, page);
+  const spaceIds = [...new Set(result.rows.map((r) => r.space_id))];
+  const titles = new Map(
+    (spaceIds.length ? await ctx.db.selectFrom('spaces').select(['id', 'title']).where('id', 'in', spaceIds).execute() : []).map((s) => [s.id, s.title]),
+  );
+  const groups = new Map<string, { type: 'space'; id: string; title: string; score: number; pages: ReturnType<typeof presentHit>[] }>();
+  result.rows.forEach((hit, i) => {
+    const group = groups.get(hit.space_id) ?? { type: 'space' as const, id: hit.space_id, title: titles.get(hit.space_id) ?? '', score: 0, pages: [] };
+    group.pages.push(presentHit(ctx, hit, query, result.offset + i + 1));
+    group.score = Math.max(group.score, Number(hit.score));
+    groups.set(hit.space_id, group);
+  });
+  return { items: [...groups.values()], count: result.count, ...(result.next ? { next: result.next } : {}) };
+}
