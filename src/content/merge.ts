@@ -48,7 +48,6 @@ export async function mergeContents(
   const ours = new Map(ourChanges.map(([k, b, o]) => [k, { b, o }]));
   const editor = new ContentEditor(db, roots.ours, tree);
   const conflicts: Conflict[] = [];
-  const touchedParents = new Set<string | null>();
   const labels = opts.labels ?? { theirs: 'change request', ours: 'space' };
   const docMerges: { page: string; base: string | null; ours: string | null; theirs: string | null }[] = [];
   const pending = new Map<string, PageEntry>();
@@ -57,10 +56,6 @@ export async function mergeContents(
     const other = ours.get(key);
     if (!other) {
       editor.setRaw(key, theirs);
-      if (key.startsWith('p:')) {
-        const p = (theirs ?? base) as PageEntry;
-        touchedParents.add(p.parent);
-      }
       continue;
     }
     const mine = other.o;
@@ -77,7 +72,9 @@ export async function mergeContents(
         const kept = (t ?? o)!;
         const [edited, deleted] = t ? [labels.theirs, labels.ours] : [labels.ours, labels.theirs];
         conflicts.push({ page: kept.id, title: kept.title, reason: `edited in the ${edited}, deleted in the ${deleted}` });
-        if (opts.keepConflicts) editor.setRaw(key, kept);
+        // Kept even when the result is only used for its conflicts: which side deleted the page
+        // must not change what the structure checks below find (the same conflicts either way).
+        editor.setRaw(key, kept);
         continue;
       }
       const merged: Record<string, Value> = {};
@@ -95,13 +92,14 @@ export async function mergeContents(
           docMerges.push({ page: t.id, base: (bf as string | null) ?? null, ours: (of as string | null) ?? null, theirs: (tf as string | null) ?? null });
         } else {
           clashes.push(f);
-          merged[f] = tf;
+          // `theirs` wins where conflicts are kept; otherwise the result only serves to find the
+          // other conflicts, and keeping the base value finds the same ones in either merge order.
+          merged[f] = opts.keepConflicts ? tf : bf;
         }
       }
       for (const f of Object.keys(merged)) if (merged[f] === undefined) delete merged[f];
       if (clashes.length) conflicts.push({ page: t.id, title: t.title, reason: `${clashes.join(', ')} changed on both sides` });
       pending.set(t.id, merged as unknown as PageEntry);
-      touchedParents.add(t.parent).add(o.parent);
       editor.setRaw(key, merged);
       continue;
     }
@@ -140,27 +138,109 @@ export async function mergeContents(
     }
   }
 
-  // A page whose parent is gone was added under a page deleted on the other side.
-  for (const parent of touchedParents) {
-    if (!parent) continue;
-    for (const childId of await editor.childIds(parent)) {
-      const child = await editor.page(childId);
-      if (child && !(await editor.page(parent))) {
-        conflicts.push({ page: child.id, title: child.title, reason: `its parent page ${parent} was deleted on the other side` });
-        if (opts.keepConflicts) {
-          // Keep the page reachable: it moves to the top level.
-          editor.setRaw(`p:${child.id}`, { ...child, parent: null });
-          editor.setRaw(`k:${parent}`, undefined);
-          editor.setRaw('k:', [...new Set([...(await editor.childIds(null)), child.id])].sort());
-          touchedParents.add(null);
-        }
-      }
+  await checkStructure(editor, ourChanges, theirChanges, conflicts, opts.keepConflicts);
+
+  const root = await editor.commit(db);
+  return { root, conflicts };
+}
+
+/**
+ * Combining both sides can break the page tree even where no entry changed on both sides, so the
+ * tree is checked around every page either side inserted, changed, moved or deleted (O(changes),
+ * never O(pages)). Each check looks only at the merged result, so it finds the same problems
+ * whichever side is `ours`: the merge must not depend on which branch is merged first.
+ *  - Children sets agree with the pages' `parent`: with kept conflicts (`theirs` wins a clashing
+ *    parent while both children sets got the page) or a kept page deleted on the other side.
+ *  - A page added or moved under a page the other side deleted is a conflict. (This was checked
+ *    only for pages `theirs` added, so deleting in the space and adding in the change request
+ *    merged "cleanly" into a page whose parent did not exist.)
+ *  - Two moves that are fine alone but put pages under each other (A into B on one side, B into
+ *    A on the other) make a cycle unreachable from the top level: a conflict, not a silent loss.
+ *  - Pages from both sides under one parent may share a slug: the first in display order keeps
+ *    it, the same whichever side merged first. Only parents where both sides placed a page can
+ *    have such a clash (one side alone keeps its slugs unique).
+ * With `keepConflicts`, pages that would be unreachable move to the top level so nothing is lost.
+ */
+async function checkStructure(
+  editor: ContentEditor,
+  ourChanges: [string, Value | undefined, Value | undefined][],
+  theirChanges: [string, Value | undefined, Value | undefined][],
+  conflicts: Conflict[],
+  keepConflicts: boolean,
+) {
+  const parentsOf = new Map<string, Set<string | null>>();
+  const bySide = { ours: new Set<string>(), theirs: new Set<string>() };
+  for (const [side, changes] of [['ours', ourChanges], ['theirs', theirChanges]] as const) {
+    for (const [key, before, after] of changes) {
+      if (!key.startsWith('p:')) continue;
+      const id = key.slice(2);
+      bySide[side].add(id);
+      const parents = parentsOf.get(id) ?? new Set();
+      for (const p of [before, after] as (PageEntry | undefined)[]) if (p) parents.add(p.parent);
+      parentsOf.set(id, parents);
+    }
+  }
+  const changed = [...parentsOf.keys()].sort();
+  const reported = new Set(conflicts.map((c) => c.page));
+  const conflict = (page: PageEntry, reason: string) => {
+    if (!reported.has(page.id)) conflicts.push({ page: page.id, title: page.title, reason });
+    reported.add(page.id);
+  };
+  let movedToTop = false;
+  const moveToTop = async (page: PageEntry) => {
+    await editor.setChildren(page.parent, (await editor.childIds(page.parent)).filter((c) => c !== page.id));
+    editor.setRaw(`p:${page.id}`, { ...page, parent: null });
+    await editor.setChildren(null, [...(await editor.childIds(null)), page.id]);
+    movedToTop = true;
+  };
+
+  for (const id of changed) {
+    const page = await editor.page(id);
+    for (const parent of new Set([...parentsOf.get(id)!, ...(page ? [page.parent] : [])])) {
+      const ids = await editor.childIds(parent);
+      const listed = ids.includes(id);
+      if (page?.parent === parent && !listed) await editor.setChildren(parent, [...ids, id]);
+      if (page?.parent !== parent && listed) await editor.setChildren(parent, ids.filter((c) => c !== id));
     }
   }
 
-  // Pages added on both sides may share a slug: the first in display order keeps it, the same
-  // whichever side merged first.
-  for (const parent of touchedParents) {
+  for (const id of changed) {
+    const page = await editor.page(id);
+    if (!page?.parent || (await editor.page(page.parent))) continue;
+    conflict(page, `its parent page ${page.parent} was deleted on the other side`);
+    if (keepConflicts) await moveToTop(page);
+  }
+
+  for (const id of changed) {
+    const page = await editor.page(id);
+    if (!page) continue;
+    const seen = new Set<string>();
+    let cycle = false;
+    for (let p: PageEntry | undefined = page; p?.parent; p = await editor.page(p.parent)) {
+      if (p.parent === id) cycle = true;
+      if (cycle || seen.has(p.parent)) break;
+      seen.add(p.parent);
+    }
+    if (!cycle) continue;
+    for (const member of [id, ...seen]) {
+      const moved = parentsOf.has(member) && (await editor.page(member))!;
+      if (moved) conflict(moved, 'moved under each other on the two sides');
+    }
+    if (keepConflicts) await moveToTop(page);
+  }
+
+  const placed = async (ids: Set<string>) => {
+    const out = new Set<string | null>();
+    for (const id of ids) {
+      const page = await editor.page(id);
+      if (page) out.add(page.parent);
+    }
+    return out;
+  };
+  const [ourParents, theirParents] = [await placed(bySide.ours), await placed(bySide.theirs)];
+  const shared = new Set([...ourParents].filter((p) => theirParents.has(p)));
+  if (movedToTop) shared.add(null);
+  for (const parent of shared) {
     const siblings = sortPages(await editor.children(parent));
     const seen = new Set<string>();
     for (const page of siblings) {
@@ -170,9 +250,6 @@ export async function mergeContents(
       if (slug !== page.slug) editor.setRaw(`p:${page.id}`, { ...page, slug });
     }
   }
-
-  const root = await editor.commit(db);
-  return { root, conflicts };
 }
 
 /** Whether a page still holds the markers a conflicting update left in it. */

@@ -47,7 +47,10 @@ export function sameValue(a: Value, b: Value): boolean {
   return a === b || canonical(a) === canonical(b);
 }
 
-/** Nodes never change, so a process-wide cache of parsed nodes is always correct. */
+/**
+ * Nodes never change, so a process-wide cache of parsed nodes is always correct to read from; it
+ * is no proof that a node is stored (see `put`).
+ */
 const cache = new Map<string, Node>();
 const CACHE_MAX = 50_000;
 
@@ -89,7 +92,12 @@ export class Tree {
   private put(node: Node): string {
     if (node.t === 'leaf' && Object.keys(node.e).length === 0) return EMPTY;
     const hash = hashOf(node);
-    if (!cache.has(hash)) this.pending.set(hash, node);
+    // Always written, even when cached: the cache holds nodes flushed in transactions that may
+    // have rolled back since (a merge refused for its conflicts writes its result first), so a
+    // cached node is not known to be stored. Skipping it let a later revision point at a node
+    // missing from the database, found only once the cache forgot it (or after a restart).
+    // Rewriting an existing node costs one ignored row (ON CONFLICT DO NOTHING).
+    this.pending.set(hash, node);
     return hash;
   }
 

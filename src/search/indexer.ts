@@ -41,31 +41,35 @@ export async function reindexSpace(db: Db, spaceId: string, root: string): Promi
   }
   const pages = (await Promise.all([...affected].map((id) => reader.page(id)))).filter((p): p is PageEntry => !!p);
   const texts = await getDocuments(db, pages.map((p) => p.doc ?? ''));
-  for (const page of pages) {
-    const ancestors = await reader.ancestors(page);
-    const markdown = page.doc ? (texts.get(page.doc) ?? '') : '';
-    const row = {
-      space_id: spaceId,
-      page_id: page.id,
-      title: page.title,
-      description: page.description ?? '',
-      path: [...ancestors, page].map((p) => p.slug).join('/'),
-      ancestors: json(ancestors.map((a) => ({ title: a.title }))),
-      sections: json(markdownSections(markdown).map((s) => ({ id: s.id, title: s.title, body: s.body }))),
-      body: plainText(markdown),
-    };
+  const rows = await Promise.all(
+    pages.map(async (page) => {
+      const ancestors = await reader.ancestors(page);
+      const markdown = page.doc ? (texts.get(page.doc) ?? '') : '';
+      return {
+        space_id: spaceId,
+        page_id: page.id,
+        title: page.title,
+        description: page.description ?? '',
+        path: [...ancestors, page].map((p) => p.slug).join('/'),
+        ancestors: json(ancestors.map((a) => ({ title: a.title }))),
+        sections: json(markdownSections(markdown).map((s) => ({ id: s.id, title: s.title, body: s.body }))),
+        body: plainText(markdown),
+      };
+    }),
+  );
+  for (let i = 0; i < rows.length; i += 500) {
     await db
       .insertInto('search_pages')
-      .values(row)
+      .values(rows.slice(i, i + 500))
       .onConflict((oc) =>
-        oc.columns(['space_id', 'page_id']).doUpdateSet({
-          title: row.title,
-          description: row.description,
-          path: row.path,
-          ancestors: row.ancestors,
-          sections: row.sections,
-          body: row.body,
-        }),
+        oc.columns(['space_id', 'page_id']).doUpdateSet((eb) => ({
+          title: eb.ref('excluded.title'),
+          description: eb.ref('excluded.description'),
+          path: eb.ref('excluded.path'),
+          ancestors: eb.ref('excluded.ancestors'),
+          sections: eb.ref('excluded.sections'),
+          body: eb.ref('excluded.body'),
+        })),
       )
       .execute();
   }

@@ -2,19 +2,28 @@ import { generateNKeysBetween } from 'fractional-indexing';
 import { json, type Db } from '../../src/platform/db/database.ts';
 import { ContentEditor, childrenKey, pageKey, putDocuments, type PageEntry } from '../../src/content/model.ts';
 import { newId } from '../../src/platform/ids.ts';
+import { reindexSpace } from '../../src/search/indexer.ts';
 
 /**
  * Gives a space a large page tree in one commit (`sections` top-level pages with `perSection`
  * children each), written straight into the content tree, and makes it the space's revision.
  * Returns the page ids, top-level first.
  */
-export async function bulkPages(db: Db, space: { id: string; organization_id: string }, sections: number, perSection: number) {
-  const [doc] = await putDocuments(db, ['Some text.\n\nMore text.\n']);
+export async function bulkPages(
+  db: Db,
+  space: { id: string; organization_id: string },
+  sections: number,
+  perSection: number,
+  make: (n: number) => { title: string; markdown: string } = (n) => ({ title: `Page ${n}`, markdown: 'Some text.\n\nMore text.\n' }),
+) {
+  const total = sections * (perSection + 1);
+  const made = Array.from({ length: total }, (_, n) => make(n));
+  const docs = await putDocuments(db, made.map((m) => m.markdown));
   const editor = new ContentEditor(db, '');
   const now = new Date().toISOString();
   const ids: string[] = [];
   const page = (id: string, parent: string | null, pos: string, n: number): PageEntry => ({
-    id, type: 'document', title: `Page ${n}`, slug: `page-${n}`, parent, pos, doc: doc!, createdAt: now, updatedAt: now,
+    id, type: 'document', title: made[n]!.title, slug: `page-${n}`, parent, pos, doc: docs[n]!, createdAt: now, updatedAt: now,
   });
   const top = Array.from({ length: sections }, () => newId());
   const topKeys = generateNKeysBetween(null, null, sections);
@@ -36,5 +45,6 @@ export async function bulkPages(db: Db, space: { id: string; organization_id: st
     .values({ id: revision, space_id: space.id, organization_id: space.organization_id, parents: json([]), type: 'edits', root, created_by: null, created_at: new Date(), message: null })
     .execute();
   await db.updateTable('spaces').set({ revision_id: revision }).where('id', '=', space.id).execute();
+  await reindexSpace(db, space.id, root);
   return ids;
 }
