@@ -79,3 +79,24 @@ describe('search', () => {
     await expectStatus(outsider.api.spaces.searchSpaceContent(spaces[0]!.id, { query: 'zebra' }), 404);
   });
 });
+
+describe('search at scale', () => {
+  test('in a 10,000-page space a title match ranks first', async () => {
+    const { bulkPages } = await import('./support/content.ts');
+    const ann = await t.user('Ann');
+    const { data: org } = await ann.api.orgs.createOrganization({ title: 'Big search' });
+    const { data: space } = await ann.api.orgs.createSpace(org.id, { title: 'Big' });
+    await bulkPages(t.server.services.db, { id: space.id, organization_id: org.id }, 100, 99, (n) => ({
+      title: n === 5000 ? 'Quasar handbook' : `Page ${n}`,
+      markdown: n % 97 === 0 ? `This page mentions quasar once, among other things ${n}.\n` : `Ordinary text ${n}.\n`,
+    }));
+    const { data } = await ann.api.spaces.searchSpaceContent(space.id, { query: 'quasar', limit: 5 });
+    assert.equal(data.items[0]!.title, 'Quasar handbook');
+    assert.ok((data.count ?? 0) > 50, `count ${data.count}`);
+    assert.equal(data.items.length, 5);
+    assert.ok(data.next);
+    const { data: second } = await ann.api.spaces.searchSpaceContent(space.id, { query: 'quasar', limit: 5, page: data.next!.page });
+    assert.equal(second.items[0]!.rank, 6);
+    assert.ok(!second.items.some((i) => data.items.some((j) => j.id === i.id)));
+  });
+});
