@@ -15,12 +15,7 @@
  *   BENCH_DATABASE_URL=postgres://… node --import tsx bench/merge.ts    # PostgreSQL
  *   BENCH_ROUNDS=40 BENCH_WARMUP=5                                      # rounds per space
  */
-import { randomBytes } from 'node:crypto';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { generateNKeysBetween } from 'fractional-indexing';
-import pg from 'pg';
 import { ContentEditor, EMPTY, putDocuments, type PageEntry } from '../src/content/model.ts';
 import { countNodes } from '../src/content/tree.ts';
 import { loadConfig } from '../src/platform/config.ts';
@@ -28,34 +23,12 @@ import { json, type Db } from '../src/platform/db/database.ts';
 import { newId } from '../src/platform/ids.ts';
 import { startServer } from '../src/server.ts';
 import { createUser } from '../src/users/service.ts';
+import { freshDatabaseConfig, percentile } from './support.ts';
 
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 30);
 const WARMUP = Number(process.env.BENCH_WARMUP ?? 5);
 const SIZES = [1_000, 10_000];
 
-async function database(): Promise<{ config: { databaseUrl?: string; dataDir?: string }; cleanup: () => Promise<void> }> {
-  const admin = process.env.BENCH_DATABASE_URL;
-  if (!admin) {
-    const dataDir = mkdtempSync(join(tmpdir(), 'folio-bench-'));
-    return { config: { dataDir }, cleanup: async () => rmSync(dataDir, { recursive: true, force: true }) };
-  }
-  const name = `folio_bench_${randomBytes(4).toString('hex')}`;
-  const client = new pg.Client({ connectionString: admin });
-  await client.connect();
-  await client.query(`CREATE DATABASE ${name}`);
-  await client.end();
-  const url = new URL(admin);
-  url.pathname = `/${name}`;
-  return {
-    config: { databaseUrl: url.toString() },
-    cleanup: async () => {
-      const c = new pg.Client({ connectionString: admin });
-      await c.connect();
-      await c.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
-      await c.end();
-    },
-  };
-}
 
 /**
  * Writes `count` pages into a space as one new revision: 10 sections of 10 chapters, the pages
@@ -100,12 +73,9 @@ async function fillSpace(db: Db, space: { id: string; organization_id: string; r
   return leaves;
 }
 
-function percentile(sorted: number[], p: number): number {
-  return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))]!;
-}
 
 async function main() {
-  const db = await database();
+  const db = await freshDatabaseConfig(process.env.BENCH_DATABASE_URL);
   const server = await startServer({ ...loadConfig({}), port: 0, logLevel: 'silent', rateLimitMax: 1e9, databaseUrl: undefined, ...db.config }, { purpose: 'bench' });
   try {
     const store = server.services.db;

@@ -23,12 +23,10 @@
  */
 import { fork, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import autocannon from 'autocannon';
 import pg from 'pg';
+import { freshDatabaseConfig } from './support.ts';
 
 /** What the parent passes to a server child through its environment. */
 interface Target {
@@ -194,24 +192,6 @@ async function measure(name: string, url: string, headers: Record<string, string
   return m;
 }
 
-async function freshPostgres(admin: string): Promise<{ url: string; drop: () => Promise<void> }> {
-  const name = `folio_bench_${randomBytes(6).toString('hex')}`;
-  const client = new pg.Client({ connectionString: admin });
-  await client.connect();
-  await client.query(`CREATE DATABASE ${name}`);
-  await client.end();
-  const url = new URL(admin);
-  url.pathname = `/${name}`;
-  return {
-    url: url.toString(),
-    drop: async () => {
-      const c = new pg.Client({ connectionString: admin });
-      await c.connect();
-      await c.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
-      await c.end();
-    },
-  };
-}
 
 async function main(): Promise<void> {
   const admin = process.env.BENCH_DATABASE_URL;
@@ -221,15 +201,9 @@ async function main(): Promise<void> {
   const children: Child[] = [];
   try {
     let target: Target;
-    if (admin) {
-      const db = await freshPostgres(admin);
-      cleanups.push(db.drop);
-      target = { dataDir: undefined, databaseUrl: db.url };
-    } else {
-      const dataDir = mkdtempSync(join(tmpdir(), 'folio-bench-'));
-      cleanups.push(async () => rmSync(dataDir, { recursive: true, force: true }));
-      target = { dataDir, databaseUrl: undefined };
-    }
+    const db = await freshDatabaseConfig(admin);
+    cleanups.push(db.cleanup);
+    target = { dataDir: db.config.dataDir, databaseUrl: db.config.databaseUrl };
 
     // Folio: a user (createUser, as `folio users create` does) and an org created over HTTP.
     const folio = await startChild('folio', target);

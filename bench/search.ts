@@ -13,14 +13,11 @@ import { loadConfig } from '../src/platform/config.ts';
 import { startServer } from '../src/server.ts';
 import { createUser } from '../src/users/service.ts';
 import { bulkPages } from '../test/support/content.ts';
-import { freshDatabaseConfig } from '../test/support/server.ts';
+import { freshDatabaseConfig, percentile } from './support.ts';
 
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 200);
 const WORDS = ['alpha', 'bravo', 'cluster', 'deploy', 'engine', 'format', 'gateway', 'hosting', 'index', 'journal', 'kernel', 'ledger', 'module', 'network', 'object', 'payload', 'queue', 'router', 'schema', 'token', 'upload', 'vector', 'webhook', 'yaml', 'zone'];
 
-function percentile(sorted: number[], p: number): number {
-  return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))]!;
-}
 
 async function main() {
   const db = await freshDatabaseConfig(process.env.BENCH_DATABASE_URL);

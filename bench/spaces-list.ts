@@ -11,14 +11,11 @@ import { loadConfig } from '../src/platform/config.ts';
 import { startServer } from '../src/server.ts';
 import { createUser } from '../src/users/service.ts';
 import { bulkSpaces } from '../test/support/bulk.ts';
-import { freshDatabaseConfig } from '../test/support/server.ts';
+import { freshDatabaseConfig, percentile } from './support.ts';
 
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 200);
 const LIMIT = 50;
 
-function percentile(sorted: number[], p: number): number {
-  return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))]!;
-}
 
 async function main() {
   const db = await freshDatabaseConfig(process.env.BENCH_DATABASE_URL);

@@ -1,5 +1,6 @@
 import { sql } from 'kysely';
 import type { Db } from '../platform/db/database.ts';
+import { BadRequestError } from '../platform/errors.ts';
 import type { RoleOrGuest } from '../platform/db/schema.ts';
 import { guestVisibleSpaces } from '../permissions/effective.ts';
 
@@ -58,4 +59,17 @@ export function membersOf(db: Db, organizationId: string) {
 
 export async function findMember(db: Db, organizationId: string, userId: string): Promise<MemberView | undefined> {
   return membersOf(db, organizationId).where('members.user_id', '=', userId).executeTakeFirst();
+}
+
+/**
+ * Refuses (400, naming `field`) user ids that are not members of the organization: rules, grants
+ * and review requests may only name the organization's own people.
+ */
+export async function assertMembers(db: Db, organizationId: string, userIds: string[], field: string): Promise<void> {
+  const wanted = [...new Set(userIds)];
+  if (wanted.length === 0) return;
+  const found = await db.selectFrom('members').select('user_id').where('organization_id', '=', organizationId).where('user_id', 'in', wanted).execute();
+  const known = new Set(found.map((r) => r.user_id));
+  const missing = wanted.filter((u) => !known.has(u));
+  if (missing.length) throw new BadRequestError(`${field}: ${missing.join(', ')} is not a member of the organization`);
 }

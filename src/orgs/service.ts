@@ -9,6 +9,7 @@ import { paginate, type PageRequest } from '../platform/paging.ts';
 import { assertAdmin, type Membership } from '../platform/policy.ts';
 import { emailDomain } from '../users/service.ts';
 import { requireMembership, requireOrganization } from './access.ts';
+import { assertMembers } from '../members/store.ts';
 import type { UpdateOrganizationInput } from './schemas.ts';
 
 const EMPTY_DOCUMENT = { object: 'document', data: { schemaVersion: 1 }, nodes: [] };
@@ -85,18 +86,7 @@ export async function listOrganizations(ctx: Ctx, page: PageRequest) {
 }
 
 async function validateMergeRules(ctx: Ctx, organizationId: string, rules: UpdateOrganizationInput['mergeRules']) {
-  if (!rules || rules.type !== 'rules') return;
-  const users = [...new Set(rules.rules.flatMap((r) => r.users))];
-  if (users.length === 0) return;
-  const found = await ctx.db
-    .selectFrom('members')
-    .select('user_id')
-    .where('organization_id', '=', organizationId)
-    .where('user_id', 'in', users)
-    .execute();
-  const known = new Set(found.map((r) => r.user_id));
-  const missing = users.filter((u) => !known.has(u));
-  if (missing.length) throw new BadRequestError(`mergeRules: ${missing.join(', ')} is not a member of the organization`);
+  if (rules?.type === 'rules') await assertMembers(ctx.db, organizationId, rules.rules.flatMap((r) => r.users), 'mergeRules');
 }
 
 export async function updateOrganization(ctx: Ctx, organizationId: string, input: UpdateOrganizationInput) {

@@ -1,6 +1,6 @@
 import { sql } from 'kysely';
 import { requireCollectionRole } from '../collections/access.ts';
-import { findMember, membersOf, type MemberView } from '../members/store.ts';
+import { assertMembers, findMember, membersOf, type MemberView } from '../members/store.ts';
 import { requireMembership } from '../orgs/access.ts';
 import type { Ctx } from '../platform/context.ts';
 import type { Role, RoleOrGuest } from '../platform/db/schema.ts';
@@ -33,14 +33,6 @@ async function requireTarget(ctx: Ctx, type: TargetType, id: string, min: Role, 
   return { type, id, organizationId: collection.organization_id };
 }
 
-async function assertMembers(ctx: Ctx, organizationId: string, userIds: string[]) {
-  if (userIds.length === 0) return;
-  const found = await ctx.db.selectFrom('members').select('user_id').where('organization_id', '=', organizationId).where('user_id', 'in', userIds).execute();
-  const known = new Set(found.map((r) => r.user_id));
-  const missing = userIds.filter((u) => !known.has(u));
-  if (missing.length) throw new BadRequestError(`users: ${missing.join(', ')} is not a member of the organization`);
-}
-
 async function assertTeams(ctx: Ctx, organizationId: string, teamIds: string[]) {
   if (teamIds.length === 0) return;
   const found = await ctx.db.selectFrom('teams').select('id').where('organization_id', '=', organizationId).where('id', 'in', teamIds).execute();
@@ -60,7 +52,7 @@ export async function grant(
   const teams = [...new Set(input.teams ?? [])];
   if (users.length === 0 && teams.length === 0) throw new BadRequestError('Send at least one of users or teams');
   const target = await requireTarget(ctx, type, id, 'admin', 'change who has access');
-  await assertMembers(ctx, target.organizationId, users);
+  await assertMembers(ctx.db, target.organizationId, users, 'users');
   await assertTeams(ctx, target.organizationId, teams);
   const principals = [
     ...users.map((u) => ({ principal_type: 'user' as const, principal_id: u })),

@@ -25,6 +25,7 @@ import { contentRoutes } from '../content/routes.ts';
 import { changeRequestRoutes } from '../change-requests/routes.ts';
 import { commentsRoutes } from '../comments/routes.ts';
 import { searchRoutes } from '../search/routes.ts';
+import { linkRoutes } from '../links/routes.ts';
 
 export type FolioApp = FastifyInstance<
   RawServerDefault,
@@ -228,6 +229,7 @@ export async function buildApp(
       await changeRequestRoutes(api);
       await commentsRoutes(api);
       await searchRoutes(api);
+      await linkRoutes(api);
     },
     { prefix: '/v1' },
   );

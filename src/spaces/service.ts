@@ -14,6 +14,7 @@ import { loadSpace, requireSpaceRole } from './access.ts';
 import type { CreateSpaceInput, MoveInput, UpdateSpaceInput } from './schemas.ts';
 import { liveSpaceCount, liveSpacesOf, spaceCounts } from './store.ts';
 import { reindexSpace } from '../search/indexer.ts';
+import { assertMembers } from '../members/store.ts';
 import { NO_COUNTS, presentSpace } from './presenter.ts';
 import type { SpaceResource } from './schemas.ts';
 import type { Urls } from '../platform/urls.ts';
@@ -41,13 +42,7 @@ async function createRevision(
 }
 
 async function validateMergeRules(db: Db, organizationId: string, rules: UpdateSpaceInput['mergeRules']) {
-  if (!rules || rules.type !== 'rules') return;
-  const users = [...new Set(rules.rules.flatMap((r) => r.users))];
-  if (users.length === 0) return;
-  const found = await db.selectFrom('members').select('user_id').where('organization_id', '=', organizationId).where('user_id', 'in', users).execute();
-  const known = new Set(found.map((r) => r.user_id));
-  const missing = users.filter((u) => !known.has(u));
-  if (missing.length) throw new BadRequestError(`mergeRules: ${missing.join(', ')} is not a member of the organization`);
+  if (rules?.type === 'rules') await assertMembers(db, organizationId, rules.rules.flatMap((r) => r.users), 'mergeRules');
 }
 
 export async function createSpace(ctx: Ctx, organizationId: string, input: CreateSpaceInput) {
