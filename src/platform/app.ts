@@ -1,5 +1,4 @@
 import { randomUUID } from 'node:crypto';
-import rateLimit from '@fastify/rate-limit';
 import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
@@ -13,6 +12,7 @@ import type { Ctx, Services } from './context.ts';
 import type { UserRow } from './db/schema.ts';
 import { HttpError, UnauthorizedError } from './errors.ts';
 import { ErrorResponse } from './schemas.ts';
+import { registerRateLimit } from './rate-limit.ts';
 import { organizationRoutes } from '../orgs/routes.ts';
 import { memberRoutes } from '../members/routes.ts';
 import { teamRoutes } from '../teams/routes.ts';
@@ -26,6 +26,8 @@ import { changeRequestRoutes } from '../change-requests/routes.ts';
 import { commentsRoutes } from '../comments/routes.ts';
 import { searchRoutes } from '../search/routes.ts';
 import { linkRoutes } from '../links/routes.ts';
+import { templateRoutes } from '../templates/routes.ts';
+import { pdfRoutes } from '../pdf/routes.ts';
 
 export type FolioApp = FastifyInstance<
   RawServerDefault,
@@ -143,30 +145,21 @@ export async function buildApp(
         : err.message;
     }
     if (status >= 500) req.log.error({ err }, 'request failed');
-    if (status === 429 && err.retryAfter) reply.header('retry-after', err.retryAfter);
     // A refused merge says which pages conflict, so a client can show them.
     const details = Array.isArray(err.conflicts) ? { conflicts: err.conflicts } : {};
     reply.status(status).send({ error: { code: status, message, ...details } });
   });
 
 
-  app.addHook('onSend', async (req, reply) => {
+  // Set as the request arrives (a synchronous hook): every answer, errors included, carries it.
+  app.addHook('onRequest', (req, reply, done) => {
     reply.header('x-request-id', req.id);
+    done();
   });
 
-  await app.register(rateLimit, {
-    max: services.config.rateLimitMax,
-    timeWindow: services.config.rateLimitWindowMs,
-    // Per token when authenticated (the raw header never leaves memory), else per address.
-    keyGenerator: (req) => bearerToken(req.headers.authorization) ?? `ip:${req.ip}`,
-    errorResponseBuilder: (_req, context) => {
-      const err = new HttpError(429, `Rate limit of ${context.max} requests per ${context.after} exceeded; retry later`);
-      return Object.assign(err, { retryAfter: Math.ceil(context.ttl / 1000) });
-    },
-  });
+  registerRateLimit(app as unknown as FastifyInstance, { max: services.config.rateLimitMax, windowMs: services.config.rateLimitWindowMs });
 
-  // Unknown routes are rate limited (and carry the headers) like every other response.
-  app.setNotFoundHandler({ preHandler: app.rateLimit() }, (req, reply) => {
+  app.setNotFoundHandler((req, reply) => {
     reply.status(404).send({ error: { code: 404, message: `No route ${req.method} ${req.url.split('?')[0]}` } });
   });
 
@@ -230,6 +223,8 @@ export async function buildApp(
       await commentsRoutes(api);
       await searchRoutes(api);
       await linkRoutes(api);
+      await templateRoutes(api);
+      await pdfRoutes(api);
     },
     { prefix: '/v1' },
   );

@@ -1,0 +1,54 @@
+import { Type } from '@sinclair/typebox';
+import { CrParams } from '../change-requests/schemas.ts';
+import { errorResponses, type FolioApp } from '../platform/app.ts';
+import { changeRequestPdf, PDF_LINK_TTL_SECONDS, pdfForToken } from './service.ts';
+
+export async function pdfRoutes(app: FolioApp): Promise<void> {
+  app.get(
+    '/spaces/:spaceId/change-requests/:changeRequestId/pdf',
+    {
+      schema: {
+        operationId: 'getChangeRequestPDF',
+        tags: ['change-requests'],
+        params: CrParams,
+        querystring: Type.Object({
+          /** Print only the page named by `page`. */
+          only: Type.Optional(Type.Boolean({ description: 'Generate a PDF only for the provided page' })),
+          /** Print this page (and the pages below it unless `only`). */
+          page: Type.Optional(Type.String({ maxLength: 100, description: 'ID of a specific page to generate a PDF for' })),
+        }),
+        response: {
+          200: Type.Object({
+            /** Where the PDF can be downloaded without a token, for an hour. */
+            url: Type.String({ description: `Temporary URL of the PDF; it works for ${PDF_LINK_TTL_SECONDS / 3600}h` }),
+          }),
+          ...errorResponses,
+        },
+      },
+    },
+    async (req) => changeRequestPdf(req.ctx(), req.params.spaceId, req.params.changeRequestId, req.query),
+  );
+
+  // The link handed out above: the signed token is the only credential. It travels as the `token`
+  // query parameter, which request logs redact; the file name in the path is for browsers.
+  app.get(
+    '/pdf/:name',
+    {
+      config: { public: true },
+      schema: {
+        hide: true,
+        params: Type.Object({ name: Type.String({ maxLength: 200 }) }),
+        querystring: Type.Object({ token: Type.Optional(Type.String({ maxLength: 2000 })) }),
+      },
+    },
+    async (req, reply) => {
+      const { data, name } = await pdfForToken(req.server.services, req.query.token ?? '');
+      return reply
+        .header('content-type', 'application/pdf')
+        .header('content-disposition', `inline; filename="${name.replace(/["\\\r\n]/g, '')}"`)
+        .header('cache-control', 'private, max-age=3600')
+        .header('x-content-type-options', 'nosniff')
+        .send(Buffer.from(data));
+    },
+  );
+}
