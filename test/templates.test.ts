@@ -169,3 +169,20 @@ describe('templates', () => {
     assert.deepEqual(await pages(ann, space.id), []);
   });
 });
+
+describe('change requests created from a template', () => {
+  test('the template lands in the new change request; an unknown template creates nothing', async () => {
+    const { ann, space } = await setup();
+    const { data: cr } = await ann.api.spaces.createChangeRequest(space.id, { subject: 'Start', template: { id: 'changelog' } } as never);
+    assert.notEqual(cr.revision, cr.revisionInitial);
+    const { data: head } = await ann.api.spaces.listPagesInChangeRequest(space.id, cr.id);
+    assert.deepEqual(head.pages.map((p) => p.title), ['Changelog']);
+    assert.deepEqual(await pages(ann, space.id), []);
+
+    const res = await t.request('POST', `/v1/spaces/${space.id}/change-requests`, { token: ann.token, body: { subject: 'Bad', template: { id: 'nope' } } });
+    assert.equal(res.status, 400);
+    assert.match(res.body.error.message, /template/);
+    const { data: all } = await ann.api.spaces.listChangeRequestsForSpace(space.id);
+    assert.deepEqual(all.items.map((c) => c.id), [cr.id]);
+  });
+});

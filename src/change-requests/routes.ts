@@ -8,6 +8,9 @@ import { ContentReader } from '../content/model.ts';
 import { presentFile } from '../content/presenter.ts';
 import { File } from '../content/schemas.ts';
 import { presentChangeRequest } from './presenter.ts';
+import { applyTemplate, type ApplyTemplateInput } from '../templates/service.ts';
+import { findTemplate, TEMPLATES } from '../templates/templates.ts';
+import { BadRequestError } from '../platform/errors.ts';
 import {
   getReview,
   listRequestedReviewers,
@@ -109,7 +112,21 @@ export async function changeRequestRoutes(app: FolioApp): Promise<void> {
     { schema: { operationId: 'createChangeRequest', tags, params: SpaceParams, body: CreateChangeRequestBody, response: { 201: ChangeRequest, ...errorResponses } } },
     async (req, reply) => {
       const ctx = req.ctx();
-      const { cr } = await createChangeRequest(ctx, req.params.spaceId, req.body ?? {});
+      const template = (req.body as { template?: { id?: unknown; params?: ApplyTemplateInput['params'] } } | undefined)?.template;
+      if (template !== undefined && (typeof template?.id !== 'string' || !findTemplate(template.id))) {
+        throw new BadRequestError(`template.id: unknown template; known: ${TEMPLATES.map((t) => t.id).join(', ')}`);
+      }
+      let { cr } = await createChangeRequest(ctx, req.params.spaceId, req.body ?? {});
+      if (template) {
+        try {
+          await applyTemplate(ctx, req.params.spaceId, { id: template.id as string, params: template.params, changeRequestId: cr.id });
+        } catch (err) {
+          // A template that cannot apply leaves no empty change request behind.
+          await ctx.db.deleteFrom('change_requests').where('id', '=', cr.id).execute();
+          throw err;
+        }
+        cr = (await loadChangeRequest(ctx, req.params.spaceId, cr.id)).cr;
+      }
       reply.status(201).header('location', ctx.urls.api(`/spaces/${cr.space_id}/change-requests/${cr.id}`));
       return (await present(ctx, [cr]))[0];
     },
