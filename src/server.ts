@@ -44,6 +44,7 @@ export async function startServer(
       jobs,
       signingKey: await signingKey(database.db),
       tokenCache: new TokenCache(config.authCacheTtlMs),
+      prepared: database.prepared,
     };
     const app = await buildApp(services, { logLevel: config.logLevel, logStream: opts.logStream });
     jobs.logger = app.log;

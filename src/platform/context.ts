@@ -1,6 +1,6 @@
 import type { TokenCache } from './auth.ts';
 import type { Config } from './config.ts';
-import type { Db } from './db/database.ts';
+import type { Db, Prepared } from './db/database.ts';
 import type { UserRow } from './db/schema.ts';
 import type { Jobs } from './jobs.ts';
 import type { Urls } from './urls.ts';
@@ -14,6 +14,8 @@ export interface Services {
   /** Key that signs the JWTs Folio issues (visitor claims). */
   signingKey: Uint8Array;
   tokenCache: TokenCache;
+  /** Named prepared statements for per-request hot paths (see DatabaseHandle.prepared). */
+  prepared: Prepared;
 }
 
 export interface Caller {
