@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { ContentVisibility, SpaceEditMode, TranslationLanguage, type Space } from '@gitbook/api';
 import type { Role, RoleOrGuest } from '../src/platform/db/schema.ts';
+import * as factories from './support/factories.ts';
 import { addMember, orgWithPersonas, PERSONAS, personaName, statusOf, type Persona } from './support/factories.ts';
 import { expectStatus, startTestServer, type TestServer, type TestUser } from './support/server.ts';
 
@@ -13,43 +14,10 @@ after(async () => {
   await t?.close();
 });
 
-const RANK: Record<Role, number> = { read: 1, comment: 2, edit: 3, review: 4, create: 5, admin: 6 };
-const atLeast = (role: RoleOrGuest, min: Role) => !!role && RANK[role] >= RANK[min];
-
-/** A fresh organization administered by a new user. */
-async function newOrg(title = 'Spaces Inc') {
-  const admin = await t.user('Ann Admin');
-  const { data: org } = await admin.api.orgs.createOrganization({ title });
-  return { admin, org };
-}
-
-/** A new user who is a member of the organization with `role` (null: guest). */
-async function newMember(organizationId: string, role: RoleOrGuest, name = 'Member'): Promise<TestUser> {
-  const user = await t.user(name);
-  await addMember(t, organizationId, user, role);
-  return user;
-}
-
-/** Grants a role on a space or collection to a user or a team (what the /permissions endpoints will write). */
-async function grant(
-  organizationId: string,
-  target: { space: string } | { collection: string },
-  principal: { user: string } | { team: string },
-  role: Role,
-) {
-  await t.server.services.db
-    .insertInto('content_permissions')
-    .values({
-      organization_id: organizationId,
-      target_type: 'space' in target ? 'space' : 'collection',
-      target_id: 'space' in target ? target.space : target.collection,
-      principal_type: 'user' in principal ? 'user' : 'team',
-      principal_id: 'user' in principal ? principal.user : principal.team,
-      role,
-      created_at: new Date(),
-    })
-    .execute();
-}
+const newOrg = (title = 'Spaces Inc') => factories.newOrg(t, title);
+const newMember = (organizationId: string, role: RoleOrGuest, name?: string) => factories.newMember(t, organizationId, role, name);
+const grant = (...args: Parameters<typeof factories.grantDirect> extends [unknown, ...infer R] ? R : never) => factories.grantDirect(t, ...args);
+const atLeast = factories.atLeast;
 
 async function newSpace(user: TestUser, organizationId: string, body: Parameters<TestUser['api']['orgs']['createSpace']>[1] = {}) {
   return (await user.api.orgs.createSpace(organizationId, { title: 'Space', ...body })).data;

@@ -1,4 +1,4 @@
-import type { RoleOrGuest } from '../../src/platform/db/schema.ts';
+import type { Role, RoleOrGuest } from '../../src/platform/db/schema.ts';
 import type { TestServer, TestUser } from './server.ts';
 
 /** Puts an existing user into an organization with a role (as an accepted invite would). */
@@ -39,4 +39,44 @@ export async function statusOf(promise: Promise<{ status: number }>): Promise<nu
     if (status === undefined) throw err;
     return status;
   }
+}
+
+/** An independent copy of the role order, so tests check the server's policy rather than reuse it. */
+const RANK: Record<Role, number> = { read: 1, comment: 2, edit: 3, review: 4, create: 5, admin: 6 };
+export const atLeast = (role: RoleOrGuest, min: Role) => !!role && RANK[role] >= RANK[min];
+
+/** A fresh organization administered by a new user. */
+export async function newOrg(t: TestServer, title = 'Test Inc') {
+  const admin = await t.user('Ann Admin');
+  const { data: org } = await admin.api.orgs.createOrganization({ title });
+  return { admin, org };
+}
+
+/** A new user who is a member of the organization with `role` (null: guest). */
+export async function newMember(t: TestServer, organizationId: string, role: RoleOrGuest, name = 'Member'): Promise<TestUser> {
+  const user = await t.user(name);
+  await addMember(t, organizationId, user, role);
+  return user;
+}
+
+/** Grants a role on a space or collection to a user or a team, straight into the database. */
+export async function grantDirect(
+  t: TestServer,
+  organizationId: string,
+  target: { space: string } | { collection: string },
+  principal: { user: string } | { team: string },
+  role: Role,
+) {
+  await t.server.services.db
+    .insertInto('content_permissions')
+    .values({
+      organization_id: organizationId,
+      target_type: 'space' in target ? 'space' : 'collection',
+      target_id: 'space' in target ? target.space : target.collection,
+      principal_type: 'user' in principal ? 'user' : 'team',
+      principal_id: 'user' in principal ? principal.user : principal.team,
+      role,
+      created_at: new Date(),
+    })
+    .execute();
 }
