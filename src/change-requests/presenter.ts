@@ -1,11 +1,7 @@
-import type { ChangeRequestRow, UserRow } from '../platform/db/schema.ts';
+import type { ChangeRequestRow } from '../platform/db/schema.ts';
 import type { Urls } from '../platform/urls.ts';
-import { presentUser } from '../users/presenter.ts';
+import { presentUserById, type UserLike } from '../users/presenter.ts';
 
-type UserLike = Pick<UserRow, 'id' | 'email' | 'display_name' | 'photo_url'>;
-
-/** Stand-in for an author whose account was deleted: the change request keeps a valid `createdBy`. */
-const GONE: UserLike = { id: 'deleted-user', email: '', display_name: 'Deleted user', photo_url: null };
 
 export function presentChangeRequest(
   urls: Urls,
@@ -13,7 +9,7 @@ export function presentChangeRequest(
   ctx: { spaceRevision: string; users: Map<string, UserLike>; comments?: number },
 ) {
   const base = cr.revision_merged_ancestor ?? cr.revision_initial;
-  const user = (id: string | null) => presentUser(urls, (id && ctx.users.get(id)) || GONE);
+  const user = (id: string | null) => presentUserById(urls, ctx.users, id);
   return {
     object: 'change-request' as const,
     id: cr.id,

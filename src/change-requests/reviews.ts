@@ -6,8 +6,9 @@ import { paginate, type PageRequest } from '../platform/paging.ts';
 import { assertContentRole, atLeast } from '../platform/policy.ts';
 import { spaceRoles } from '../permissions/effective.ts';
 import type { Urls } from '../platform/urls.ts';
-import { presentUser } from '../users/presenter.ts';
-import { loadChangeRequest, usersById } from './service.ts';
+import { presentUserById } from '../users/presenter.ts';
+import { loadChangeRequest } from './service.ts';
+import { usersById } from '../users/service.ts';
 
 /** Reviews: a reviewer approves or asks for changes on the head revision they looked at. */
 export async function submitReview(ctx: Ctx, spaceId: string, idOrNumber: string, status: 'approved' | 'changes-requested') {
@@ -46,12 +47,11 @@ export function presentReview(
   headRevision: string,
   users: Map<string, { id: string; email: string; display_name: string; photo_url: string | null }>,
 ) {
-  const reviewer = users.get(review.reviewer_id) ?? { id: review.reviewer_id, email: '', display_name: 'Deleted user', photo_url: null };
   return {
     object: 'change-request-review' as const,
     id: review.id,
     revision: review.revision,
-    reviewer: presentUser(urls, reviewer),
+    reviewer: presentUserById(urls, users, review.reviewer_id),
     status: review.status,
     // A review of an older head no longer describes what would be merged.
     outdated: review.revision !== headRevision,
@@ -110,7 +110,7 @@ export function presentRequestedReviewer(
   revision: string,
   users: Map<string, { id: string; email: string; display_name: string; photo_url: string | null }>,
 ) {
-  const user = (id: string | null) => presentUser(urls, (id && users.get(id)) || { id: id ?? 'deleted-user', email: '', display_name: 'Deleted user', photo_url: null });
+  const user = (id: string | null) => presentUserById(urls, users, id);
   return {
     object: 'change-request-requested-reviewer' as const,
     kind: 'user' as const,

@@ -43,8 +43,8 @@ import {
   mergeChangeRequest,
   updateChangeRequest,
   updateFromSpace,
-  usersById,
 } from './service.ts';
+import { usersById } from '../users/service.ts';
 
 const tags = ['change-requests'];
 

@@ -6,7 +6,7 @@ import { loadRevision } from '../content/service.ts';
 import { reindexSpace } from '../search/indexer.ts';
 import type { Ctx } from '../platform/context.ts';
 import { json, type Db } from '../platform/db/database.ts';
-import type { ChangeRequestRow, ChangeRequestStatus, MergeRules, Role, SpaceRow, UserRow } from '../platform/db/schema.ts';
+import type { ChangeRequestRow, ChangeRequestStatus, MergeRules, Role, SpaceRow } from '../platform/db/schema.ts';
 import { BadRequestError, ConflictError, ForbiddenError, NotFoundError } from '../platform/errors.ts';
 import { newId } from '../platform/ids.ts';
 import { paginate, type PageRequest } from '../platform/paging.ts';
@@ -55,13 +55,6 @@ function assertOpen(cr: ChangeRequestRow, action: string) {
   if (cr.status === 'merged' || cr.status === 'archived') {
     throw new BadRequestError(`Cannot ${action}: the change request is ${cr.status}`);
   }
-}
-
-export async function usersById(db: Db, ids: (string | null)[]): Promise<Map<string, UserRow>> {
-  const wanted = [...new Set(ids.filter((i): i is string => !!i))];
-  if (!wanted.length) return new Map();
-  const rows = await db.selectFrom('users').selectAll().where('id', 'in', wanted).execute();
-  return new Map(rows.map((u) => [u.id, u]));
 }
 
 async function newRevision(trx: Db, space: SpaceRow, root: string, parents: string[], type: string, userId: string) {

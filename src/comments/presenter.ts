@@ -1,12 +1,11 @@
 import { markdownToDocument } from '../content/markdown.ts';
 import type { Db } from '../platform/db/database.ts';
-import type { CommentReplyRow, CommentRow, RoleOrGuest, UserRow } from '../platform/db/schema.ts';
+import type { CommentReplyRow, CommentRow, RoleOrGuest } from '../platform/db/schema.ts';
 import { atLeast } from '../platform/policy.ts';
 import type { Urls } from '../platform/urls.ts';
-import { presentUser } from '../users/presenter.ts';
+import { presentUser, presentUserById, type UserLike } from '../users/presenter.ts';
+import { usersById } from '../users/service.ts';
 
-type UserLike = Pick<UserRow, 'id' | 'email' | 'display_name' | 'photo_url'>;
-const GONE: UserLike = { id: 'deleted-user', email: '', display_name: 'Deleted user', photo_url: null };
 
 /** What presenting a page of comments or replies needs, loaded for the whole page in a few queries. */
 export interface CommentExtras {
@@ -28,7 +27,7 @@ export async function loadExtras(db: Db, comments: CommentRow[], replies: Commen
   for (const c of comments) [c.posted_by, c.resolved_by].forEach((u) => u && userIds.add(u));
   for (const r of [...replies, ...replyRows]) if (r.posted_by) userIds.add(r.posted_by);
   for (const r of reactionRows) userIds.add(r.user_id);
-  const users = new Map((userIds.size ? await db.selectFrom('users').selectAll().where('id', 'in', [...userIds]).execute() : []).map((u) => [u.id, u]));
+  const users = await usersById(db, [...userIds]);
   const reactions = new Map<string, { emoji: string; user_id: string; reacted_at: Date }[]>();
   for (const r of reactionRows) reactions.set(r.target_id, [...(reactions.get(r.target_id) ?? []), r]);
   const byComment = new Map<string, { posted_by: string | null; posted_at: Date }[]>();
@@ -44,7 +43,7 @@ function presentReactions(urls: Urls, extras: CommentExtras, targetId: string) {
   const grouped = new Map<string, { user: ReturnType<typeof presentUser>; reactedAt: string }[]>();
   for (const r of extras.reactions.get(targetId) ?? []) {
     const list = grouped.get(r.emoji) ?? [];
-    list.push({ user: presentUser(urls, extras.users.get(r.user_id) ?? GONE), reactedAt: r.reacted_at.toISOString() });
+    list.push({ user: presentUserById(urls, extras.users, r.user_id), reactedAt: r.reacted_at.toISOString() });
     grouped.set(r.emoji, list);
   }
   return [...grouped].map(([emoji, users]) => ({ emoji, count: users.length, users }));
@@ -65,7 +64,7 @@ export function presentComment(
   const replies = extras.replies.get(comment.id) ?? [];
   const repliers = new Map<string, { count: number; updatedAt: Date }>();
   for (const r of replies) {
-    const key = r.posted_by ?? GONE.id;
+    const key = r.posted_by ?? '';
     const prev = repliers.get(key);
     repliers.set(key, { count: (prev?.count ?? 0) + 1, updatedAt: prev && prev.updatedAt > r.posted_at ? prev.updatedAt : r.posted_at });
   }
@@ -75,12 +74,12 @@ export function presentComment(
   return {
     object: 'comment' as const,
     id: comment.id,
-    postedBy: presentUser(urls, (comment.posted_by && extras.users.get(comment.posted_by)) || GONE),
+    postedBy: presentUserById(urls, extras.users, comment.posted_by),
     postedAt: comment.posted_at.toISOString(),
     ...(comment.edited_at ? { editedAt: comment.edited_at.toISOString() } : {}),
     reactions: presentReactions(urls, extras, comment.id),
     replies: replies.length,
-    repliers: [...repliers].map(([id, r]) => ({ user: presentUser(urls, extras.users.get(id) ?? GONE), count: r.count, updatedAt: r.updatedAt.toISOString() })),
+    repliers: [...repliers].map(([id, r]) => ({ user: presentUserById(urls, extras.users, id || null), count: r.count, updatedAt: r.updatedAt.toISOString() })),
     body: body(comment.body, format),
     target: {
       space: comment.space_id,
@@ -96,7 +95,7 @@ export function presentComment(
       ? {
           status: 'resolved' as const,
           resolvedAt: comment.resolved_at.toISOString(),
-          resolvedBy: presentUser(urls, (comment.resolved_by && extras.users.get(comment.resolved_by)) || GONE),
+          resolvedBy: presentUserById(urls, extras.users, comment.resolved_by),
         }
       : { status: 'open' as const }),
   };
@@ -116,7 +115,7 @@ export function presentReply(
   return {
     object: 'comment-reply' as const,
     id: reply.id,
-    postedBy: presentUser(urls, (reply.posted_by && extras.users.get(reply.posted_by)) || GONE),
+    postedBy: presentUserById(urls, extras.users, reply.posted_by),
     postedAt: reply.posted_at.toISOString(),
     ...(reply.edited_at ? { editedAt: reply.edited_at.toISOString() } : {}),
     reactions: presentReactions(urls, extras, reply.id),

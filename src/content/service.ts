@@ -4,6 +4,7 @@ import type { RevisionRow, SpaceRow } from '../platform/db/schema.ts';
 import { BadRequestError, NotFoundError } from '../platform/errors.ts';
 import type { PageRequest } from '../platform/paging.ts';
 import { presentChangeRequest } from '../change-requests/presenter.ts';
+import { usersById } from '../users/service.ts';
 import { spaceUrls } from '../spaces/presenter.ts';
 import { loadSpace } from '../spaces/access.ts';
 import { evaluateExpressions } from './expressions.ts';
@@ -48,8 +49,7 @@ async function mergedFrom(ctx: Ctx, target: ContentTarget) {
   if (target.revision.type !== 'merge') return {};
   const cr = await ctx.db.selectFrom('change_requests').selectAll().where('revision_merged', '=', target.revision.id).executeTakeFirst();
   if (!cr) return {};
-  const ids = [cr.created_by, cr.merged_by].filter((id): id is string => !!id);
-  const users = new Map((ids.length ? await ctx.db.selectFrom('users').selectAll().where('id', 'in', ids).execute() : []).map((u) => [u.id, u]));
+  const users = await usersById(ctx.db, [cr.created_by, cr.merged_by]);
   return { mergedFrom: presentChangeRequest(ctx.urls, cr, { spaceRevision: target.space.revision_id, users }) };
 }
 

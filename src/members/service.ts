@@ -79,16 +79,16 @@ async function assertKeepsAnAdmin(trx: Db, organizationId: string, userId: strin
   }
 }
 
+/** The role of a member, read inside the transaction that changes or removes them. */
+function memberRole(trx: Db, organizationId: string, userId: string) {
+  return trx.selectFrom('members').select('role').where('organization_id', '=', organizationId).where('user_id', '=', userId).executeTakeFirst();
+}
+
 export async function updateMemberRole(ctx: Ctx, organizationId: string, userId: string, role: RoleOrGuest | undefined) {
   const membership = await requireMembership(ctx, organizationId);
   assertAdmin(membership, 'change member roles');
   await ctx.db.transaction().execute(async (trx) => {
-    const target = await trx
-      .selectFrom('members')
-      .select('role')
-      .where('organization_id', '=', organizationId)
-      .where('user_id', '=', userId)
-      .executeTakeFirst();
+    const target = await memberRole(trx, organizationId, userId);
     if (!target) throw new NotFoundError('Member');
     if (role === undefined || role === target.role) return;
     if (target.role === 'admin') await assertKeepsAnAdmin(trx, organizationId, userId, 'demote');
@@ -107,12 +107,7 @@ export async function removeMember(ctx: Ctx, organizationId: string, userId: str
   const membership = await requireMembership(ctx, organizationId);
   if (userId !== ctx.user.id) assertAdmin(membership, 'remove other members');
   await ctx.db.transaction().execute(async (trx) => {
-    const target = await trx
-      .selectFrom('members')
-      .select('role')
-      .where('organization_id', '=', organizationId)
-      .where('user_id', '=', userId)
-      .executeTakeFirst();
+    const target = await memberRole(trx, organizationId, userId);
     if (!target) return;
     if (target.role === 'admin') await assertKeepsAnAdmin(trx, organizationId, userId, 'remove');
     await trx.deleteFrom('members').where('organization_id', '=', organizationId).where('user_id', '=', userId).execute();

@@ -13,3 +13,13 @@ export function presentUser(urls: Urls, row: Pick<UserRow, 'id' | 'email' | 'dis
     urls: { location: urls.user(row.id) },
   };
 }
+
+export type UserLike = Pick<UserRow, 'id' | 'email' | 'display_name' | 'photo_url'>;
+
+/** Who a record names when their account has since been deleted: the resource keeps a valid user. */
+const DELETED: UserLike = { id: 'deleted-user', email: '', display_name: 'Deleted user', photo_url: null };
+
+/** Presents the user `id` from a batch loaded with usersById, or the deleted-user stand-in. */
+export function presentUserById(urls: Urls, users: Map<string, UserLike>, id: string | null) {
+  return presentUser(urls, (id && users.get(id)) || DELETED);
+}

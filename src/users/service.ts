@@ -114,3 +114,11 @@ export async function updateUser(ctx: Ctx, userId: string, patch: { displayName?
   ctx.tokenCache.clear();
   return user;
 }
+
+/** The users named by a page of records, in one query (ids may repeat or be null). */
+export async function usersById(db: Db, ids: (string | null)[]): Promise<Map<string, UserRow>> {
+  const wanted = [...new Set(ids.filter((i): i is string => !!i))];
+  if (!wanted.length) return new Map();
+  const rows = await db.selectFrom('users').selectAll().where('id', 'in', wanted).execute();
+  return new Map(rows.map((u) => [u.id, u]));
+}
