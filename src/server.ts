@@ -1,4 +1,5 @@
 import { randomBytes } from 'node:crypto';
+import { closeConversions } from './content/convert.ts';
 import { buildApp, type FolioApp } from './platform/app.ts';
 import { TokenCache } from './platform/auth.ts';
 import type { Config } from './platform/config.ts';
@@ -64,6 +65,7 @@ export async function startServer(
         (closing ??= (async () => {
           await app.close();
           await jobs.stop();
+          await closeConversions();
           await database.close();
         })()),
     };

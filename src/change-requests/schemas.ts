@@ -49,8 +49,11 @@ const PageMetadata = {
   noRobotsIndex: Type.Optional(Type.Boolean()),
 };
 
-const MarkdownInput = Type.Object({ markdown: Type.String({ maxLength: 2_000_000 }) });
-const JsonDocumentInput = Type.Object({ document: RichText });
+/** Content changes name only the fields they declare: ids and stored references are the server's to assign. */
+const STRICT = { additionalProperties: false } as const;
+
+const MarkdownInput = Type.Object({ markdown: Type.String({ maxLength: 2_000_000 }) }, { additionalProperties: false });
+const JsonDocumentInput = Type.Object({ document: RichText }, { additionalProperties: false });
 const EmptyInput = Type.Object({}, { additionalProperties: false });
 
 /**
@@ -73,7 +76,7 @@ const InsertPage = Type.Object({
   at: Type.Optional(Type.Integer({ minimum: 0 })),
   ref: Type.Optional(Type.String({ minLength: 1, maxLength: 200 })),
   ...PageMetadata,
-});
+}, STRICT);
 const UpdatePage = Type.Object({
   operation: Type.Literal('update_page'),
   page: Type.String({ maxLength: 100 }),
@@ -81,13 +84,13 @@ const UpdatePage = Type.Object({
   into: Type.Optional(Type.Union([Type.String({ maxLength: 100 }), Type.Null()])),
   at: Type.Optional(Type.Integer({ minimum: 0 })),
   ...PageMetadata,
-});
-const DeletePage = Type.Object({ operation: Type.Literal('delete_page'), page: Type.String({ maxLength: 100 }) });
+}, STRICT);
+const DeletePage = Type.Object({ operation: Type.Literal('delete_page'), page: Type.String({ maxLength: 100 }) }, STRICT);
 const RevertPage = Type.Object({
   operation: Type.Literal('revert_page'),
   page: Type.String({ maxLength: 100 }),
   revision: Type.Optional(Type.String({ maxLength: 100 })),
-});
+}, STRICT);
 const InsertFiles = Type.Object({
   operation: Type.Literal('insert_files'),
   files: Type.Array(
@@ -97,10 +100,10 @@ const InsertFiles = Type.Object({
       contentType: Type.Optional(Type.String({ maxLength: 200 })),
       url: Type.Optional(Type.String({ format: 'uri', maxLength: 2048 })),
       base64: Type.Optional(Type.String({ maxLength: 1_500_000 })),
-    }),
+    }, STRICT),
     { minItems: 1, maxItems: 20 },
   ),
-});
+}, STRICT);
 
 const OPERATIONS = [InsertPage, UpdatePage, DeletePage, RevertPage, InsertFiles] as const;
 

@@ -1,7 +1,7 @@
 import { sql } from 'kysely';
 import { mergeContents, hasConflictMarkers, type Conflict } from '../content/merge.ts';
-import { ContentEditor, ContentReader, getDocuments, putDocuments, type PageEntry } from '../content/model.ts';
-import { decodeBase64, fetchFile, imageDimensions, putBlob } from '../content/files.ts';
+import { ContentEditor, ContentReader, getDocuments, putDocuments, type PageEntry, type PageInput } from '../content/model.ts';
+import { decodeBase64, fetchFile, FileBudget, imageDimensions, putBlob } from '../content/files.ts';
 import { loadRevision } from '../content/service.ts';
 import { reindexSpace } from '../search/indexer.ts';
 import type { Ctx } from '../platform/context.ts';
@@ -14,7 +14,7 @@ import { assertContentRole } from '../platform/policy.ts';
 import { orgRoleOf } from '../permissions/effective.ts';
 import { loadSpace, type SpaceAccess } from '../spaces/access.ts';
 import { visibleSpaces } from '../spaces/service.ts';
-import { documentInputToMarkdown, normalizeDocument } from './documents.ts';
+import { assertMarkdownWithinLimits, documentInputToMarkdown, normalizeDocumentInput } from '../content/convert.ts';
 import type { ContentChangeInput } from './schemas.ts';
 
 export class MergeConflictError extends ConflictError {
@@ -168,11 +168,12 @@ export async function updateChangeRequest(
 ) {
   const { cr } = await requireChangeRequest(ctx, spaceId, idOrNumber, 'edit', 'change the change request');
   if (cr.status === 'merged' && input.status) throw new BadRequestError('status: a merged change request keeps its status');
+  const description = input.description !== undefined ? await normalizeDocumentInput(input.description, 'description') : undefined;
   return ctx.db
     .updateTable('change_requests')
     .set({
       ...(input.subject !== undefined ? { subject: input.subject } : {}),
-      ...(input.description !== undefined ? { description: json(normalizeDocument(input.description, 'description')) } : {}),
+      ...(description !== undefined ? { description: json(description) } : {}),
       ...(input.status !== undefined ? { status: input.status } : {}),
       updated_at: new Date(),
     })
@@ -204,9 +205,13 @@ export function readMarkdownMetadata(markdown: string): { markdown: string; titl
 
 type DocumentInput = { markdown: string } | { document: unknown } | Record<string, never>;
 
-function markdownOf(input: DocumentInput | undefined): string | undefined {
+/** The markdown of a page body, within the content limits (400 naming the problem otherwise). */
+async function markdownOf(input: DocumentInput | undefined): Promise<string | undefined> {
   if (!input) return undefined;
-  if ('markdown' in input) return input.markdown;
+  if ('markdown' in input) {
+    assertMarkdownWithinLimits(input.markdown, 'document.markdown');
+    return input.markdown;
+  }
   if ('document' in input) return documentInputToMarkdown(input.document, 'document');
   return '';
 }
@@ -224,7 +229,9 @@ export async function editContent(ctx: Ctx, spaceId: string, idOrNumber: string,
     if (pageRefs.has(change.ref)) throw new BadRequestError(`changes[${index}] (insert_page): ref "${change.ref}" is used twice in the batch`);
     pageRefs.set(change.ref, newId());
   }
-  // Files first (they may be fetched over the network): outside the transaction.
+  // Files first (they may be fetched over the network): outside the transaction, one after
+  // another within one budget of bytes and time for the whole request.
+  const budget = new FileBudget(ctx.config);
   const fileIds = new Map<string, string>();
   const files: { id: string; name: string; contentType: string; data: Uint8Array }[] = [];
   for (const [index, change] of changes.entries()) {
@@ -238,8 +245,9 @@ export async function editContent(ctx: Ctx, spaceId: string, idOrNumber: string,
         if (f.base64 !== undefined) {
           if (!contentType) throw new BadRequestError(`files: "${f.name}" needs a contentType with base64`);
           data = decodeBase64(f.base64);
+          budget.take(data.byteLength, `"${f.name}"`);
         } else {
-          const fetched = await fetchFile(f.url!, { allowPrivate: ctx.config.fetchAllowPrivate });
+          const fetched = await fetchFile(f.url!, budget);
           data = fetched.data;
           contentType ??= fetched.contentType ?? 'application/octet-stream';
         }
@@ -250,6 +258,19 @@ export async function editContent(ctx: Ctx, spaceId: string, idOrNumber: string,
         if (err instanceof BadRequestError) throw new BadRequestError(`changes[${index}] (insert_files): ${err.message}`);
         throw err;
       }
+    }
+  }
+  // Page bodies are converted and checked before the transaction: a large document converts on a
+  // worker thread, and no database session waits for it.
+  const bodies = new Map<number, string>();
+  for (const [index, change] of changes.entries()) {
+    if (change.operation !== 'insert_page' && change.operation !== 'update_page') continue;
+    try {
+      const markdown = await markdownOf(change.document as DocumentInput | undefined);
+      if (markdown !== undefined) bodies.set(index, markdown);
+    } catch (err) {
+      if (err instanceof BadRequestError) throw new BadRequestError(`changes[${index}] (${change.operation}): ${err.message}`);
+      throw err;
     }
   }
   const resolveRefs = (markdown: string) =>
@@ -278,7 +299,7 @@ export async function editContent(ctx: Ctx, spaceId: string, idOrNumber: string,
     for (const [index, change] of changes.entries()) {
       try {
         if ('page' in change && !existedBefore.has(change.page)) existedBefore.set(change.page, !!(await editor.page(change.page)));
-        const pageId = await applyChange(trx, editor, space, current, change, { pageRefs, resolveRefs });
+        const pageId = await applyChange(trx, editor, space, current, change, bodies.get(index), { pageRefs, resolveRefs });
         if (pageId && !touched.includes(pageId)) touched.push(pageId);
         if (pageId && change.operation === 'insert_page') created.set(pageId, change.ref);
       } catch (err) {
@@ -330,39 +351,51 @@ async function applyChange(
   space: SpaceRow,
   cr: ChangeRequestRow,
   change: ContentChangeInput,
+  body: string | undefined,
   refs: { pageRefs: Map<string, string>; resolveRefs: (markdown: string) => string },
 ): Promise<string | undefined> {
+  // Only the fields each operation declares are read: the server assigns page ids and document
+  // references, so a body can never name a stored document or an existing page as a new one.
+  const metadata = (c: PageMetadataInput) => ({
+    title: c.title,
+    slug: c.slug,
+    emoji: c.emoji,
+    icon: c.icon,
+    description: c.description,
+    hidden: c.hidden,
+    noIndex: c.noIndex,
+    noRobotsIndex: c.noRobotsIndex,
+  });
+  // A page inserted earlier in the batch can be named by its ref as the parent.
+  const parentOf = (into: string | null | undefined) => (into && refs.pageRefs.has(into) ? refs.pageRefs.get(into)! : into);
   switch (change.operation) {
     case 'insert_page': {
-      const raw = markdownOf(change.document as DocumentInput) ?? '';
+      const raw = body ?? '';
       const meta = 'markdown' in change.document ? readMarkdownMetadata(raw) : { markdown: raw };
       const [doc] = await putDocuments(trx, [refs.resolveRefs(meta.markdown)]);
-      const into = change.into && refs.pageRefs.has(change.into) ? refs.pageRefs.get(change.into)! : (change.into ?? null);
       const entry = await editor.insertPage({
-        ...change,
+        ...metadata(change),
         ...(change.ref ? { id: refs.pageRefs.get(change.ref)! } : {}),
         title: meta.title ?? change.title ?? 'Untitled',
         ...(meta.description !== undefined ? { description: meta.description } : {}),
-        parent: into,
+        parent: parentOf(change.into) ?? null,
         at: change.at,
         doc: doc!,
       });
       return entry.id;
     }
     case 'update_page': {
-      const raw = markdownOf(change.document as DocumentInput | undefined);
       let doc: string | undefined;
       let meta: { title?: string; description?: string } = {};
-      if (raw !== undefined) {
-        const read = change.document && 'markdown' in change.document ? readMarkdownMetadata(raw) : { markdown: raw };
+      if (body !== undefined) {
+        const read = change.document && 'markdown' in change.document ? readMarkdownMetadata(body) : { markdown: body };
         meta = read;
         [doc] = await putDocuments(trx, [refs.resolveRefs(read.markdown)]);
       }
-      // A page inserted earlier in the batch can be named by its ref as the new parent.
-      const into = change.into && refs.pageRefs.has(change.into) ? refs.pageRefs.get(change.into)! : change.into;
       await editor.updatePage(change.page, {
-        ...change,
-        into,
+        ...metadata(change),
+        into: parentOf(change.into),
+        at: change.at,
         ...(meta.title ? { title: meta.title } : {}),
         ...(meta.description !== undefined ? { description: meta.description } : {}),
         ...(doc !== undefined ? { doc } : {}),
@@ -383,6 +416,8 @@ async function applyChange(
       return undefined; // stored before the pages, above
   }
 }
+
+type PageMetadataInput = { [K in keyof PageInput]?: PageInput[K] | undefined };
 
 /** Merge rules of the space (or of its organization when the space inherits them). */
 async function mergeRulesOf(db: Db, space: SpaceRow): Promise<MergeRules> {

@@ -1,4 +1,4 @@
-import { markdownToDocument } from '../content/markdown.ts';
+import { shortMarkdownToDocument } from '../content/convert.ts';
 import type { Db } from '../platform/db/database.ts';
 import type { CommentReplyRow, CommentRow, RoleOrGuest } from '../platform/db/schema.ts';
 import { atLeast } from '../platform/policy.ts';
@@ -36,7 +36,7 @@ export async function loadExtras(db: Db, comments: CommentRow[], replies: Commen
 }
 
 function body(markdown: string, format: 'markdown' | 'document' | undefined) {
-  return format === 'document' ? { document: markdownToDocument(markdown) } : { markdown };
+  return format === 'document' ? { document: shortMarkdownToDocument(markdown) } : { markdown };
 }
 
 function presentReactions(urls: Urls, extras: CommentExtras, targetId: string) {

@@ -1,8 +1,7 @@
 import { Type, type TSchema } from '@sinclair/typebox';
-import { documentToMarkdown } from '../content/markdown.ts';
+import { assertMarkdownWithinLimits, documentInputToMarkdown } from '../content/convert.ts';
 import { errorResponses, type FolioApp } from '../platform/app.ts';
 import type { Ctx } from '../platform/context.ts';
-import { BadRequestError } from '../platform/errors.ts';
 import { ListOf, PageQuery } from '../platform/paging.ts';
 import { asEnum, Document as RichText } from '../platform/schemas.ts';
 import { loadExtras, presentComment, presentReply } from './presenter.ts';
@@ -24,14 +23,14 @@ import {
 const Body = Type.Union([Type.Object({ markdown: Type.String({ maxLength: 100_000 }) }), Type.Object({ document: RichText })]);
 type BodyInput = { markdown: string } | { document: unknown };
 
-function markdownOf(body: BodyInput | undefined): string | undefined {
+/** The markdown of a comment body, within the content limits (400 naming the problem otherwise). */
+async function markdownOf(body: BodyInput | undefined): Promise<string | undefined> {
   if (!body) return undefined;
-  if ('markdown' in body) return body.markdown;
-  try {
-    return documentToMarkdown(body.document as never);
-  } catch (err) {
-    throw new BadRequestError(`body.document: ${(err as Error).message}`);
+  if ('markdown' in body) {
+    assertMarkdownWithinLimits(body.markdown, 'body.markdown');
+    return body.markdown;
   }
+  return documentInputToMarkdown(body.document, 'body.document');
 }
 
 const Format = Type.Optional(asEnum(Type.Union([Type.Literal('markdown'), Type.Literal('document')])));
@@ -100,7 +99,7 @@ function commentRoutes(app: FolioApp, scope: 'Space' | 'ChangeRequest') {
     async (req) => {
       const ctx = req.ctx();
       const t = await thread(ctx, req.params);
-      const comment = await postComment(ctx, t, { ...req.body, markdown: markdownOf(req.body.body as BodyInput)! });
+      const comment = await postComment(ctx, t, { ...req.body, markdown: (await markdownOf(req.body.body as BodyInput))! });
       return presentComment(ctx.urls, comment, await loadExtras(ctx.db, [comment]), caller(ctx, t));
     },
   );
@@ -140,7 +139,7 @@ function commentRoutes(app: FolioApp, scope: 'Space' | 'ChangeRequest') {
       const ctx = req.ctx();
       const p = req.params as { commentId: string };
       const t = await thread(ctx, req.params);
-      const comment = await updateComment(ctx, t, p.commentId, { ...req.body, markdown: markdownOf(req.body.body as BodyInput | undefined) });
+      const comment = await updateComment(ctx, t, p.commentId, { ...req.body, markdown: await markdownOf(req.body.body as BodyInput | undefined) });
       return presentComment(ctx.urls, comment, await loadExtras(ctx.db, [comment]), caller(ctx, t));
     },
   );
@@ -192,7 +191,7 @@ function commentRoutes(app: FolioApp, scope: 'Space' | 'ChangeRequest') {
       const ctx = req.ctx();
       const t = await thread(ctx, req.params);
       const comment = await getComment(ctx, t, (req.params as { commentId: string }).commentId);
-      const reply = await postReply(ctx, t, comment.id, markdownOf(req.body.body as BodyInput)!);
+      const reply = await postReply(ctx, t, comment.id, (await markdownOf(req.body.body as BodyInput))!);
       return presentReply(ctx.urls, comment, reply, await loadExtras(ctx.db, [], [reply]), caller(ctx, t), req.query.format);
     },
   );
@@ -234,7 +233,7 @@ function commentRoutes(app: FolioApp, scope: 'Space' | 'ChangeRequest') {
       const p = req.params as { commentId: string; commentReplyId: string };
       const t = await thread(ctx, req.params);
       const comment = await getComment(ctx, t, p.commentId);
-      const reply = await updateReply(ctx, t, comment.id, p.commentReplyId, { ...req.body, markdown: markdownOf(req.body.body as BodyInput | undefined) });
+      const reply = await updateReply(ctx, t, comment.id, p.commentReplyId, { ...req.body, markdown: await markdownOf(req.body.body as BodyInput | undefined) });
       return presentReply(ctx.urls, comment, reply, await loadExtras(ctx.db, [], [reply]), caller(ctx, t));
     },
   );

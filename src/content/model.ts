@@ -52,6 +52,9 @@ export const childrenKey = (parent: string | null) => `k:${parent ?? ''}`;
 export const fileKey = (id: string) => `f:${id}`;
 export const VARIABLES_KEY = 'v';
 
+/** Pages nest at most this deep (ancestors are walked on every path read). */
+export const MAX_PAGE_DEPTH = 50;
+
 export function slugify(text: string): string {
   const slug = text
     .normalize('NFKD')
@@ -117,7 +120,7 @@ export class ContentReader {
   async ancestors(entry: PageEntry): Promise<PageEntry[]> {
     const chain: PageEntry[] = [];
     let parent = entry.parent;
-    for (let guard = 0; parent && guard < 200; guard++) {
+    for (let guard = 0; parent && guard < MAX_PAGE_DEPTH * 4; guard++) {
       const p = await this.page(parent);
       if (!p) break;
       chain.unshift(p);
@@ -253,10 +256,21 @@ export class ContentEditor extends ContentReader {
     for (let i = 2; ; i++) if (!taken.has(`${wanted}-${i}`)) return `${wanted}-${i}`;
   }
 
+  /** Refuses a parent that would put a page deeper than MAX_PAGE_DEPTH. */
+  private async assertDepthBelow(parent: PageEntry) {
+    if ((await this.ancestors(parent)).length + 2 > MAX_PAGE_DEPTH) {
+      throw new BadRequestError(`into: pages can be nested at most ${MAX_PAGE_DEPTH} levels deep`);
+    }
+  }
+
   async insertPage(input: PageInput & { parent: string | null; at?: number | undefined; doc: string | null; title: string; id?: string }): Promise<PageEntry> {
-    if (input.parent && !(await this.page(input.parent))) throw new BadRequestError(`into: page ${input.parent} not found`);
+    const parent = input.parent ? await this.page(input.parent) : undefined;
+    if (input.parent && !parent) throw new BadRequestError(`into: page ${input.parent} not found`);
+    if (parent) await this.assertDepthBelow(parent);
     const now = new Date().toISOString();
     const id = input.id ?? newId();
+    // Ids are the server's: a new page never takes the place of one that exists.
+    if (await this.page(id)) throw new BadRequestError(`page ${id} already exists`);
     const entry: PageEntry = {
       id,
       type: 'document',
@@ -288,6 +302,7 @@ export class ContentEditor extends ContentReader {
         if (!target) throw new BadRequestError(`into: page ${input.into} not found`);
         const chain = [...(await this.ancestors(target)), target];
         if (chain.some((p) => p.id === id)) throw new BadRequestError('into: a page cannot move under itself or one of its descendants');
+        await this.assertDepthBelow(target);
       }
       await this.setChildren(current.parent, (await this.childIds(current.parent)).filter((c) => c !== id));
       parent = input.into;
@@ -322,8 +337,11 @@ export class ContentEditor extends ContentReader {
     if (!current) throw new BadRequestError(`page ${id} not found in the change request`);
     await this.setChildren(current.parent, (await this.childIds(current.parent)).filter((c) => c !== id));
     const stack = [id];
+    const seen = new Set<string>();
     while (stack.length) {
       const pageId = stack.pop()!;
+      if (seen.has(pageId)) continue; // a damaged tree must not keep this loop going
+      seen.add(pageId);
       stack.push(...(await this.childIds(pageId)));
       this.set(pageKey(pageId), undefined);
       this.set(childrenKey(pageId), undefined);

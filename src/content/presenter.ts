@@ -115,17 +115,23 @@ export async function loadPresentedPage(
   opts: PagePresentOptions & { markdown?: string; document?: object; source?: string },
 ) {
   const path = await reader.path(page);
+  // Children sets are trusted to form a tree, but a damaged one (a page listed below itself) must
+  // end the walk rather than loop: each page is visited once.
   const descendants: PageEntry[] = [];
-  const collect = async (parent: PageEntry) => {
-    for (const child of await reader.children(parent.id)) {
-      descendants.push(child);
-      await collect(child);
-    }
-  };
-  await collect(page);
+  const seen = new Set<string>([page.id]);
+  const below = new Map<string, PageEntry[]>();
+  const queue = [page];
+  while (queue.length) {
+    const parent = queue.shift()!;
+    const children = (await reader.children(parent.id)).filter((child) => !seen.has(child.id));
+    for (const child of children) seen.add(child.id);
+    below.set(parent.id, children);
+    descendants.push(...children);
+    queue.push(...children);
+  }
   const texts = await getDocuments(reader.db, descendants.map((d) => d.doc ?? ''));
   const build = async (parent: PageEntry, prefix: string): Promise<PresentedPage[]> => {
-    const children = await reader.children(parent.id);
+    const children = below.get(parent.id) ?? [];
     return Promise.all(
       children.map(async (child) =>
         presentPageEntry(urls, space, child, `${prefix}/${child.slug}`, await build(child, `${prefix}/${child.slug}`), {

@@ -8,7 +8,7 @@ import { usersById } from '../users/service.ts';
 import { spaceUrls } from '../spaces/presenter.ts';
 import { loadSpace } from '../spaces/access.ts';
 import { evaluateExpressions } from './expressions.ts';
-import { markdownToDocument } from './markdown.ts';
+import { markdownToDocumentForRead } from './convert.ts';
 import { ContentReader, getDocuments, type PageEntry } from './model.ts';
 import { loadPresentedPage, presentFile, presentPageTree, type PagePresentOptions } from './presenter.ts';
 
@@ -98,7 +98,7 @@ export async function presentPage(ctx: Ctx, target: ContentTarget, page: PageEnt
   return loadPresentedPage(ctx.urls, target.space, reader, page, {
     ...opts,
     source,
-    ...(opts.format === 'markdown' ? { markdown } : { document: markdownToDocument(markdown) }),
+    ...(opts.format === 'markdown' ? { markdown } : { document: await markdownToDocumentForRead(markdown) }),
   });
 }
 

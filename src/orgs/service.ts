@@ -1,4 +1,5 @@
 import { SignJWT } from 'jose';
+import { checkDocumentInput } from '../content/limits.ts';
 import { sql } from 'kysely';
 import type { Ctx } from '../platform/context.ts';
 import { json } from '../platform/db/database.ts';
@@ -212,6 +213,7 @@ export async function getAgentInstructions(ctx: Ctx, organizationId: string) {
 export async function updateAgentInstructions(ctx: Ctx, organizationId: string, instructions: unknown) {
   const membership = await requireMembership(ctx, organizationId);
   assertAdmin(membership, 'change the agent instructions');
+  checkDocumentInput(instructions, 'instructions');
   return ctx.db
     .updateTable('agent_instructions')
     .set({ instructions: json(instructions), updated_at: new Date(), updated_by: ctx.user.id })

@@ -1,5 +1,5 @@
 import { json, type Db } from '../platform/db/database.ts';
-import { markdownSections, plainText } from '../content/markdown.ts';
+import { searchTextOf } from '../content/convert.ts';
 import { ContentReader, getDocuments, type PageEntry } from '../content/model.ts';
 import { EMPTY } from '../content/tree.ts';
 
@@ -45,6 +45,7 @@ export async function reindexSpace(db: Db, spaceId: string, root: string): Promi
     pages.map(async (page) => {
       const ancestors = await reader.ancestors(page);
       const markdown = page.doc ? (texts.get(page.doc) ?? '') : '';
+      const text = await searchTextOf(markdown);
       return {
         space_id: spaceId,
         page_id: page.id,
@@ -52,8 +53,8 @@ export async function reindexSpace(db: Db, spaceId: string, root: string): Promi
         description: page.description ?? '',
         path: [...ancestors, page].map((p) => p.slug).join('/'),
         ancestors: json(ancestors.map((a) => ({ title: a.title }))),
-        sections: json(markdownSections(markdown).map((s) => ({ id: s.id, title: s.title, body: s.body }))),
-        body: plainText(markdown),
+        sections: json(text.sections),
+        body: text.body,
       };
     }),
   );

@@ -1,0 +1,26 @@
+import { documentToMarkdown, markdownSections, markdownToDocument, plainText, type GitBookDocument } from './markdown.ts';
+
+/**
+ * The conversions a worker thread runs for `convert.ts`. Inputs and results cross the thread
+ * boundary by structured clone, so everything here takes and returns plain data.
+ */
+export type ConvertTask =
+  | { kind: 'toDocument'; markdown: string }
+  | { kind: 'toMarkdown'; document: GitBookDocument }
+  | { kind: 'searchText'; markdown: string };
+
+export function runConversion(task: ConvertTask): unknown {
+  switch (task.kind) {
+    case 'toDocument':
+      return markdownToDocument(task.markdown);
+    case 'toMarkdown':
+      return documentToMarkdown(task.document);
+    case 'searchText':
+      return {
+        sections: markdownSections(task.markdown).map((s) => ({ id: s.id, title: s.title, body: s.body })),
+        body: plainText(task.markdown),
+      };
+  }
+}
+
+export default runConversion;

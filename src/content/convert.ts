@@ -1,0 +1,145 @@
+import { availableParallelism } from 'node:os';
+import { Piscina } from 'piscina';
+import { BadRequestError } from '../platform/errors.ts';
+import { runConversion, type ConvertTask } from './convert-worker.ts';
+import { checkDocumentInput, checkMarkdownLimits, ContentLimitError } from './limits.ts';
+import type { GitBookDocument } from './markdown.ts';
+import { SCHEMA_VERSION } from './markdown-shared.ts';
+
+/**
+ * The one door through which request handlers convert content. Small inputs convert in this
+ * thread (a worker round trip would cost more than the work); large ones go to a pool of worker
+ * threads, so a 2 MB page being read, written or merged never stalls the other requests this
+ * process is serving. Every input is checked against `limits.ts` before a parser sees it.
+ */
+
+/** Inputs up to this many characters convert in the calling thread (well under 10 ms of work). */
+const INLINE_CHARS = 16 * 1024;
+
+let pool: Piscina | undefined;
+
+function workers(): Piscina {
+  pool ??= new Piscina({
+    filename: new URL('./convert-worker.ts', import.meta.url).href,
+    // One thread is left for the event loop and the database driver.
+    maxThreads: Math.max(1, availableParallelism() - 1),
+    minThreads: 0,
+    idleTimeout: 30_000,
+  });
+  return pool;
+}
+
+/** Stops the worker threads (at shutdown; the next conversion starts them again). */
+export async function closeConversions(): Promise<void> {
+  const p = pool;
+  pool = undefined;
+  await p?.destroy();
+}
+
+async function convert<T>(task: ConvertTask, size: number): Promise<T> {
+  if (size <= INLINE_CHARS) return runConversion(task) as T;
+  return (await workers().run(task)) as T;
+}
+
+/** A measure of a document's size that costs one pass (its JSON text would cost a copy). */
+function documentSize(doc: unknown): number {
+  let size = 0;
+  const stack: unknown[] = [doc];
+  while (stack.length && size <= INLINE_CHARS) {
+    const value = stack.pop();
+    if (typeof value === 'string') size += value.length;
+    else if (Array.isArray(value)) {
+      size += value.length;
+      for (const item of value) stack.push(item);
+    } else if (value && typeof value === 'object') {
+      for (const v of Object.values(value)) stack.push(v);
+    }
+  }
+  return size;
+}
+
+/**
+ * Markdown a client sent, checked against the limits: 400 naming `field` and the limit, so the
+ * page is never stored in a form that cannot be read back.
+ */
+export function assertMarkdownWithinLimits(markdown: string, field: string): void {
+  checkMarkdownLimits(markdown, field);
+}
+
+/**
+ * A client's rich-text document as markdown: its shape and size are checked first (400 naming the
+ * node), then it is written out.
+ */
+export async function documentInputToMarkdown(doc: unknown, field: string): Promise<string> {
+  checkDocumentInput(doc, field);
+  try {
+    const markdown = await convert<string>({ kind: 'toMarkdown', document: doc as GitBookDocument }, documentSize(doc));
+    checkMarkdownLimits(markdown, field);
+    return markdown;
+  } catch (err) {
+    if (err instanceof BadRequestError) throw err;
+    // The writer trusts node shapes (an image's `data.ref`, a table's definitions…).
+    throw new BadRequestError(`${field}: the document cannot be read (${(err as Error).message}); check the shape of its nodes`);
+  }
+}
+
+/**
+ * A client's document as Folio stores and serves it: read, then written back in canonical form,
+ * so every stored rich text is a document the official schema accepts.
+ */
+export async function normalizeDocumentInput(doc: unknown, field: string): Promise<GitBookDocument> {
+  return markdownToDocumentForRead(await documentInputToMarkdown(doc, field));
+}
+
+/**
+ * The JSON document of stored markdown. Reads never fail: markdown that was stored before a limit
+ * existed, or that a merge grew past one, is served as plain paragraphs of its text.
+ */
+export async function markdownToDocumentForRead(markdown: string): Promise<GitBookDocument> {
+  try {
+    checkMarkdownLimits(markdown);
+    return await convert<GitBookDocument>({ kind: 'toDocument', markdown }, markdown.length);
+  } catch (err) {
+    if (err instanceof ContentLimitError || err instanceof RangeError) return plainDocument(markdown);
+    throw err;
+  }
+}
+
+/**
+ * The same for short texts (comments, at most 100,000 characters) whose presenters are
+ * synchronous: converted in this thread, under the same limits and with the same fallback.
+ */
+export function shortMarkdownToDocument(markdown: string): GitBookDocument {
+  try {
+    checkMarkdownLimits(markdown);
+    return runConversion({ kind: 'toDocument', markdown }) as GitBookDocument;
+  } catch (err) {
+    if (err instanceof ContentLimitError || err instanceof RangeError) return plainDocument(markdown);
+    throw err;
+  }
+}
+
+/** Headings with their text, and the whole visible text, for the search index. */
+export async function searchTextOf(markdown: string): Promise<{ sections: { id: string; title: string; body: string }[]; body: string }> {
+  try {
+    checkMarkdownLimits(markdown);
+    return await convert({ kind: 'searchText', markdown }, markdown.length);
+  } catch (err) {
+    if (err instanceof ContentLimitError || err instanceof RangeError) return { sections: [], body: markdown };
+    throw err;
+  }
+}
+
+/** Markdown shown as it is: one paragraph per block of lines. Linear, and never recursive. */
+export function plainDocument(markdown: string): GitBookDocument {
+  const nodes = markdown
+    .split(/\r?\n(?:[ \t]*\r?\n)+/)
+    .filter((chunk) => chunk.trim() !== '')
+    .map((chunk) => ({
+      object: 'block' as const,
+      type: 'paragraph' as const,
+      data: {},
+      nodes: [{ object: 'text' as const, leaves: [{ object: 'leaf' as const, text: chunk, marks: [] }] }],
+    }));
+  return { object: 'document', data: { schemaVersion: SCHEMA_VERSION }, nodes } as GitBookDocument;
+}
