@@ -1,9 +1,11 @@
 import { createHash } from 'node:crypto';
-import { lookup as dnsLookup, type LookupAddress } from 'node:dns';
+import type { LookupAddress } from 'node:dns';
 import { lookup } from 'node:dns/promises';
-import { request as httpRequest } from 'node:http';
+import { request as httpRequest, type IncomingMessage } from 'node:http';
 import { request as httpsRequest } from 'node:https';
 import { isIP, type LookupFunction } from 'node:net';
+import ipaddr from 'ipaddr.js';
+import type { Config } from '../platform/config.ts';
 import type { Db } from '../platform/db/database.ts';
 import { BadRequestError } from '../platform/errors.ts';
 
@@ -42,80 +44,123 @@ export function imageDimensions(data: Uint8Array): { width: number; height: numb
   return undefined;
 }
 
-/** The eight 16-bit groups of an IPv6 address (with an embedded dotted IPv4 tail), or undefined. */
-function ipv6Groups(address: string): number[] | undefined {
-  let text = address.toLowerCase().replace(/%.*$/, '');
-  const v4 = /(\d+)\.(\d+)\.(\d+)\.(\d+)$/.exec(text);
-  if (v4) {
-    const [a, b, c, d] = v4.slice(1).map(Number) as [number, number, number, number];
-    text = `${text.slice(0, v4.index)}${((a << 8) | b).toString(16)}:${((c << 8) | d).toString(16)}`;
+// Outbound fetches for `insert_files`. A caller names URLs and the server fetches them, so every
+// address the server would connect to is classified first (only globally routable unicast passes
+// unless the configuration says otherwise), the connection goes to an address that was vetted
+// (never to a second DNS answer), redirects are followed a few times with every target vetted
+// again, and one content request is bounded in time and in bytes across all its files.
+
+const GLOBAL_UNICAST_V6 = ipaddr.IPv6.parseCIDR('2000::/3');
+const MAX_REDIRECTS = 5;
+const REDIRECT_STATUSES = new Set([301, 302, 303, 307, 308]);
+
+const v4From = (hi: number, lo: number) => new ipaddr.IPv4([hi >> 8, hi & 0xff, lo >> 8, lo & 0xff]);
+
+/**
+ * An address in standard notation (dotted quad, or IPv6 with an optional zone), or undefined.
+ * IPv6 text goes through the URL parser first, which writes it in canonical hexadecimal form:
+ * ipaddr.js would read the IPv4-compatible `::a.b.c.d` as the mapped `::ffff:a.b.c.d`.
+ */
+function parseAddress(address: string): ipaddr.IPv4 | ipaddr.IPv6 | undefined {
+  const text = address.replace(/^\[|\]$/g, '');
+  // Only the standard dotted quad: "127.1" or "0x7f.1" never come from DNS or a parsed URL.
+  if (ipaddr.IPv4.isValidFourPartDecimal(text)) return ipaddr.IPv4.parse(text);
+  if (!ipaddr.IPv6.isValid(text)) return undefined;
+  let canonical: string;
+  try {
+    canonical = new URL(`http://[${text.replace(/%.*$/, '')}]/`).hostname.slice(1, -1);
+  } catch {
+    return undefined;
   }
-  const [head, tail] = text.split('::') as [string, string | undefined];
-  const part = (s: string | undefined) => (s ? s.split(':').map((g) => Number.parseInt(g, 16)) : []);
-  const left = part(head);
-  const right = part(tail);
-  const groups = tail === undefined ? left : [...left, ...Array<number>(8 - left.length - right.length).fill(0), ...right];
-  return groups.length === 8 && groups.every((g) => Number.isInteger(g) && g >= 0 && g <= 0xffff) ? groups : undefined;
+  return ipaddr.IPv6.isValid(canonical) ? ipaddr.IPv6.parse(canonical) : undefined;
 }
 
 /**
- * Addresses a fetch must not reach: loopback, private, link-local, carrier-grade NAT, benchmarking,
- * multicast and reserved ranges, and every IPv6 form that embeds one of them (mapped, compatible,
- * NAT64, 6to4). Unparseable addresses count as private.
+ * The special-purpose range an address belongs to, named as ipaddr.js names them (`loopback`,
+ * `private`, `linkLocal`, `carrierGradeNat`, `uniqueLocal`, `multicast`, `reserved`, …), or
+ * `unicast` for a globally routable unicast address. IPv6 forms whose packets end up at an
+ * embedded IPv4 address (IPv4-mapped, IPv4-translated, NAT64 64:ff9b::/96, 6to4, Teredo) are
+ * classified by that IPv4 address, e.g. `ipv4Mapped/loopback`. Forms that are never globally
+ * routable (the deprecated IPv4-compatible `::a.b.c.d`, the local-use NAT64 prefix 64:ff9b:1::/48,
+ * IPv6 outside 2000::/3) and strings that are not an address in standard notation get a
+ * non-`unicast` name too.
  */
-export function isPrivateAddress(address: string): boolean {
-  if (isIP(address) === 4) {
-    const [a, b, c] = address.split('.').map(Number) as [number, number, number];
-    return (
-      a === 0 || a === 10 || a === 127 || (a === 169 && b === 254) || (a === 172 && b >= 16 && b <= 31) ||
-      (a === 192 && b === 168) || (a === 192 && b === 0 && c === 0) || (a === 100 && b >= 64 && b <= 127) ||
-      (a === 198 && (b === 18 || b === 19)) || a >= 224
-    );
-  }
-  const g = ipv6Groups(address);
-  if (!g) return true;
-  const v4 = (hi: number, lo: number) => `${hi >> 8}.${hi & 0xff}.${lo >> 8}.${lo & 0xff}`;
-  const zeros = (n: number) => g.slice(0, n).every((x) => x === 0);
-  if (zeros(8)) return true; // ::
-  if (zeros(7) && g[7] === 1) return true; // ::1
-  if (zeros(5) && g[5] === 0xffff) return isPrivateAddress(v4(g[6]!, g[7]!)); // ::ffff:a.b.c.d
-  if (zeros(6)) return isPrivateAddress(v4(g[6]!, g[7]!)); // ::a.b.c.d (deprecated compatible form)
-  if (g[0] === 0x64 && g[1] === 0xff9b && g.slice(2, 6).every((x) => x === 0)) return isPrivateAddress(v4(g[6]!, g[7]!)); // NAT64
-  if (g[0] === 0x2002) return isPrivateAddress(v4(g[1]!, g[2]!)); // 6to4
-  return (
-    (g[0]! & 0xfe00) === 0xfc00 || // unique local fc00::/7
-    (g[0]! & 0xffc0) === 0xfe80 || // link-local fe80::/10
-    (g[0]! & 0xffc0) === 0xfec0 || // site-local fec0::/10
-    (g[0]! & 0xff00) === 0xff00 || // multicast
-    (g[0] === 0x2001 && g[1] === 0xdb8) // documentation
-  );
-}
-
-/**
- * Resolves like dns.lookup, but fails for private addresses: the check happens on the addresses
- * the connection really uses, so a name that resolves differently the second time (DNS
- * rebinding) cannot slip through.
- */
-function guardedLookup(allowPrivate: boolean): LookupFunction {
-  return (hostname, options, callback) => {
-    dnsLookup(hostname, { ...options, all: true }, (err, addresses) => {
-      if (err) return callback(err, '', 4);
-      const list = addresses as unknown as LookupAddress[];
-      if (!allowPrivate && list.some((a) => isPrivateAddress(a.address))) {
-        return callback(Object.assign(new Error(`${hostname} is a private address`), { code: 'EPRIVATE' }), '', 4);
-      }
-      if ((options as { all?: boolean }).all) return (callback as unknown as (e: null, a: LookupAddress[]) => void)(null, list);
-      return callback(null, list[0]!.address, list[0]!.family);
-    });
+export function addressRange(address: string): string {
+  const parsed = parseAddress(address);
+  if (!parsed) return 'invalid';
+  if (parsed.kind() === 'ipv4') return parsed.range();
+  const v6 = parsed as ipaddr.IPv6;
+  const range = v6.range();
+  const p = v6.parts as [number, number, number, number, number, number, number, number];
+  const via = (...inner: ipaddr.IPv4[]) => {
+    const bad = inner.map((v4) => v4.range()).find((r) => r !== 'unicast');
+    return bad ? `${range}/${bad}` : 'unicast';
   };
+  switch (range) {
+    case 'ipv4Mapped': // ::ffff:a.b.c.d
+    case 'rfc6145': // ::ffff:0:a.b.c.d (IPv4-translated)
+      return via(v4From(p[6], p[7]));
+    case 'rfc6052': // NAT64: the well-known 64:ff9b::/96 carries the address; 64:ff9b:1::/48 is local use
+      return p[2] === 0 ? via(v4From(p[6], p[7])) : `${range}/localUse`;
+    case '6to4': // 2002:AABB:CCDD::/48 routes to AA.BB.CC.DD
+      return via(v4From(p[1], p[2]));
+    case 'teredo': // 2001:0:server:flags:port:client, the client address and port inverted
+      return via(v4From(p[2], p[3]), v4From(p[6] ^ 0xffff, p[7] ^ 0xffff));
+    case 'unicast':
+      if (p.slice(0, 6).every((x) => x === 0)) return 'ipv4Compatible';
+      return v6.match(GLOBAL_UNICAST_V6) ? 'unicast' : 'reserved';
+    default:
+      return range;
+  }
+}
+
+/** Whether an address is globally routable unicast (see addressRange). */
+export function isPublicAddress(address: string): boolean {
+  return addressRange(address) === 'unicast';
+}
+
+/** Limits of the URL fetches of one content request, from the configuration. */
+export type FetchConfig = Pick<Config, 'fetchAllowPrivate' | 'fetchAllowCidrs' | 'fetchTimeoutMs' | 'fetchMaxRequestBytes'>;
+
+/** Whether the configuration lets a fetch connect to this address. */
+export function fetchMayReach(address: string, config: Pick<FetchConfig, 'fetchAllowPrivate' | 'fetchAllowCidrs'>): boolean {
+  if (config.fetchAllowPrivate || isPublicAddress(address)) return true;
+  let parsed = config.fetchAllowCidrs.length > 0 ? parseAddress(address) : undefined;
+  if (!parsed) return false;
+  // An IPv4-mapped address is matched as the IPv4 address it is.
+  if (parsed.kind() === 'ipv6' && (parsed as ipaddr.IPv6).isIPv4MappedAddress()) parsed = (parsed as ipaddr.IPv6).toIPv4Address();
+  return config.fetchAllowCidrs.some((cidr) => {
+    const range = ipaddr.parseCIDR(cidr);
+    return parsed.kind() === range[0].kind() && parsed.match(range);
+  });
 }
 
 /**
- * Fetches a file for `insert_files`. Private, loopback and link-local addresses are refused unless
- * the configuration allows them, so a request cannot make the server reach its own network.
- * Redirects are not followed, and at most MAX_FETCHED_FILE bytes are read.
+ * What the files of one content request may still use: bytes across all of them (inline ones
+ * included), and time until one deadline for all the URL fetches. Files are fetched one after
+ * another against it, so the request never holds more than the byte limit.
  */
-export async function fetchFile(url: string, opts: { allowPrivate: boolean }): Promise<{ data: Uint8Array; contentType: string | undefined }> {
+export class FileBudget {
+  bytesLeft: number;
+  readonly deadline: number;
+
+  constructor(readonly config: FetchConfig) {
+    this.bytesLeft = config.fetchMaxRequestBytes;
+    this.deadline = Date.now() + config.fetchTimeoutMs;
+  }
+
+  overBudget(what: string): BadRequestError {
+    return new BadRequestError(`files: ${what} goes past ${this.config.fetchMaxRequestBytes} bytes, the most that the files of one request may add up to`);
+  }
+
+  /** Counts the bytes of one more file; refuses once the files add up to more than the limit. */
+  take(bytes: number, what: string): void {
+    if (bytes > this.bytesLeft) throw this.overBudget(what);
+    this.bytesLeft -= bytes;
+  }
+}
+
+function parseFileUrl(url: string): URL {
   let parsed: URL;
   try {
     parsed = new URL(url);
@@ -123,52 +168,136 @@ export async function fetchFile(url: string, opts: { allowPrivate: boolean }): P
     throw new BadRequestError(`files: "${url}" is not a valid URL`);
   }
   if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:') throw new BadRequestError('files: only http(s) URLs can be fetched');
-  const host = parsed.hostname.replace(/^\[|\]$/g, '');
-  const privateError = () => new BadRequestError(`files: ${parsed.hostname} is a private address; send the bytes with base64 instead`);
-  if (isIP(host)) {
-    // Literal addresses are never looked up, so they are checked here.
-    if (!opts.allowPrivate && isPrivateAddress(host)) throw privateError();
-  } else {
-    const addresses = (await lookup(host, { all: true }).catch(() => [])).map((a) => a.address);
-    if (addresses.length === 0) throw new BadRequestError(`files: cannot resolve ${parsed.hostname}`);
-    if (!opts.allowPrivate && addresses.some(isPrivateAddress)) throw privateError();
+  return parsed;
+}
+
+/** Rejects as soon as the signal aborts, whether or not the promise settles. */
+function unlessAborted<T>(promise: Promise<T>, signal: AbortSignal): Promise<T> {
+  return new Promise<T>((resolve, reject) => {
+    if (signal.aborted) return reject(signal.reason);
+    const onAbort = () => reject(signal.reason);
+    signal.addEventListener('abort', onAbort, { once: true });
+    promise.then(resolve, reject).finally(() => signal.removeEventListener('abort', onAbort));
+  });
+}
+
+/**
+ * The addresses a connection to the URL's host may use, every one of them vetted: a literal
+ * address is checked as it is, a name is resolved (all A and AAAA answers) and refused if any
+ * answer is not allowed, so no answer order or later answer can lead elsewhere.
+ */
+async function vettedAddresses(url: URL, config: FetchConfig, signal: AbortSignal): Promise<LookupAddress[]> {
+  const host = url.hostname.replace(/^\[|\]$/g, '');
+  const refused = () => new BadRequestError(`files: ${url.hostname} is a private address; send the bytes with base64 instead`);
+  const family = isIP(host);
+  if (family) {
+    if (!fetchMayReach(host, config)) throw refused();
+    return [{ address: host, family }];
   }
-  const tooLarge = () => new BadRequestError(`files: ${url} is larger than ${MAX_FETCHED_FILE} bytes`);
+  const answers = await unlessAborted(lookup(host, { all: true, verbatim: true }), signal).catch((err: unknown) => {
+    if (signal.aborted) throw err;
+    return [];
+  });
+  if (answers.length === 0) throw new BadRequestError(`files: cannot resolve ${url.hostname}`);
+  if (!answers.every((a) => fetchMayReach(a.address, config))) throw refused();
+  return answers;
+}
+
+/** A lookup that answers with addresses already vetted, and never asks DNS again. */
+function pinnedLookup(addresses: LookupAddress[]): LookupFunction {
+  return (_hostname, options, callback) => {
+    if ((options as { all?: boolean }).all) return (callback as unknown as (e: null, a: LookupAddress[]) => void)(null, addresses);
+    const first = addresses.find((a) => !options.family || a.family === options.family) ?? addresses[0]!;
+    callback(null, first.address, first.family);
+  };
+}
+
+function get(url: URL, addresses: LookupAddress[], signal: AbortSignal): Promise<IncomingMessage> {
   return new Promise((resolve, reject) => {
-    const request = (parsed.protocol === 'https:' ? httpsRequest : httpRequest)(
-      parsed,
-      { method: 'GET', lookup: guardedLookup(opts.allowPrivate), headers: { 'user-agent': 'Folio', accept: '*/*' } },
-      (res) => {
-        const status = res.statusCode ?? 0;
-        if (status < 200 || status >= 300) {
-          res.resume();
-          request.destroy();
-          return reject(new BadRequestError(`files: fetching ${url} answered ${status}${status >= 300 && status < 400 ? ' (redirects are not followed)' : ''}`));
-        }
-        if (Number(res.headers['content-length'] ?? 0) > MAX_FETCHED_FILE) {
-          request.destroy();
-          return reject(tooLarge());
-        }
-        // Read at most the limit: a server that sends more (or lies about its length) is cut off.
-        const chunks: Buffer[] = [];
-        let size = 0;
-        res.on('data', (chunk: Buffer) => {
-          size += chunk.byteLength;
-          if (size > MAX_FETCHED_FILE) {
-            request.destroy();
-            reject(tooLarge());
-          } else chunks.push(chunk);
-        });
-        res.on('end', () => resolve({ data: new Uint8Array(Buffer.concat(chunks)), contentType: res.headers['content-type']?.split(';')[0]?.trim() || undefined }));
-        res.on('error', (err) => reject(new BadRequestError(`files: could not read ${url}: ${err.message}`)));
+    const request = (url.protocol === 'https:' ? httpsRequest : httpRequest)(
+      url,
+      {
+        method: 'GET',
+        signal,
+        // No pooled sockets: each connection goes to the address vetted for it, and closes after.
+        agent: false,
+        lookup: pinnedLookup(addresses),
+        headers: { 'user-agent': 'Folio', accept: '*/*', 'accept-encoding': 'identity' },
       },
+      resolve,
     );
-    request.setTimeout(10_000, () => request.destroy(new Error('timed out after 10 s')));
-    request.on('error', (err: NodeJS.ErrnoException) =>
-      reject(err.code === 'EPRIVATE' ? privateError() : new BadRequestError(`files: could not fetch ${url}: ${err.message}`)),
-    );
+    request.on('error', reject);
     request.end();
   });
+}
+
+/** Reads a body of at most `limit` bytes: past it, the connection is cut and nothing more is kept. */
+async function readBody(res: IncomingMessage, limit: number, tooLarge: () => Error): Promise<Buffer> {
+  if (Number(res.headers['content-length'] ?? 0) > limit) {
+    res.destroy();
+    throw tooLarge();
+  }
+  const chunks: Buffer[] = [];
+  let size = 0;
+  // Leaving the loop early (throw) destroys the response and its socket.
+  for await (const chunk of res as AsyncIterable<Buffer>) {
+    size += chunk.byteLength;
+    if (size > limit) throw tooLarge();
+    chunks.push(chunk);
+  }
+  return Buffer.concat(chunks, size);
+}
+
+/**
+ * Fetches a file for `insert_files` within the request's budget: addresses the configuration does
+ * not allow are refused (private ones by default), at most MAX_REDIRECTS redirects are followed,
+ * each target vetted again, at most MAX_FETCHED_FILE bytes are read and no more than the
+ * request's remaining bytes, and the whole fetch (DNS, connection, redirects, body) stops at the
+ * request's deadline, however slowly or steadily the server sends.
+ */
+export async function fetchFile(url: string, budget: FileBudget): Promise<{ data: Uint8Array; contentType: string | undefined }> {
+  let current = parseFileUrl(url);
+  const timedOut = () =>
+    new BadRequestError(`files: fetching ${url} did not finish within ${budget.config.fetchTimeoutMs} ms, the time allowed for fetching the files of one request`);
+  const remaining = budget.deadline - Date.now();
+  if (remaining <= 0) throw timedOut();
+  const controller = new AbortController();
+  const timer = setTimeout(() => controller.abort(new Error('deadline')), remaining);
+  try {
+    for (let redirects = 0; ; redirects++) {
+      const addresses = await vettedAddresses(current, budget.config, controller.signal);
+      const res = await get(current, addresses, controller.signal);
+      const status = res.statusCode ?? 0;
+      if (REDIRECT_STATUSES.has(status) && res.headers.location) {
+        res.destroy();
+        if (redirects === MAX_REDIRECTS) throw new BadRequestError(`files: ${url} redirects more than ${MAX_REDIRECTS} times`);
+        let target: string;
+        try {
+          target = new URL(res.headers.location, current).href;
+        } catch {
+          throw new BadRequestError(`files: ${url} redirects to an invalid URL`);
+        }
+        current = parseFileUrl(target);
+        continue;
+      }
+      if (status < 200 || status >= 300) {
+        res.destroy();
+        throw new BadRequestError(`files: fetching ${url} answered ${status}`);
+      }
+      const perFile = budget.bytesLeft >= MAX_FETCHED_FILE;
+      const data = await readBody(res, Math.min(MAX_FETCHED_FILE, budget.bytesLeft), () =>
+        perFile ? new BadRequestError(`files: ${url} is larger than ${MAX_FETCHED_FILE} bytes`) : budget.overBudget(url),
+      );
+      budget.take(data.byteLength, url);
+      return { data: new Uint8Array(data), contentType: res.headers['content-type']?.split(';')[0]?.trim() || undefined };
+    }
+  } catch (err) {
+    if (controller.signal.aborted) throw timedOut();
+    if (err instanceof BadRequestError) throw err;
+    throw new BadRequestError(`files: could not fetch ${url}: ${(err as Error).message}`);
+  } finally {
+    clearTimeout(timer);
+  }
 }
 
 export function decodeBase64(text: string): Uint8Array {

@@ -1,4 +1,5 @@
 import { resolve } from 'node:path';
+import ipaddr from 'ipaddr.js';
 
 /** Everything Folio reads from its environment, parsed once at start. */
 export interface Config {
@@ -28,6 +29,12 @@ export interface Config {
   authCacheTtlMs: number;
   /** Whether insert_files may fetch URLs that resolve to private or loopback addresses. */
   fetchAllowPrivate: boolean;
+  /** Address ranges (CIDR) insert_files may fetch from although they are not public. */
+  fetchAllowCidrs: string[];
+  /** Time allowed for fetching all the URLs of one content request, in milliseconds. */
+  fetchTimeoutMs: number;
+  /** Most bytes the files of one content request may add up to (fetched and inline). */
+  fetchMaxRequestBytes: number;
 }
 
 export class ConfigError extends Error {}
@@ -40,6 +47,13 @@ function intFrom(env: NodeJS.ProcessEnv, name: string, fallback: number, min = 0
     throw new ConfigError(`${name} must be an integer >= ${min}, got "${raw}"`);
   }
   return value;
+}
+
+function cidrsFrom(env: NodeJS.ProcessEnv, name: string): string[] {
+  const list = (env[name] ?? '').split(',').map((s) => s.trim()).filter(Boolean);
+  const bad = list.find((cidr) => !ipaddr.isValidCIDR(cidr));
+  if (bad !== undefined) throw new ConfigError(`${name} must be a comma-separated list of address ranges such as 10.1.0.0/16, got "${bad}"`);
+  return list;
 }
 
 function trimSlash(url: string): string {
@@ -76,5 +90,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     spaceRetentionMs: intFrom(env, 'SPACE_RETENTION_MS', 7 * 24 * 3600 * 1000, 0),
     authCacheTtlMs: intFrom(env, 'AUTH_CACHE_TTL_MS', 5000, 0),
     fetchAllowPrivate: env.FETCH_ALLOW_PRIVATE === 'true',
+    fetchAllowCidrs: cidrsFrom(env, 'FETCH_ALLOW_CIDRS'),
+    fetchTimeoutMs: intFrom(env, 'FETCH_TIMEOUT_MS', 30_000, 1),
+    fetchMaxRequestBytes: intFrom(env, 'FETCH_MAX_REQUEST_BYTES', 25 * 1024 * 1024, 1),
   };
 }
