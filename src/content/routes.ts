@@ -2,6 +2,7 @@ import { Type, type TObject } from '@sinclair/typebox';
 import { loadChangeRequest } from '../change-requests/service.ts';
 import { errorResponses, type FolioApp } from '../platform/app.ts';
 import type { Ctx } from '../platform/context.ts';
+import { contentDisposition } from '../platform/content-disposition.ts';
 import { NotFoundError } from '../platform/errors.ts';
 import { ListOf, PageQuery as ListQuery } from '../platform/paging.ts';
 import { getBlob } from './files.ts';
@@ -186,7 +187,7 @@ export async function contentRoutes(app: FolioApp): Promise<void> {
       if (!data) throw new NotFoundError('File');
       return reply
         .header('content-type', contentTypeOf(req.params.name))
-        .header('content-disposition', `inline; filename="${req.params.name.replace(/["\\\r\n]/g, '')}"`)
+        .header('content-disposition', contentDisposition('inline', req.params.name))
         .header('cache-control', 'public, max-age=31536000, immutable')
         .header('x-content-type-options', 'nosniff')
         .send(Buffer.from(data));

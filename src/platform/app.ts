@@ -57,7 +57,7 @@ declare module 'fastify' {
 export function redactUrl(url: string): string {
   return url
     .replace(/\/\/[^/@\s]*@/g, '//[redacted]@')
-    .replace(/([?&](?:token|access_token|auth|password|secret|key|shareKey)=)[^&#]*/gi, '$1[redacted]');
+    .replace(/([?&](?:token|access_token|auth|password|secret|key|shareKey|api_key|apikey|t)=)[^&#]*/gi, '$1[redacted]');
 }
 
 function loggerOptions(level: string, stream?: NodeJS.WritableStream): FastifyServerOptions['logger'] {
@@ -75,8 +75,66 @@ function loggerOptions(level: string, stream?: NodeJS.WritableStream): FastifySe
 }
 
 /**
- * Validation: request bodies are validated strictly (a number is not a string), while path and
- * query parameters, which arrive as text, are coerced to their declared types.
+ * Deepest nesting of arrays and objects a JSON body may have. Rich-text documents nest two levels
+ * per block (`{nodes: [...]}`), so this allows documents about 60 blocks deep: far more than any
+ * editor produces, and small enough that no recursive walk of a parsed body can overflow.
+ */
+export const MAX_JSON_DEPTH = 128;
+
+/**
+ * The deepest nesting of `text` as JSON, or -1 as soon as it passes `limit`. One linear pass that
+ * skips string contents (with their escapes), run before JSON.parse so a body nested 500,000
+ * levels deep is refused without building it. Malformed text is left for JSON.parse to report.
+ */
+export function jsonDepthExceeds(text: string, limit: number): boolean {
+  let depth = 0;
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (c === 0x22 /* " */) {
+      for (i++; i < text.length; i++) {
+        const d = text.charCodeAt(i);
+        if (d === 0x5c /* \ */) i++;
+        else if (d === 0x22) break;
+      }
+    } else if (c === 0x7b /* { */ || c === 0x5b /* [ */) {
+      if (++depth > limit) return true;
+    } else if (c === 0x7d /* } */ || c === 0x5d /* ] */) {
+      depth--;
+    }
+  }
+  return false;
+}
+
+/**
+ * A copy of a body schema in which every object that lists its properties and says nothing about
+ * others refuses them (`additionalProperties: false`): unknown fields are an error naming the
+ * field, never silently kept. Objects that mean to accept more say `additionalProperties: true`.
+ * Objects combined with `allOf`/`anyOf`/`oneOf`/`if` at the same level are left open, since their
+ * other properties are declared in the combined schemas (which are made strict themselves).
+ */
+export function strictBodySchema(schema: unknown): unknown {
+  if (Array.isArray(schema)) return schema.map(strictBodySchema);
+  if (schema === null || typeof schema !== 'object') return schema;
+  const out: Record<string, unknown> = {};
+  for (const [key, value] of Object.entries(schema)) {
+    // `properties`, `patternProperties`, `$defs` map names to schemas; `const`, `enum`, `default`
+    // and `examples` are values, not schemas.
+    if (key === 'const' || key === 'enum' || key === 'default' || key === 'examples') out[key] = value;
+    else if ((key === 'properties' || key === 'patternProperties' || key === '$defs' || key === 'definitions') && value && typeof value === 'object')
+      out[key] = Object.fromEntries(Object.entries(value).map(([k, v]) => [k, strictBodySchema(v)]));
+    else out[key] = strictBodySchema(value);
+  }
+  const combined = 'allOf' in out || 'anyOf' in out || 'oneOf' in out || 'if' in out;
+  if (out.type === 'object' && out.properties && !('additionalProperties' in out) && !('patternProperties' in out) && !combined) {
+    out.additionalProperties = false;
+  }
+  return out;
+}
+
+/**
+ * Validation: request bodies are validated strictly (a number is not a string, an unknown field
+ * is an error), while path and query parameters, which arrive as text, are coerced to their
+ * declared types.
  */
 function validators() {
   const base = { allErrors: false, strict: false, useDefaults: true } as const;
@@ -85,7 +143,7 @@ function validators() {
   addFormats(body);
   addFormats(params);
   return ({ schema, httpPart }: { schema: object; httpPart?: string }) =>
-    (httpPart === 'body' ? body : params).compile(schema);
+    httpPart === 'body' ? body.compile(strictBodySchema(schema) as object) : params.compile(schema);
 }
 
 export async function buildApp(
@@ -98,11 +156,24 @@ export async function buildApp(
     requestIdHeader: 'x-request-id',
     genReqId: () => randomUUID(),
     return503OnClosing: true,
+    // Slow clients are cut off: headers and the whole request each have a deadline, idle
+    // connections and idle kept-alive connections are closed. Node checks the deadlines every
+    // `connectionsCheckingInterval`, so that follows the shortest of them.
+    connectionTimeout: services.config.httpIdleTimeoutMs,
+    keepAliveTimeout: services.config.httpKeepAliveTimeoutMs,
+    requestTimeout: services.config.httpRequestTimeoutMs,
+    http: {
+      headersTimeout: services.config.httpHeadersTimeoutMs,
+      requestTimeout: services.config.httpRequestTimeoutMs,
+      connectionsCheckingInterval: Math.max(50, Math.min(30_000, Math.floor(services.config.httpHeadersTimeoutMs / 4))),
+    },
     routerOptions: { ignoreTrailingSlash: true, maxParamLength: 500 },
     // Errors Fastify raises before routing (a malformed URL) get the same error shape as ours.
-    frameworkErrors: (error, _req, reply) => {
+    frameworkErrors: (error, req, reply) => {
       const status = typeof error.statusCode === 'number' && error.statusCode < 500 ? error.statusCode : 400;
-      (reply as unknown as { status(n: number): { send(b: unknown): void } }).status(status).send({ error: { code: status, message: error.message } });
+      const r = reply as unknown as { header(k: string, v: string): void; status(n: number): { send(b: unknown): void } };
+      r.header('x-request-id', req.id);
+      r.status(status).send({ error: { code: status, message: error.message } });
     },
   }).withTypeProvider<TypeBoxTypeProvider>();
 
@@ -112,6 +183,7 @@ export async function buildApp(
     const where = `${dataVar}${e.instancePath ? e.instancePath.replace(/\//g, '.') : ''}`;
     let detail = e.message ?? 'is invalid';
     if (e.keyword === 'required') detail = `must have property "${(e.params as { missingProperty: string }).missingProperty}"`;
+    if (e.keyword === 'additionalProperties') detail = `unknown field "${(e.params as { additionalProperty: string }).additionalProperty}"`;
     if (e.keyword === 'enum') detail = `must be one of ${(e.params as { allowedValues: unknown[] }).allowedValues.map((v) => JSON.stringify(v)).join(', ')}`;
     return new Error(`Invalid ${where}: ${detail}`);
   });
@@ -122,6 +194,9 @@ export async function buildApp(
   app.addContentTypeParser('application/json', { parseAs: 'string' }, (req, body, done) => {
     const text = typeof body === 'string' ? body : body.toString('utf8');
     if (text.trim() === '') return done(null, undefined);
+    if (jsonDepthExceeds(text, MAX_JSON_DEPTH)) {
+      return done(new HttpError(400, `JSON body nests deeper than ${MAX_JSON_DEPTH} levels of arrays and objects`), undefined);
+    }
     defaultJson(req, text, done);
   });
 
@@ -145,6 +220,11 @@ export async function buildApp(
         : err.message;
     }
     if (status >= 500) req.log.error({ err }, 'request failed');
+    if (typeof err.code === 'string' && (err.code === 'ERR_INVALID_CHAR' || err.code.startsWith('ERR_HTTP_INVALID_HEADER'))) {
+      // A header Node refused to write (an invalid character in a value): drop what the handler
+      // set, keep the request id, so the error itself can be sent in our shape.
+      for (const name of Object.keys(reply.getHeaders())) if (name !== 'x-request-id' && !name.startsWith('x-ratelimit')) reply.removeHeader(name);
+    }
     // A refused merge says which pages conflict, so a client can show them.
     const details = Array.isArray(err.conflicts) ? { conflicts: err.conflicts } : {};
     reply.status(status).send({ error: { code: status, message, ...details } });
@@ -157,7 +237,11 @@ export async function buildApp(
     done();
   });
 
-  registerRateLimit(app as unknown as FastifyInstance, { max: services.config.rateLimitMax, windowMs: services.config.rateLimitWindowMs });
+  const limiter = registerRateLimit(app as unknown as FastifyInstance, {
+    max: services.config.rateLimitMax,
+    windowMs: services.config.rateLimitWindowMs,
+    maxKeys: services.config.rateLimitMaxKeys,
+  });
 
   app.setNotFoundHandler((req, reply) => {
     reply.status(404).send({ error: { code: 404, message: `No route ${req.method} ${req.url.split('?')[0]}` } });
@@ -186,18 +270,23 @@ export async function buildApp(
     return { ...services, user: this.caller };
   });
 
-  app.addHook('onRequest', async (req) => {
+  app.addHook('onRequest', async (req, reply) => {
     if (req.routeOptions.config?.public || req.url.startsWith('/docs')) return;
     if (!req.routeOptions.url) return; // unknown route: the not-found handler answers
     const token = bearerToken(req.headers.authorization);
     if (!token) throw new UnauthorizedError();
     const user = await userForToken(services.db, token, services.tokenCache);
+    // A token not yet known valid is counted now: against itself if valid, else against the address.
+    const limited = user ? limiter.tokenAccepted(req, reply) : limiter.tokenRefused(req, reply);
+    if (limited) throw limited;
     if (!user) throw new UnauthorizedError('Invalid or revoked API token');
     req.caller = user;
   });
 
-  app.get('/healthz', { config: { public: true }, schema: { hide: true } }, async () => ({ ok: true }));
-  app.get('/readyz', { config: { public: true }, schema: { hide: true } }, async (_req, reply) => {
+  // Health checks are never rate limited: a flood from the load balancer's address must not make
+  // the instance look dead.
+  app.get('/healthz', { config: { public: true, rateLimit: false }, schema: { hide: true } }, async () => ({ ok: true }));
+  app.get('/readyz', { config: { public: true, rateLimit: false }, schema: { hide: true } }, async (_req, reply) => {
     try {
       await sql`SELECT 1`.execute(services.db);
       return { ok: true };

@@ -17,6 +17,16 @@ export interface Config {
   /** Requests allowed per token (or per address when anonymous) in each rate-limit window. */
   rateLimitMax: number;
   rateLimitWindowMs: number;
+  /** Most rate-limit windows kept at once (one per address or valid token); the oldest go first. */
+  rateLimitMaxKeys: number;
+  /** Time a client has to send a request's headers. */
+  httpHeadersTimeoutMs: number;
+  /** Time a client has to send a whole request, body included (a slow drip is cut off). */
+  httpRequestTimeoutMs: number;
+  /** How long an idle kept-alive connection stays open between requests. */
+  httpKeepAliveTimeoutMs: number;
+  /** A connection on which nothing moves for this long is closed. */
+  httpIdleTimeoutMs: number;
   /** Largest accepted request body, in bytes. */
   bodyLimit: number;
   /** Interval at which the background worker looks for due jobs. */
@@ -60,6 +70,20 @@ function trimSlash(url: string): string {
   return url.replace(/\/+$/, '');
 }
 
+function httpTimeouts(env: NodeJS.ProcessEnv) {
+  const timeouts = {
+    httpHeadersTimeoutMs: intFrom(env, 'HTTP_HEADERS_TIMEOUT_MS', 10_000, 100),
+    httpRequestTimeoutMs: intFrom(env, 'HTTP_REQUEST_TIMEOUT_MS', 60_000, 100),
+    httpKeepAliveTimeoutMs: intFrom(env, 'HTTP_KEEP_ALIVE_TIMEOUT_MS', 5_000, 100),
+    httpIdleTimeoutMs: intFrom(env, 'HTTP_IDLE_TIMEOUT_MS', 60_000, 100),
+  };
+  // Node refuses a header timeout longer than the whole-request timeout.
+  if (timeouts.httpHeadersTimeoutMs > timeouts.httpRequestTimeoutMs) {
+    throw new ConfigError('HTTP_HEADERS_TIMEOUT_MS must not be larger than HTTP_REQUEST_TIMEOUT_MS');
+  }
+  return timeouts;
+}
+
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   const port = intFrom(env, 'PORT', 8080);
   if (port > 65535) throw new ConfigError(`PORT must be at most 65535, got ${port}`);
@@ -84,6 +108,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     logLevel: env.LOG_LEVEL || 'info',
     rateLimitMax: intFrom(env, 'RATE_LIMIT_MAX', 6000, 1),
     rateLimitWindowMs: intFrom(env, 'RATE_LIMIT_WINDOW_MS', 60_000, 1),
+    rateLimitMaxKeys: intFrom(env, 'RATE_LIMIT_MAX_KEYS', 100_000, 1),
+    ...httpTimeouts(env),
     bodyLimit: intFrom(env, 'BODY_LIMIT', 2 * 1024 * 1024, 1024),
     jobPollMs: intFrom(env, 'JOB_POLL_MS', 1000, 10),
     runWorkers: env.WORKERS !== 'false',

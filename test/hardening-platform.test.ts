@@ -1,0 +1,327 @@
+/**
+ * Platform hardening (issue 17): bounded JSON bodies and strict fields, health checks outside the
+ * rate limits, HTTP timeouts against slow clients, made-up tokens counted against the address,
+ * non-ASCII file names, Fastify's own errors in our shape, token listing, expiry and revocation.
+ *
+ * Tests that need distinct client addresses connect from different loopback addresses
+ * (127.0.0.x): the rate limiter counts anonymous callers by address.
+ */
+import assert from 'node:assert/strict';
+import { randomBytes } from 'node:crypto';
+import { request as httpRequest } from 'node:http';
+import { connect, type Socket } from 'node:net';
+import { PassThrough } from 'node:stream';
+import { after, before, describe, test } from 'node:test';
+import type { GitBookAPI } from '@gitbook/api';
+import { buildApp } from '../src/platform/app.ts';
+import { newOrg } from './support/factories.ts';
+import { startTestServer, type TestServer } from './support/server.ts';
+
+type Change = Parameters<GitBookAPI['spaces']['updateChangeRequestContent']>[2]['changes'][number];
+
+let t: TestServer;
+let logs = '';
+/** A server with a small rate limit, short HTTP timeouts and a small limiter table. */
+let limited: TestServer;
+const LIMIT = 30;
+const TIMEOUTS = { httpHeadersTimeoutMs: 1000, httpRequestTimeoutMs: 1500, httpKeepAliveTimeoutMs: 1000, httpIdleTimeoutMs: 2000 };
+
+before(async () => {
+  const stream = new PassThrough();
+  stream.on('data', (chunk) => (logs += chunk.toString()));
+  t = await startTestServer({ logLevel: 'info' }, { logStream: stream });
+  limited = await startTestServer({ rateLimitMax: LIMIT, rateLimitWindowMs: 60_000, rateLimitMaxKeys: 50, ...TIMEOUTS });
+});
+after(async () => {
+  await t?.close();
+  await limited?.close();
+});
+
+/** Arrays nested `depth` levels: [[[...]]] (2 bytes a level, so 500,000 levels fit the body limit). */
+const nestedArrays = (depth: number) => '['.repeat(depth) + ']'.repeat(depth);
+
+/** A rich-text document whose blocks nest `levels` deep (blockquote in blockquote ... paragraph). */
+function deepDocument(levels: number) {
+  let node: Record<string, unknown> = {
+    object: 'block',
+    type: 'paragraph',
+    nodes: [{ object: 'text', leaves: [{ object: 'leaf', text: 'deep', marks: [{ object: 'mark', type: 'bold' }] }] }],
+  };
+  for (let i = 1; i < levels; i++) node = { object: 'block', type: 'blockquote', nodes: [node] };
+  return { object: 'document', data: {}, nodes: [node] };
+}
+
+/** The JSON text of deepDocument(levels), built as text: JSON.stringify itself overflows at 10,000 levels. */
+function deepDocumentJson(levels: number): string {
+  const inner = JSON.stringify(deepDocument(1).nodes[0]);
+  const open = '{"object":"block","type":"blockquote","nodes":[';
+  return `{"object":"document","data":{},"nodes":[${open.repeat(levels - 1)}${inner}${']}'.repeat(levels - 1)}]}`;
+}
+
+/** One raw HTTP request from a chosen loopback address. */
+function rawGet(server: TestServer, path: string, opts: { from?: string; token?: string } = {}): Promise<{ status: number; headers: Record<string, unknown>; body: string }> {
+  const url = new URL(server.url);
+  return new Promise((resolve, reject) => {
+    const req = httpRequest(
+      {
+        host: url.hostname,
+        port: url.port,
+        path,
+        method: 'GET',
+        agent: false,
+        ...(opts.from ? { localAddress: opts.from } : {}),
+        headers: opts.token ? { authorization: `Bearer ${opts.token}` } : {},
+      },
+      (res) => {
+        let body = '';
+        res.setEncoding('utf8');
+        res.on('data', (d) => (body += d));
+        res.on('end', () => resolve({ status: res.statusCode!, headers: res.headers, body }));
+      },
+    );
+    req.on('error', reject);
+    req.end();
+  });
+}
+
+/** Opens a socket and resolves, once it is closed by the server, with how long that took. */
+function openSocket(server: TestServer, from: string): { socket: Socket; closed: Promise<{ ms: number; received: string }> } {
+  const url = new URL(server.url);
+  const started = Date.now();
+  const socket = connect({ host: url.hostname, port: Number(url.port), localAddress: from });
+  let received = '';
+  socket.setEncoding('utf8');
+  socket.on('data', (d: string) => (received += d));
+  socket.on('error', () => {});
+  const closed = new Promise<{ ms: number; received: string }>((resolve) => socket.on('close', () => resolve({ ms: Date.now() - started, received })));
+  return { socket, closed };
+}
+
+/** Resolves with the value, or with 'timeout' after `ms`. */
+function within<T>(promise: Promise<T>, ms: number): Promise<T | 'timeout'> {
+  let timer: NodeJS.Timeout;
+  return Promise.race([promise, new Promise<'timeout'>((r) => (timer = setTimeout(() => r('timeout'), ms)))]).finally(() => clearTimeout(timer));
+}
+
+describe('JSON bodies are bounded and strict', () => {
+  test('a body nested deeper than the limit is refused before it is parsed, with the limit in the message', async () => {
+    const u = await t.user();
+    const started = Date.now();
+    const res = await t.request('POST', '/v1/orgs', { token: u.token, raw: `{"title":"Deep","extra":${nestedArrays(500_000)}}` });
+    assert.equal(res.status, 400, JSON.stringify(res.body).slice(0, 300));
+    assert.equal(res.body.error.code, 400);
+    assert.match(res.body.error.message, /deeper than 128 levels/);
+    assert.ok(Date.now() - started < 5000, 'refused quickly');
+    const arrays = await t.request('POST', '/v1/orgs', { token: u.token, raw: `{"title":"Deep","x":${'['.repeat(129)}${']'.repeat(129)}}` });
+    assert.equal(arrays.status, 400);
+    assert.match(arrays.body.error.message, /128/);
+    assert.equal((await u.api.orgs.listOrganizationsForAuthenticatedUser()).data.count, 0, 'nothing was created');
+  });
+
+  test('deeply nested rich text: 10,000 levels are a 400 naming the limit; 50 block levels pass', async () => {
+    const { admin, org } = await newOrg(t);
+    const deep = await t.request('PUT', `/v1/orgs/${org.id}/agent-instructions`, { token: admin.token, raw: `{"instructions":${deepDocumentJson(10_000)}}` });
+    assert.equal(deep.status, 400, JSON.stringify(deep.body).slice(0, 300));
+    assert.match(deep.body.error.message, /128 levels/);
+
+    const { data: space } = await admin.api.orgs.createSpace(org.id, { title: 'Notes' });
+    const comment = await t.request('POST', `/v1/spaces/${space.id}/comments`, { token: admin.token, raw: `{"body":{"document":${deepDocumentJson(5_000)}}}` });
+    assert.equal(comment.status, 400, JSON.stringify(comment.body).slice(0, 300));
+    assert.match(comment.body.error.message, /128 levels/);
+
+    // Brackets inside strings (escaped quotes and backslashes included) are text, not nesting.
+    const brackets = deepDocument(1) as unknown as { nodes: { nodes: { leaves: { text: string }[] }[] }[] };
+    brackets.nodes[0]!.nodes[0]!.leaves[0]!.text = `\\"\\${'[{'.repeat(1000)}`;
+    const raw = JSON.stringify({ instructions: brackets });
+    assert.ok(raw.includes('\\\\\\"\\\\[{[{'), raw.slice(0, 200));
+    const text = await t.request('PUT', `/v1/orgs/${org.id}/agent-instructions`, { token: admin.token, raw });
+    assert.equal(text.status, 200, JSON.stringify(text.body).slice(0, 300));
+
+    assert.deepEqual(JSON.parse(deepDocumentJson(50)), deepDocument(50));
+    const fine = deepDocument(50);
+    const { data } = await admin.api.orgs.updateOrganizationAgentInstructions(org.id, { instructions: fine as never });
+    assert.ok(data, 'a document 50 blocks deep is accepted');
+    const { data: read } = await admin.api.orgs.getOrganizationAgentInstructions(org.id);
+    let depth = 0;
+    let node = (read as unknown as { instructions: { nodes: { nodes?: unknown[] }[] } }).instructions.nodes[0] as { type?: string; nodes?: unknown[] } | undefined;
+    while (node && node.type) {
+      depth++;
+      node = node.nodes?.[0] as typeof node;
+    }
+    assert.equal(depth, 50, 'stored as sent');
+  });
+
+  test('unknown fields are refused, naming the field, at the top and nested', async () => {
+    const u = await t.user();
+    const top = await t.request('POST', '/v1/orgs', { token: u.token, body: { title: 'Acme', bogusField: 'x' } });
+    assert.equal(top.status, 400);
+    assert.match(top.body.error.message, /unknown field "bogusField"/);
+    const patch = await t.request('PATCH', `/v1/users/${u.id}`, { token: u.token, body: { displayName: 'Ann', isAdmin: true } });
+    assert.equal(patch.status, 400);
+    assert.match(patch.body.error.message, /unknown field "isAdmin"/);
+
+    const { admin, org } = await newOrg(t);
+    const nested = await t.request('PUT', `/v1/orgs/${org.id}/agent-instructions`, {
+      token: admin.token,
+      body: { instructions: { object: 'document', data: {}, nodes: [], hidden: { a: 1 } } },
+    });
+    assert.equal(nested.status, 400);
+    assert.match(nested.body.error.message, /instructions: unknown field "hidden"/);
+
+    const { data: space } = await admin.api.orgs.createSpace(org.id, { title: 'Files' });
+    const { data: cr } = await admin.api.spaces.createChangeRequest(space.id, { subject: 'x' });
+    const file = await t.request('POST', `/v1/spaces/${space.id}/change-requests/${cr.id}/content`, {
+      token: admin.token,
+      body: { changes: [{ operation: 'insert_files', files: [{ name: 'a.txt', base64: 'eA==', owner: 'someone' }] }] },
+    });
+    assert.equal(file.status, 400);
+    assert.match(file.body.error.message, /unknown field "owner"/);
+
+    // Nothing was created by the refused calls.
+    const { data: orgs } = await u.api.orgs.listOrganizationsForAuthenticatedUser();
+    assert.equal(orgs.count, 0);
+  });
+});
+
+describe('health checks, rate limits and slow clients', () => {
+  test('slow clients are cut off: body drips, header drips, idle and kept-alive connections close within the timeouts', { timeout: 30_000 }, async () => {
+    const drips: { closed: Promise<{ ms: number; received: string }>; stop(): void }[] = [];
+    for (let i = 0; i < 5; i++) {
+      const { socket, closed } = openSocket(limited, '127.0.0.20');
+      socket.write(`POST /v1/orgs HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 100000\r\n\r\n`);
+      const timer = setInterval(() => socket.writable && socket.write('{'), 100);
+      drips.push({ closed, stop: () => clearInterval(timer) });
+    }
+    const headerDrip = openSocket(limited, '127.0.0.20');
+    const text = 'GET /healthz HTTP/1.1\r\nHost: x\r\n' + 'X-Slow: a\r\n'.repeat(1000);
+    let n = 0;
+    const headerTimer = setInterval(() => headerDrip.socket.writable && headerDrip.socket.write(text[n++ % text.length]!), 50);
+    const idle = openSocket(limited, '127.0.0.20');
+    const keptAlive = openSocket(limited, '127.0.0.20');
+    keptAlive.socket.write('GET /healthz HTTP/1.1\r\nHost: x\r\nConnection: keep-alive\r\n\r\n');
+
+    const bound = TIMEOUTS.httpIdleTimeoutMs + 3000;
+    try {
+      for (const drip of drips) {
+        const closed = await within(drip.closed, bound);
+        assert.notEqual(closed, 'timeout', 'a body dripping one byte every 100 ms is cut off');
+        if (closed !== 'timeout') assert.ok(closed.ms >= TIMEOUTS.httpRequestTimeoutMs - 100, `closed after ${closed.ms} ms`);
+      }
+      const header = await within(headerDrip.closed, bound);
+      assert.notEqual(header, 'timeout', 'headers dripping are cut off');
+      const idleClosed = await within(idle.closed, bound);
+      assert.notEqual(idleClosed, 'timeout', 'a connection that sends nothing is closed');
+      const kept = await within(keptAlive.closed, bound);
+      assert.notEqual(kept, 'timeout', 'an idle kept-alive connection is closed');
+      if (kept !== 'timeout') assert.match(kept.received, /^HTTP\/1.1 200/, 'the request itself was answered');
+    } finally {
+      for (const drip of drips) drip.stop();
+      clearInterval(headerTimer);
+    }
+    // The server still serves.
+    assert.equal((await rawGet(limited, '/healthz', { from: '127.0.0.21' })).status, 200);
+  });
+
+  test('after an anonymous flood from one address, /healthz and /readyz still answer 200 and are not counted', async () => {
+    const from = '127.0.0.30';
+    let throttled = 0;
+    for (let i = 0; i < LIMIT + 5; i++) if ((await rawGet(limited, '/v1/user', { from })).status === 429) throttled++;
+    assert.equal(throttled, 5, 'the flood itself is throttled');
+    for (let i = 0; i < 3 * LIMIT; i++) {
+      const health = await rawGet(limited, '/healthz', { from });
+      assert.equal(health.status, 200, health.body);
+      assert.equal(health.headers['x-ratelimit-remaining'], undefined, 'health checks are outside the limits');
+    }
+    assert.equal((await rawGet(limited, '/readyz', { from })).status, 200);
+
+    // Health checks do not use up an address's allowance.
+    const other = '127.0.0.31';
+    for (let i = 0; i < 2 * LIMIT; i++) assert.equal((await rawGet(limited, '/healthz', { from: other })).status, 200);
+    const first = await rawGet(limited, '/v1/user', { from: other });
+    assert.equal(first.status, 401);
+    assert.equal(first.headers['x-ratelimit-remaining'], String(LIMIT - 1));
+  });
+
+  test('made-up bearer tokens count against the address; a valid token keeps its own allowance', async () => {
+    const from = '127.0.0.40';
+    const statuses: number[] = [];
+    for (let i = 0; i < LIMIT + 10; i++) {
+      statuses.push((await rawGet(limited, '/v1/user', { from, token: randomBytes(9000).toString('base64url') })).status);
+    }
+    assert.deepEqual(statuses.slice(0, LIMIT), Array(LIMIT).fill(401));
+    assert.deepEqual(statuses.slice(LIMIT), Array(10).fill(429), 'over the limit, every made-up token gets 429');
+    // Public routes count made-up tokens against the address too.
+    const blob = await rawGet(limited, '/v1/blobs/abc/x.txt', { from, token: 'folio_made-up' });
+    assert.equal(blob.status, 429);
+
+    // A real token has its own window, also from an address that is throttled.
+    const u = await limited.user();
+    const me = await rawGet(limited, '/v1/user', { from: '127.0.0.41', token: u.token });
+    assert.equal(me.status, 200, me.body);
+    const again = await rawGet(limited, '/v1/user', { from, token: u.token });
+    assert.equal(again.status, 200, again.body);
+    assert.equal(again.headers['x-ratelimit-remaining'], String(LIMIT - 2));
+  });
+
+  test('limiter state stays bounded, and is keyed by a hash, never by the token', async () => {
+    const limiter = limited.server.app.rateLimiter;
+    const token = randomBytes(9000).toString('base64url');
+    for (let i = 0; i < 80; i++) {
+      await rawGet(limited, '/v1/user', { from: `127.0.1.${i + 1}`, token });
+      assert.ok(limiter.size <= 50, `limiter holds ${limiter.size} entries`);
+    }
+    assert.equal(limiter.size, 50);
+    const u = await limited.user();
+    assert.equal((await rawGet(limited, '/v1/user', { from: '127.0.2.1', token: u.token })).status, 200);
+    for (const key of limiter.keys()) {
+      assert.ok(key.length <= 80, `short keys: ${key.slice(0, 40)}…`);
+      assert.ok(!key.includes(u.token) && !key.includes(token.slice(0, 60)));
+    }
+  });
+});
+
+describe('file names', () => {
+  test('non-ASCII file names download with an RFC 6266 / 5987 Content-Disposition', async () => {
+    const { admin, org } = await newOrg(t);
+    const { data: space } = await admin.api.orgs.createSpace(org.id, { title: 'Files' });
+    const { data: cr } = await admin.api.spaces.createChangeRequest(space.id, { subject: 'Files' });
+    const names = ['☃.txt', '日本語.png', 'emoji-😀.pdf', 'café.txt', 'quote "and" back\\slash.txt', 'plain name.txt'];
+    const files = names.map((name, i) => ({ name, contentType: 'application/octet-stream', base64: Buffer.from(`file ${i}`).toString('base64') }));
+    await admin.api.spaces.updateChangeRequestContent(space.id, cr.id, { changes: [{ operation: 'insert_files', files } as unknown as Change] });
+    const { data: listed } = await admin.api.spaces.listFilesInChangeRequestById(space.id, cr.id);
+    assert.equal(listed.items.length, names.length);
+    for (const [i, name] of names.entries()) {
+      const file = listed.items.find((f) => f.name === name);
+      assert.ok(file, `file ${name} listed`);
+      const res = await fetch(file.downloadURL);
+      assert.equal(res.status, 200, `${name}: ${await res.clone().text()}`);
+      assert.equal(await res.text(), `file ${i}`);
+      const disposition = res.headers.get('content-disposition') ?? '';
+      const star = /filename\*=UTF-8''([^;]+)/.exec(disposition);
+      assert.ok(star, `${name}: ${disposition}`);
+      assert.equal(decodeURIComponent(star[1]!), name, 'filename* decodes to the name');
+      const plain = /filename="((?:[^"\\]|\\.)*)"/.exec(disposition);
+      assert.ok(plain, `${name}: an ASCII fallback: ${disposition}`);
+      assert.match(plain[1]!, /^[\x20-\x7e]*$/, 'the fallback is printable ASCII');
+      assert.ok(/^inline;/.test(disposition));
+      if (name === 'café.txt') assert.equal(plain[1], 'cafe.txt', 'accents are dropped from the fallback');
+    }
+  });
+
+  test("Fastify's own errors (an invalid header value, a malformed URL) answer in our shape with a request id", async () => {
+    const app = await buildApp(t.server.services, { logLevel: 'silent' });
+    app.get('/bad-header', { config: { public: true } }, async (_req, reply) => reply.header('x-name', '☃').send('x'));
+    try {
+      const res = await app.inject({ method: 'GET', url: '/bad-header' });
+      assert.equal(res.statusCode, 500);
+      assert.deepEqual(res.json(), { error: { code: 500, message: 'Internal server error' } });
+      assert.match(String(res.headers['x-request-id']), /^[0-9a-f-]{36}$/);
+    } finally {
+      await app.close();
+    }
+    const bad = await t.request('GET', '/v1/orgs/%E0%A4%A');
+    assert.equal(bad.status, 400);
+    assert.equal(bad.body.error.code, 400);
+    assert.match(bad.headers.get('x-request-id') ?? '', /^[0-9a-f-]{36}$/);
+  });
+});
