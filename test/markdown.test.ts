@@ -457,7 +457,7 @@ describe('documentToMarkdown', () => {
       '[a page](/pages/pg_1)',
       '[a section](/pages/pg_1#setup)',
       '### Deep heading <a href="#custom-id" id="custom-id"></a>',
-      '![Alt one](https://img.example/one.png "First caption")',
+      '<figure><img src="https://img.example/one.png" alt="Alt one"><figcaption><p>First caption</p></figcaption></figure>',
       '- [x] done',
       '{% embed url="https://www.youtube.com/watch?v=1" %}',
       '| Name',
@@ -521,7 +521,23 @@ describe('documentToMarkdown', () => {
     const out = documentToMarkdown(client as unknown as GitBookDocument);
     assert.equal(
       out,
-      ['## Hello', '', '**Bold and red**😀 see [next](/pages/p2)', '', 'More', '', 'Hidden', '', '| N | OK |', '| - | -- |', '| 1 | ✓  |', '| 2 |    |', ''].join('\n'),
+      [
+        '## Hello',
+        '',
+        // The emoji is written as a character reference where `**` needs it to close the span.
+        '**Bold <mark>and red</mark>**&#x1F600; see [next](/pages/p2)',
+        '',
+        '<details>',
+        '',
+        '<summary>More</summary>',
+        '',
+        'Hidden',
+        '',
+        '</details>',
+        '',
+        '<table><thead><tr><th data-type="number">N</th><th data-type="checkbox">OK</th></tr></thead><tbody><tr><td>1</td><td>true</td></tr><tr><td>2</td><td>false</td></tr></tbody></table>',
+        '',
+      ].join('\n'),
     );
     assertOfficial(markdownToDocument(out));
   });

@@ -1,5 +1,21 @@
 import type {
   DocumentBlockCode,
+  DocumentBlockColumn,
+  DocumentBlockColumns,
+  DocumentBlockDrawing,
+  DocumentBlockEmbed,
+  DocumentBlockExpandable,
+  DocumentBlockFile,
+  DocumentBlockIf,
+  DocumentBlockOpenAPI,
+  DocumentBlockOpenAPISchemas,
+  DocumentBlockPrompt,
+  DocumentBlockStepperStep,
+  DocumentBlockTabsItem,
+  DocumentBlockUpdate,
+  DocumentInlineAnnotation,
+  DocumentInlineButton,
+  DocumentInlineIcon,
   DocumentBlockHeading,
   DocumentBlockHint,
   DocumentBlockImage,
@@ -17,6 +33,7 @@ import type {
   DocumentTableRecord,
   DocumentTextLeaf,
 } from '@gitbook/api';
+import type { DocumentTextColor, TextAlignment, VerticalAlignment } from '@gitbook/api';
 import { generateNKeysBetween } from 'fractional-indexing';
 import type * as md from 'mdast';
 import remarkGfm from 'remark-gfm';
@@ -28,16 +45,22 @@ import {
   type HintStyle,
   type InlineOrText,
   type MarkType,
+  EMOJI,
   HINT_STYLES,
   HTML_MARKS,
   SCHEMA_VERSION,
+  colorMark,
+  emojiCode,
   hashKey,
   imageRefFromUrl,
+  isTextColor,
   markObjects,
   refFromUrl,
   sortMarks,
   textNode,
+  urlFromRef,
 } from './markdown-shared.ts';
+import { type HtmlToken, type LiquidTag, decodeEntities, parseStyle, scanLiquidTag, tokenizeHtml } from './markdown-tags.ts';
 
 /**
  * Markdown → GitBook document. remark parses CommonMark + GFM; GitBook's own syntax is recognised
@@ -71,8 +94,28 @@ const QUOTE_PREFIX = String.raw`((?:[ \t]*>)*)[ \t]*`;
 const LIST_MARKER = String.raw`(?:(?:[-+*]|\d{1,9}[.)])[ \t]+)?`;
 const MATH_OPEN = new RegExp(`^(${QUOTE_PREFIX}${LIST_MARKER})\\$\\$\\s*$`);
 const MATH_CLOSE = new RegExp(`^(${QUOTE_PREFIX})\\$\\$\\s*$`);
-const TAG_LINE = new RegExp(`^${QUOTE_PREFIX}${LIST_MARKER}\\{%\\s*(end)?(hint|code|embed)\\b[^%]*%\\}\\s*$`);
-const TAG = /^\{%\s*(end)?(hint|code|embed)\b(.*?)%\}$/;
+const LINE_PREFIX = new RegExp(`^(${QUOTE_PREFIX})${LIST_MARKER}`);
+
+/** GitBook's Liquid block tags; `@owner/block` integration tags are recognised by their `@`. */
+export const BLOCK_TAGS = new Set([
+  'hint', 'code', 'embed', 'tabs', 'tab', 'stepper', 'step', 'columns', 'column', 'updates', 'update', 'if',
+  'prompt', 'content-ref', 'file', 'include', 'openapi', 'swagger', 'openapi-operation', 'openapi-schemas',
+  'openapi-webhook', 'drawing',
+]);
+
+function knownTag(tag: LiquidTag | null): tag is LiquidTag {
+  return tag !== null && (BLOCK_TAGS.has(tag.name) || (tag.name.startsWith('@') && !tag.end));
+}
+
+/** The quote markers of a line that holds only a block tag or a `<details>`/`<summary>` line; null otherwise. */
+function isolatedLine(line: string): string | null {
+  const m = LINE_PREFIX.exec(line);
+  const rest = line.slice(m ? m[0].length : 0).trim();
+  if (rest.startsWith('{%')) return knownTag(scanLiquidTag(rest)) ? (m?.[1] ?? '').replace(/[ \t]/g, '') : null;
+  const lower = rest.slice(0, 10).toLowerCase();
+  if (lower.startsWith('<details') || lower.startsWith('</details') || lower.startsWith('<summary')) return (m?.[1] ?? '').replace(/[ \t]/g, '');
+  return null;
+}
 const FRONT_MATTER = /^---\r?\n([\s\S]*?)\r?\n---[ \t]*(?:\r?\n|$)/;
 
 interface Source {
@@ -124,9 +167,8 @@ function prepareSource(markdown: string): Source {
       }
     }
     // A tag gets a paragraph of its own, however the text around it is written.
-    const tag = TAG_LINE.exec(line);
-    if (tag) {
-      const quote = (tag[1] ?? '').replace(/[ \t]/g, '');
+    const quote = isolatedLine(line);
+    if (quote !== null) {
       out.push(quote, line, quote);
       continue;
     }
@@ -140,12 +182,26 @@ type Piece = { kind: 'text'; text: string; marks: MarkType[] } | { kind: 'inline
 // Which blocks each container may hold, per the official schema.
 const ESSENTIALS = ['paragraph', 'heading-1', 'heading-2', 'heading-3', 'list-ordered', 'list-unordered', 'list-tasks', 'divider'];
 const IN_QUOTE = new Set([...ESSENTIALS, 'blockquote']);
-const IN_HINT = new Set([...ESSENTIALS, 'table', 'embed']);
+const IN_HINT = new Set([...ESSENTIALS, 'table', 'embed', 'integration']);
 const IN_LIST_ITEM = new Set([...ESSENTIALS, 'code', 'hint', 'blockquote', 'math', 'table']);
-const TOP_LEVEL = new Set([...ESSENTIALS, 'blockquote', 'hint', 'images', 'code', 'math', 'table', 'embed']);
+const IN_ANNOTATION = new Set([...ESSENTIALS, 'code']);
+const TOP_LEVEL = new Set([
+  ...ESSENTIALS, 'blockquote', 'hint', 'prompt', 'images', 'file', 'drawing', 'embed', 'code', 'math', 'expandable', 'tabs',
+  'table', 'swagger', 'openapi-operation', 'openapi-schemas', 'openapi-webhook', 'content-ref', 'integration',
+  'reusable-content', 'stepper', 'if', 'columns', 'updates',
+]);
+const IN_TAB = new Set([
+  ...ESSENTIALS, 'content-ref', 'code', 'embed', 'file', 'images', 'drawing', 'hint', 'prompt', 'blockquote', 'math', 'integration',
+]);
+const IN_STEP = new Set([...IN_TAB, 'expandable']);
+const IN_UPDATE = new Set([...IN_TAB, 'tabs', 'expandable']);
+const IN_COLUMN = new Set([...IN_TAB, 'table', 'expandable', 'stepper']);
+const IN_EXPANDABLE = new Set([
+  ...ESSENTIALS, 'file', 'images', 'code', 'table', 'hint', 'prompt', 'blockquote', 'reusable-content', 'integration',
+]);
 
-function paragraph(nodes: InlineOrText[]): DocumentBlockParagraph {
-  return { object: 'block', type: 'paragraph', data: {}, nodes };
+function paragraph(nodes: InlineOrText[], align?: string): DocumentBlockParagraph {
+  return { object: 'block', type: 'paragraph', data: align ? { align: align as TextAlignment } : {}, nodes };
 }
 
 function leaf(text: string, marks: MarkType[] = []): DocumentTextLeaf {
@@ -191,7 +247,7 @@ function trimEdges(pieces: Piece[]): Piece[] {
   for (let i = out.length - 1; i >= 0; i--) {
     const p = out[i]!;
     if (p.kind !== 'text' || p.marks.includes('code')) break;
-    p.text = p.text.replace(/\s+$/, '');
+    p.text = p.text.trimEnd();
     if (p.text !== '') break;
   }
   return out;
@@ -203,44 +259,18 @@ function plainOfPieces(pieces: Piece[]): string {
       if (p.kind === 'text') return p.text;
       if (p.node.type === 'inline-math') return `$$${p.node.data.formula}$$`;
       if (p.node.type === 'expression') return p.node.data.expression;
+      if (p.node.type === 'emoji') return String.fromCodePoint(...p.node.data.code.split('-').map((h) => parseInt(h, 16)));
+      if (p.node.type === 'button') return p.node.data.label;
+      if (p.node.type === 'annotation') return p.node.nodes.map((t) => t.leaves.map((l) => l.text).join('')).join('');
       return '';
     })
     .join('');
 }
 
-function htmlAttr(attrs: string, name: string): string | undefined {
-  const m = new RegExp(`\\b${name}\\s*=\\s*"([^"]*)"`, 'i').exec(attrs) ?? new RegExp(`\\b${name}\\s*=\\s*'([^']*)'`, 'i').exec(attrs);
-  return m ? decodeEntities(m[1]!) : undefined;
-}
-
-function codePoint(n: number): string {
-  return n > 0 && n <= 0x10ffff ? String.fromCodePoint(n) : '\uFFFD';
-}
-
-function decodeEntities(text: string): string {
-  return text
-    .replace(/&#x([0-9a-f]{1,8});/gi, (_, hex: string) => codePoint(parseInt(hex, 16)))
-    .replace(/&#(\d{1,9});/g, (_, dec: string) => codePoint(Number(dec)))
-    .replace(/&quot;/g, '"')
-    .replace(/&#39;|&apos;/g, "'")
-    .replace(/&lt;/g, '<')
-    .replace(/&gt;/g, '>')
-    .replace(/&amp;/g, '&');
-}
-
-function tagAttrs(text: string): Record<string, string> {
-  const attrs: Record<string, string> = {};
-  for (const m of text.matchAll(/(\w+)\s*=\s*"([^"]*)"/g)) attrs[m[1]!] = m[2]!;
-  return attrs;
-}
-
-type Tag = { end: boolean; name: 'hint' | 'code' | 'embed'; attrs: Record<string, string> };
-
 /** Inline HTML tags read as marks. */
 const TAG_MARKS: Record<string, MarkType> = {
   b: 'bold',
   strong: 'bold',
-  i: 'italic',
   em: 'italic',
   s: 'strikethrough',
   del: 'strikethrough',
@@ -248,31 +278,80 @@ const TAG_MARKS: Record<string, MarkType> = {
   ...Object.fromEntries(Object.entries(HTML_MARKS).map(([mark, tag]) => [tag, mark])),
 };
 
-/** Inline tags an HTML block keeps when its text is read as markdown. */
-const INLINE_TAG = /^<\/?(b|strong|i|em|s|del|strike|sup|sub|kbd|code|br|img)(\s[^>]*)?\/?>$/i;
+/** Inline tags an unknown HTML block keeps when its text is read as markdown. */
+const INLINE_TAG = /^<\/?(b|strong|i|em|s|del|strike|sup|sub|kbd|code|br|img|mark|a)(\s[^>]*)?\/?>$/i;
+
+/** `50%` → `{ unit: '%', value: 50 }`, `120` → 120 (the official `Length`). */
+function parseLength(value: string | undefined): Length | undefined {
+  if (value === undefined || value.trim() === '') return undefined;
+  const m = /^\s*(-?\d+(?:\.\d+)?(?:e[-+]?\d+)?)\s*([a-z%]*)\s*$/i.exec(value);
+  if (!m) return undefined;
+  const n = Number(m[1]);
+  if (!Number.isFinite(n)) return undefined;
+  return m[2] ? { unit: m[2], value: n } : n;
+}
+type Length = number | { unit: string; value: number };
+
+const isTrue = (value: string | undefined) => value === 'true' || value === '';
+
+/** A date as the schema's date-time: a bare `YYYY-MM-DD` is midnight UTC. */
+function timestamp(date: string): string {
+  return /^\d{4}-\d{2}-\d{2}$/.test(date) ? `${date}T00:00:00.000Z` : date;
+}
+
+/** `.gitbook/includes/name.md` (with any `../`) → `name`. */
+function includeId(path: string): string {
+  let p = path.trim();
+  while (p.startsWith('../') || p.startsWith('./')) p = p.slice(p.indexOf('/') + 1);
+  if (p.startsWith('/')) p = p.slice(1);
+  if (p.startsWith('.gitbook/includes/')) p = p.slice('.gitbook/includes/'.length);
+  return p.endsWith('.md') ? p.slice(0, -3) : p;
+}
+
+/** Options of an HTML `<a class="button …">`. */
+function buttonData(attrs: Record<string, string>, label: string): DocumentInlineButton['data'] | null {
+  const classes = (attrs.class ?? '').split(/\s+/);
+  if (!classes.includes('button')) return null;
+  const kind = classes.includes('secondary') ? 'secondary' : 'primary';
+  const base: { label: string; kind: 'primary' | 'secondary'; size?: 'small' | 'medium' | 'large'; icon?: string } = { label, kind };
+  const size = attrs['data-size'];
+  if (size === 'small' || size === 'medium' || size === 'large') base.size = size;
+  if (attrs['data-icon']) base.icon = attrs['data-icon'];
+  const action = attrs['data-action'];
+  if (action === 'search' || action === 'ask') {
+    return { ...base, action: attrs['data-query'] !== undefined ? { action, query: attrs['data-query'] } : { action } };
+  }
+  if (action === 'select' && attrs['data-slug'] !== undefined) return { ...base, action: { action, slug: attrs['data-slug'] } };
+  return { ...base, ref: refFromUrl(attrs.href ?? '') };
+}
 
 class Reader {
   constructor(
-    private readonly source: Source,
+    readonly source: Source,
     private readonly definitions = new Map<string, md.Definition>(),
     readonly headingDepth = new WeakMap<object, number>(),
     /** How many HTML blocks this text is nested in. */
     private readonly htmlDepth = 0,
+    private readonly footnotes = new Map<string, md.FootnoteDefinition>(),
+    /** Footnotes some reference points at (they become annotations, not text). */
+    private readonly referenced = new Set<string>(),
   ) {}
 
   /**
    * The GitBook tag a paragraph consists of. Read from the source, so that an escaped `\{%` (how a
    * paragraph that merely looks like a tag is written) stays text.
    */
-  private liquidTag(node: md.RootContent): Tag | null {
-    if (node.type !== 'paragraph') return null;
-    const m = TAG.exec(this.raw(node).trim());
-    return m ? { end: Boolean(m[1]), name: m[2] as Tag['name'], attrs: tagAttrs(m[3]!) } : null;
+  private liquidTag(node: md.RootContent | undefined): LiquidTag | null {
+    if (node?.type !== 'paragraph') return null;
+    const tag = scanLiquidTag(this.raw(node));
+    return knownTag(tag) ? tag : null;
   }
 
   read(root: md.Root): Block[] {
     const collect = (node: md.Nodes) => {
       if (node.type === 'definition' && !this.definitions.has(node.identifier)) this.definitions.set(node.identifier, node);
+      if (node.type === 'footnoteDefinition' && !this.footnotes.has(node.identifier)) this.footnotes.set(node.identifier, node);
+      if (node.type === 'footnoteReference') this.referenced.add(node.identifier);
       if ('children' in node) for (const child of node.children) collect(child);
     };
     collect(root);
@@ -291,46 +370,287 @@ class Reader {
     return from === undefined || to === undefined ? '' : this.restore(this.source.text.slice(from, to));
   }
 
+  /** A nested reader for a piece of markdown found inside HTML or a tag (captions, cells, summaries). */
+  private nested(markdown: string): { reader: Reader; root: md.Root } {
+    const reader = new Reader(prepareSource(markdown), this.definitions, this.headingDepth, this.htmlDepth + 1, this.footnotes, this.referenced);
+    return { reader, root: processor.parse(reader.source.text) };
+  }
+
+  /** Rich text of a one-paragraph piece of markdown (`<br>` and `<p>` boundaries become line breaks). */
+  inlineMarkdown(markdown: string, marks: MarkType[] = []): Piece[] {
+    const { reader, root } = this.nested(markdown);
+    const out: Piece[] = [];
+    for (const child of root.children) {
+      if (out.length > 0) out.push({ kind: 'text', text: '\n', marks: [] });
+      if (child.type === 'paragraph' || child.type === 'heading') out.push(...reader.phrasing(child.children, marks));
+      else if (child.type === 'html') out.push({ kind: 'text', text: decodeEntities(child.value.replace(/<[^>]*>/g, '')), marks });
+    }
+    return trimEdges(out);
+  }
+
   // ---- Blocks ----
+
+  /**
+   * Pairs each opening tag among the siblings with its closing tag (index → index), in one pass:
+   * a closing tag closes the latest open tag of its name; tags left open stay unpaired.
+   */
+  private pairs(children: md.RootContent[]): Map<number, number> {
+    const open = new Map<string, number[]>();
+    const pairs = new Map<number, number>();
+    for (let j = 0; j < children.length; j++) {
+      const child = children[j]!;
+      let name: string | null = null;
+      let end = false;
+      const tag = this.liquidTag(child);
+      if (tag) {
+        name = tag.name;
+        end = tag.end;
+      } else if (child.type === 'html') {
+        const value = child.value.trim().toLowerCase();
+        if (value.startsWith('<details')) name = 'details';
+        else if (value.startsWith('</details')) [name, end] = ['details', true];
+      }
+      if (name === null) continue;
+      const stack = open.get(name) ?? [];
+      open.set(name, stack);
+      if (!end) stack.push(j);
+      else if (stack.length > 0) pairs.set(stack.pop()!, j);
+    }
+    return pairs;
+  }
 
   /** Blocks of a container, made to fit what it may hold (`allowed`). */
   private flow(children: md.RootContent[], allowed: Set<string>): Block[] {
     const out: Block[] = [];
+    const pairs = this.pairs(children);
     for (let i = 0; i < children.length; i++) {
-      const tag = this.liquidTag(children[i]!);
-      if (tag?.name === 'embed' && !tag.end && tag.attrs.url) {
-        out.push({ object: 'block', type: 'embed', data: { url: tag.attrs.url }, isVoid: true });
-        continue;
-      }
+      const child = children[i]!;
+      const end = pairs.get(i);
+      const tag = this.liquidTag(child);
       if (tag && !tag.end) {
-        const end = this.closingTag(children, i, tag.name);
-        if (end > 0) {
-          const inner = children.slice(i + 1, end);
-          if (tag.name === 'hint') out.push(this.hint(tag.attrs.style, this.flow(inner, IN_HINT)));
-          else out.push(...this.flow(inner, allowed).map((b) => (b.type === 'code' ? withCodeAttrs(b, tag.attrs) : b)));
-          i = end;
+        const inner = end === undefined ? [] : children.slice(i + 1, end);
+        const made = this.tagBlock(tag, inner, end !== undefined, allowed);
+        if (made) {
+          out.push(...made);
+          if (end !== undefined) i = end;
           continue;
         }
       }
-      out.push(...this.block(children[i]!, allowed));
+      if (child.type === 'html' && end !== undefined) {
+        out.push(this.expandable(child, children.slice(i + 1, end)));
+        i = end;
+        continue;
+      }
+      out.push(...this.block(child, allowed));
     }
     return fit(out, allowed);
   }
 
-  private closingTag(children: md.RootContent[], from: number, name: Tag['name']): number {
-    let depth = 0;
-    for (let j = from; j < children.length; j++) {
-      const tag = this.liquidTag(children[j]!);
-      if (!tag || tag.name !== name) continue;
-      depth += tag.end ? -1 : 1;
-      if (depth === 0) return j;
+  /** Items of a list container (`{% tabs %}` → `{% tab %}`…): content outside any item is kept after it. */
+  private items(inner: md.RootContent[], name: string, make: (tag: LiquidTag, body: md.RootContent[]) => Block): { items: Block[]; stray: md.RootContent[] } {
+    const pairs = this.pairs(inner);
+    const items: Block[] = [];
+    const stray: md.RootContent[] = [];
+    for (let j = 0; j < inner.length; j++) {
+      const tag = this.liquidTag(inner[j]);
+      const end = pairs.get(j);
+      if (tag && !tag.end && tag.name === name && end !== undefined) {
+        items.push(make(tag, inner.slice(j + 1, end)));
+        j = end;
+      } else stray.push(inner[j]!);
     }
-    return -1;
+    return { items, stray };
   }
 
-  private hint(style: string | undefined, inner: Block[]): DocumentBlockHint {
-    const known = (HINT_STYLES as readonly string[]).includes(style ?? '') ? (style as HintStyle) : 'info';
-    return { object: 'block', type: 'hint', data: { style: known }, nodes: inner as DocumentBlockHint['nodes'] };
+  /** The block(s) a Liquid tag stands for; null when the tag is not complete (it then stays text). */
+  private tagBlock(tag: LiquidTag, inner: md.RootContent[], closed: boolean, allowed: Set<string>): Block[] | null {
+    const a = tag.attrs;
+    const wrap = (block: Block, stray: md.RootContent[] = []) => [block, ...(stray.length > 0 ? this.flow(stray, allowed) : [])];
+    switch (tag.name) {
+      case 'hint': {
+        if (!closed) return null;
+        const style = (HINT_STYLES as readonly string[]).includes(a.style ?? '') ? (a.style as HintStyle) : 'info';
+        const data: DocumentBlockHint['data'] = { style };
+        if (a.icon) data.icon = a.icon;
+        return [{ object: 'block', type: 'hint', data, nodes: this.flow(inner, IN_HINT) as DocumentBlockHint['nodes'] }];
+      }
+      case 'code':
+        if (!closed) return null;
+        return this.flow(inner, allowed).map((b) => (b.type === 'code' ? withCodeAttrs(b, a) : b));
+      case 'tabs': {
+        if (!closed) return null;
+        const { items, stray } = this.items(inner, 'tab', (t, body) => {
+          const data: DocumentBlockTabsItem['data'] = { title: t.attrs.title ?? '' };
+          if (t.attrs.icon) data.icon = t.attrs.icon;
+          return { object: 'block', type: 'tabs-item', data, nodes: this.flow(body, IN_TAB) as DocumentBlockTabsItem['nodes'] };
+        });
+        return wrap({ object: 'block', type: 'tabs', data: {}, nodes: items as DocumentBlockTabsItem[] }, stray);
+      }
+      case 'stepper': {
+        if (!closed) return null;
+        const { items, stray } = this.items(inner, 'step', (t, body) => ({
+          object: 'block',
+          type: 'stepper-step',
+          data: t.attrs.icon ? { icon: t.attrs.icon } : {},
+          nodes: this.flow(body, IN_STEP) as DocumentBlockStepperStep['nodes'],
+        }));
+        return wrap({ object: 'block', type: 'stepper', data: {}, nodes: items as DocumentBlockStepperStep[] }, stray);
+      }
+      case 'columns': {
+        if (!closed) return null;
+        const { items, stray } = this.items(inner, 'column', (t, body) => {
+          const data: DocumentBlockColumn['data'] = {};
+          const width = parseLength(t.attrs.width);
+          if (width !== undefined) data.width = width;
+          const valign = t.attrs.valign;
+          if (valign === 'top' || valign === 'middle' || valign === 'bottom') data.verticalAlignment = valign as VerticalAlignment;
+          return { object: 'block', type: 'column', data, nodes: this.flow(body, IN_COLUMN) as DocumentBlockColumn['nodes'] };
+        });
+        const data: DocumentBlockColumns['data'] = isTrue(a.fullWidth) ? { fullWidth: true } : {};
+        return wrap({ object: 'block', type: 'columns', data, nodes: items as DocumentBlockColumn[], isVoid: false }, stray);
+      }
+      case 'updates': {
+        if (!closed) return null;
+        const { items, stray } = this.items(inner, 'update', (t, body) => {
+          const data: DocumentBlockUpdate['data'] = { date: timestamp(t.attrs.date ?? '1970-01-01') };
+          const tags = (t.attrs.tags ?? '').split(',').map((x) => x.trim()).filter(Boolean);
+          if (tags.length > 0) data.tags = tags.map((x) => ({ kind: 'tag', tag: x }));
+          return { object: 'block', type: 'update', data, nodes: this.flow(body, IN_UPDATE) as DocumentBlockUpdate['nodes'] };
+        });
+        const format = a.format === 'numeric' || a.format === 'short' ? a.format : 'full';
+        return wrap({ object: 'block', type: 'updates', data: { format }, nodes: items as DocumentBlockUpdate[] }, stray);
+      }
+      case 'if': {
+        if (!closed) return null;
+        const expression = a.condition ?? tag.rest;
+        return [{ object: 'block', type: 'if', data: { expression }, nodes: this.flow(inner, TOP_LEVEL) as DocumentBlockIf['nodes'] }];
+      }
+      case 'prompt': {
+        if (!closed) return null;
+        const blocks = this.flow(inner, TOP_LEVEL);
+        const code = blocks.find((b): b is DocumentBlockCode => b.type === 'code') ?? codeBlock(blocksPlain(blocks), {});
+        const data = { description: a.description ?? '' } as DocumentBlockPrompt['data'];
+        if (a.icon) data.icon = a.icon;
+        if (a.openInAIProviders !== undefined) data.openInAIProviders = isTrue(a.openInAIProviders);
+        if (a.defaultExpanded === 'hidden' || a.defaultExpanded === 'partial' || a.defaultExpanded === 'full') data.defaultExpanded = a.defaultExpanded;
+        return [{ object: 'block', type: 'prompt', data, nodes: [code] }];
+      }
+      case 'content-ref':
+        if (!closed && a.url === undefined) return null;
+        return [{ object: 'block', type: 'content-ref', data: { ref: refFromUrl(a.url ?? '') }, isVoid: true }];
+      case 'embed': {
+        const url = a.url ?? tag.args[0];
+        if (url === undefined) return null;
+        const block: DocumentBlockEmbed = { object: 'block', type: 'embed', data: { url }, isVoid: true };
+        if (isTrue(a.fullWidth)) block.data.fullWidth = true;
+        const caption = this.captionFragment(inner);
+        if (caption) (block as { fragments?: DocumentFragment[] }).fragments = [caption];
+        return [block];
+      }
+      case 'file': {
+        const src = a.src ?? tag.args[0] ?? '';
+        const ref = refFromUrl(src);
+        if (ref.kind !== 'file') return [linkParagraph(ref, src)];
+        const block: DocumentBlockFile = { object: 'block', type: 'file', data: { ref }, isVoid: true };
+        const caption = this.captionFragment(inner);
+        if (caption) (block as { fragments?: DocumentFragment[] }).fragments = [caption];
+        return [block];
+      }
+      case 'drawing': {
+        const ref = a.src === undefined ? undefined : refFromUrl(a.src);
+        const data: DocumentBlockDrawing['data'] = ref?.kind === 'file' ? { ref } : {};
+        return [{ object: 'block', type: 'drawing', data, isVoid: true }];
+      }
+      case 'include': {
+        const path = tag.args[0] ?? a.src;
+        if (path === undefined) return null;
+        return [{ object: 'block', type: 'reusable-content', data: { ref: { kind: 'reusable-content', reusableContent: includeId(path) } }, isVoid: true }];
+      }
+      case 'openapi':
+      case 'swagger': {
+        const src = a.src ?? '';
+        const ref = refFromUrl(src);
+        const data: DocumentBlockOpenAPI['data'] = { ref: ref.kind === 'file' ? ref : { kind: 'url', url: src }, path: a.path ?? '', method: a.method ?? '' };
+        if (isTrue(a.expanded)) data.expanded = true;
+        if (isTrue(a.fullWidth)) data.fullWidth = true;
+        return [{ object: 'block', type: 'swagger', data, isVoid: true }];
+      }
+      case 'openapi-operation':
+        return [
+          {
+            object: 'block',
+            type: 'openapi-operation',
+            data: { ref: { kind: 'openapi', spec: a.spec ?? '' }, path: a.path ?? '', method: a.method ?? '' },
+            isVoid: true,
+          },
+        ];
+      case 'openapi-schemas': {
+        const schemas = (a.schemas ?? '').split(',').map((x) => x.trim()).filter(Boolean);
+        const data: DocumentBlockOpenAPISchemas['data'] = { ref: { kind: 'openapi', spec: a.spec ?? '' }, schemas };
+        if (a.grouped !== undefined) data.grouped = isTrue(a.grouped);
+        if (a.title !== undefined) data.title = a.title;
+        return [{ object: 'block', type: 'openapi-schemas', data, isVoid: true }];
+      }
+      case 'openapi-webhook':
+        return [
+          {
+            object: 'block',
+            type: 'openapi-webhook',
+            data: { ref: { kind: 'openapi', spec: a.spec ?? '' }, name: a.name ?? '', method: a.method ?? '' },
+            isVoid: true,
+          },
+        ];
+      default: {
+        if (!tag.name.startsWith('@')) return null;
+        const slash = tag.name.indexOf('/');
+        const integration = slash > 0 ? tag.name.slice(1, slash) : tag.name.slice(1);
+        const block = slash > 0 ? tag.name.slice(slash + 1) : '';
+        return [{ object: 'block', type: 'integration', data: { integration, block, props: { ...a } }, isVoid: true }];
+      }
+    }
+  }
+
+  /** The caption written between a void tag and its end tag (`{% embed %}caption{% endembed %}`). */
+  private captionFragment(inner: md.RootContent[]): DocumentFragment | null {
+    const blocks = this.flow(inner, new Set(['paragraph'])).filter((b) => b.type === 'paragraph');
+    if (blocks.length === 0) return null;
+    return { object: 'fragment', fragment: 'caption', nodes: blocks };
+  }
+
+  /** `<details>` … `</details>`: an expandable whose title is the `<summary>`. */
+  private expandable(open: md.Html, inner: md.RootContent[]): DocumentBlockExpandable {
+    const tokens = tokenizeHtml(open.value);
+    const details = tokens.find((t) => t.kind === 'open' && t.name === 'details');
+    const defaultExpanded = details?.kind === 'open' && 'open' in details.attrs;
+    let summary = this.summary(open.value);
+    let body = inner;
+    if (summary === null && inner[0]?.type === 'html') {
+      summary = this.summary(inner[0].value);
+      if (summary !== null) body = inner.slice(1);
+    }
+    const title = paragraph(assemble(summary ?? []));
+    const blocks = this.flow(body, IN_EXPANDABLE);
+    if (blocks.length === 0) blocks.push(paragraph(assemble([])));
+    return {
+      object: 'block',
+      type: 'expandable',
+      data: defaultExpanded ? { defaultExpanded: true } : {},
+      fragments: [
+        { object: 'fragment', fragment: 'expandable-title', type: 'expandable-title', nodes: [title] },
+        { object: 'fragment', fragment: 'expandable-body', type: 'expandable-body', nodes: blocks as DocumentBlockExpandable['fragments'][1]['nodes'] },
+      ] as DocumentBlockExpandable['fragments'],
+      isVoid: true,
+    };
+  }
+
+  private summary(html: string): Piece[] | null {
+    const lower = html.toLowerCase();
+    const start = lower.indexOf('<summary');
+    if (start < 0) return null;
+    const open = lower.indexOf('>', start);
+    const close = lower.lastIndexOf('</summary');
+    if (open < 0 || close < open) return null;
+    return this.inlineMarkdown(html.slice(open + 1, close));
   }
 
   private block(node: md.RootContent, allowed: Set<string>): Block[] {
@@ -359,6 +679,8 @@ class Reader {
       case 'table':
         return [this.table(node)];
       case 'footnoteDefinition': {
+        // Definitions referenced by an annotation are read there.
+        if (this.referenced.has(node.identifier)) return [];
         const blocks = this.flow(node.children, allowed);
         const label = `[^${node.label ?? node.identifier}]: `;
         const first = blocks[0];
@@ -372,20 +694,21 @@ class Reader {
     }
   }
 
+
   /** A paragraph's block: none when it holds only whitespace (markdown can't write an empty paragraph). */
-  private paragraphBlock(node: md.Paragraph, allowed: Set<string>): Block[] {
+  private paragraphBlock(node: md.Paragraph, allowed: Set<string>, align?: string): Block[] {
     const pieces = trimEdges(this.phrasing(node.children, [])).filter((p) => p.kind === 'inline' || p.text !== '');
     if (pieces.length === 0) return [];
     // A paragraph of nothing but a formula is a math block.
     const only = pieces.length === 1 ? pieces[0] : undefined;
-    if (only?.kind === 'inline' && only.node.type === 'inline-math') return [mathBlock(only.node.data.formula)];
+    if (!align && only?.kind === 'inline' && only.node.type === 'inline-math') return [mathBlock(only.node.data.formula)];
     // A paragraph of nothing but images is an images block, where one may stand.
     const images = pieces.flatMap((p) => (p.kind === 'inline' && p.node.type === 'inline-image' ? [p.node] : []));
     const onlyImages = pieces.every((p) => (p.kind === 'inline' ? p.node.type === 'inline-image' : p.text.trim() === ''));
-    if (allowed.has('images') && images.length > 0 && onlyImages) {
-      return [imagesBlock(images.map(({ data }) => imageBlock(data.ref, data.alt ?? '', data.caption ?? '')))];
+    if (!align && allowed.has('images') && images.length > 0 && onlyImages && images.every((img) => !img.data.size && !img.data.refDark)) {
+      return [imagesBlock(images.map(({ data }) => imageBlock(data.ref, data.alt ?? '', data.caption ? [textNode([leaf(data.caption)])] : null)))];
     }
-    return [paragraph(assemble(pieces))];
+    return [paragraph(assemble(pieces), align)];
   }
 
   private resolveImage(node: md.PhrasingContent): { url: string; alt: string; title: string } | null {
@@ -397,7 +720,7 @@ class Reader {
     return null;
   }
 
-  private heading(node: md.Heading): DocumentBlockHeading {
+  private heading(node: md.Heading, align?: string): DocumentBlockHeading {
     let children = node.children;
     let id: string | undefined;
     // GitBook writes custom anchors as a trailing `<a href="#id" id="id"></a>`.
@@ -408,8 +731,8 @@ class Reader {
         .slice(tail)
         .map((c) => (c as md.Html).value)
         .join('');
-      const m = /^<a\s([^>]*)>\s*<\/a>$/i.exec(html);
-      const anchor = m ? htmlAttr(m[1]!, 'id') : undefined;
+      const tokens = tokenizeHtml(html);
+      const anchor = tokens.length === 2 && tokens[0]!.kind === 'open' && tokens[0]!.name === 'a' && tokens[1]!.kind === 'close' ? tokens[0]!.attrs.id : undefined;
       if (anchor && /^[-a-z0-9.+_]+$/.test(anchor)) {
         id = anchor;
         children = children.slice(0, tail);
@@ -417,7 +740,9 @@ class Reader {
     }
     const pieces = trimEdges(this.phrasing(children, []).map((p) => (p.kind === 'text' ? { ...p, text: p.text.replace(/\n/g, ' ') } : p)));
     const type = (['heading-1', 'heading-2', 'heading-3'] as const)[Math.min(node.depth, 3) - 1]!;
-    const block: DocumentBlockHeading = { object: 'block', type, data: id ? { id } : {}, nodes: assemble(pieces) };
+    const data: DocumentBlockHeading['data'] = id ? { id } : {};
+    if (align) data.align = align as TextAlignment;
+    const block: DocumentBlockHeading = { object: 'block', type, data, nodes: assemble(pieces) };
     this.headingDepth.set(block, node.depth);
     return block;
   }
@@ -438,35 +763,224 @@ class Reader {
   private code(node: md.Code): Block {
     const value = this.restore(node.value);
     if (node.lang === MATH_INFO) return mathBlock(value);
-    return {
-      object: 'block',
-      type: 'code',
-      data: node.lang ? { syntax: this.restore(node.lang) } : {},
-      nodes: value.split('\n').map((line) => ({ object: 'block', type: 'code-line', data: {}, nodes: [textNode([leaf(line)])] })),
-    };
+    return codeBlock(value, node.lang ? { syntax: this.restore(node.lang) } : {});
   }
 
   private htmlBlock(node: md.Html, allowed: Set<string>): Block[] {
     const html = this.restore(node.value).trim();
-    if (/^<!--[\s\S]*-->$/.test(html)) return [];
-    const figure = /^<figure>\s*<img\s([^>]*?)\/?>\s*(?:<figcaption>([\s\S]*?)<\/figcaption>\s*)?<\/figure>$/i.exec(html);
-    if (figure) {
-      const src = htmlAttr(figure[1]!, 'src');
-      if (src !== undefined) {
-        const caption = decodeEntities((figure[2] ?? '').replace(/<[^>]*>/g, '')).trim();
-        return [imagesBlock([imageBlock(imageRefFromUrl(src), htmlAttr(figure[1]!, 'alt') ?? '', caption)])];
+    const tokens = tokenizeHtml(html);
+    const first = tokens.find((t) => t.kind !== 'text' || t.text.trim() !== '');
+    if (!first) return [];
+    if (first.kind === 'open') {
+      if (first.name === 'table') {
+        const table = this.htmlTable(html, tokens);
+        if (table) return [table];
+      }
+      if (first.name === 'figure' || (first.name === 'div' && tokens.some((t) => t.kind === 'open' && t.name === 'figure'))) {
+        const images = this.figures(html, tokens, first.name === 'div' ? first.attrs : {});
+        if (images) return [images];
+      }
+      if (first.name === 'p' || /^h[1-6]$/.test(first.name)) {
+        const last = tokens.at(-1);
+        if (last?.kind === 'close' && last.name === first.name && tokens.filter((t) => t.kind === 'open' && t.name === first.name).length === 1) {
+          const inner = html.slice(first.end, last.start);
+          const align = ({ center: 'center', right: 'end', left: 'start' } as Record<string, string>)[first.attrs.align ?? ''];
+          const { reader, root } = this.nested(inner.replace(/\n/g, ' '));
+          const para = root.children[0];
+          if (root.children.length === 1 && para?.type === 'paragraph') {
+            if (first.name === 'p') return reader.paragraphBlock(para, allowed, align);
+            const depth = Number(first.name[1]) as 1 | 2 | 3;
+            return [reader.heading({ type: 'heading', depth, children: para.children }, align)];
+          }
+        }
       }
     }
+    if (tokens.length > 0 && tokens.every((t) => t.kind === 'text' && t.text.trim() === '')) return [];
     // Other HTML: its text, read as markdown. Inline tags we know are kept the first time; any `<`
     // left is escaped, and nested HTML keeps no tags at all, so this always ends.
     const text = html
       .replace(/<(script|style)\b[\s\S]*?<\/\1\s*>/gi, '')
       .replace(/<!--[\s\S]*?-->/g, '')
-      .replace(/<[^>]*>/g, (tag) => (this.htmlDepth === 0 && INLINE_TAG.test(tag) ? tag.replace(/^</, '\uE003') : ''))
+      .replace(/<[^<>]*>/g, (t) => (this.htmlDepth === 0 && INLINE_TAG.test(t) ? t.replace(/^</, '\uE003') : ''))
       .replace(/</g, '&lt;')
       .replace(/\uE003/g, '<');
-    const inner = new Reader(prepareSource(text), this.definitions, this.headingDepth, this.htmlDepth + 1);
-    return inner.flow(processor.parse(inner.source.text).children, allowed);
+    const { reader, root } = this.nested(text);
+    return reader.flow(root.children, allowed);
+  }
+
+  /** `<figure>`s (in a `<div>` carrying the block's alignment, width and frame): an images block. */
+  private figures(html: string, tokens: HtmlToken[], wrapper: Record<string, string>): DocumentBlockImages | null {
+    const images: DocumentBlockImage[] = [];
+    for (let k = 0; k < tokens.length; k++) {
+      const t = tokens[k]!;
+      if (t.kind !== 'open' || t.name !== 'figure') continue;
+      let img: Record<string, string> | undefined;
+      let dark: string | undefined;
+      let caption: InlineOrText[] | null = null;
+      for (k++; k < tokens.length; k++) {
+        const u = tokens[k]!;
+        if (u.kind === 'close' && u.name === 'figure') break;
+        if (u.kind === 'open' && u.name === 'img') img = u.attrs;
+        if (u.kind === 'open' && u.name === 'source' && (u.attrs.media ?? '').includes('dark')) dark = u.attrs.srcset;
+        if (u.kind === 'open' && u.name === 'figcaption') {
+          const close = tokens.findIndex((v, j) => j > k && v.kind === 'close' && v.name === 'figcaption');
+          if (close > 0) {
+            const inner = html.slice(u.end, tokens[close]!.start).trim().replace(/^<p>/i, '').replace(/<\/p>$/i, '');
+            const pieces = this.inlineMarkdown(inner);
+            caption = pieces.some((p) => p.kind === 'inline' || p.text !== '') ? assemble(pieces) : null;
+            k = close;
+          }
+        }
+      }
+      if (!img || img.src === undefined) return null;
+      const image = imageBlock(imageRefFromUrl(img.src), img.alt ?? '', caption);
+      if (dark !== undefined) image.data.refDark = imageRefFromUrl(dark);
+      const width = parseLength(img.width);
+      if (width !== undefined) image.data.width = width;
+      const height = parseLength(img.height);
+      if (height !== undefined) image.data.height = height;
+      images.push(image);
+    }
+    if (images.length === 0) return null;
+    const block = imagesBlock(images);
+    const align = wrapper.align;
+    if (align === 'left' || align === 'right' || align === 'center') block.data.align = align;
+    if (isTrue(wrapper['data-full-width'])) block.data.fullWidth = true;
+    if (isTrue(wrapper['data-with-frame'])) block.data.withFrame = true;
+    return block;
+  }
+
+  /** An HTML `<table>`: grid or cards view, column types, widths and hidden columns from `<th>` attributes. */
+  private htmlTable(html: string, tokens: HtmlToken[]): DocumentBlockTable | null {
+    const table = tokens[0]!.kind === 'open' ? tokens[0]! : tokens.find((t) => t.kind === 'open' && t.name === 'table')!;
+    const tableAttrs = table.kind === 'open' ? table.attrs : {};
+    type Cell = { attrs: Record<string, string>; raw: string };
+    const rows: { head: boolean; cells: Cell[] }[] = [];
+    let inHead = false;
+    let row: Cell[] | null = null;
+    for (let k = 0; k < tokens.length; k++) {
+      const t = tokens[k]!;
+      if (t.kind === 'open' && t.name === 'thead') inHead = true;
+      else if (t.kind === 'close' && t.name === 'thead') inHead = false;
+      else if (t.kind === 'open' && t.name === 'tr') row = [];
+      else if (t.kind === 'close' && t.name === 'tr' && row) {
+        rows.push({ head: inHead, cells: row });
+        row = null;
+      } else if (t.kind === 'open' && (t.name === 'td' || t.name === 'th') && row) {
+        let depth = 1;
+        let j = k + 1;
+        for (; j < tokens.length; j++) {
+          const u = tokens[j]!;
+          if (u.kind === 'open' && (u.name === 'td' || u.name === 'th')) depth++;
+          if (u.kind === 'close' && (u.name === 'td' || u.name === 'th') && --depth === 0) break;
+        }
+        if (j >= tokens.length) return null;
+        row.push({ attrs: t.attrs, raw: html.slice(t.end, tokens[j]!.start) });
+        k = j;
+      }
+    }
+    const head = rows.find((r) => r.head);
+    const body = rows.filter((r) => r !== head);
+    const width = Math.max(head?.cells.length ?? 0, ...body.map((r) => r.cells.length));
+    if (width === 0) return null;
+    const columns = Array.from({ length: width }, (_, j) => `c${j}`);
+    const definition: Record<string, DocumentTableDefinition> = {};
+    const cards = tableAttrs['data-view'] === 'cards';
+    const visible: string[] = [];
+    const widths: Record<string, number> = {};
+    let target: string | undefined;
+    let cover: string | undefined;
+    let coverDark: string | undefined;
+    columns.forEach((id, j) => {
+      const th = head?.cells[j];
+      const attrs = th?.attrs ?? {};
+      const title = th ? plainOfPieces(this.inlineMarkdown(th.raw)).replace(/\n/g, ' ').trim() : '';
+      const type = attrs['data-type'];
+      if (type === 'content-ref' || type === 'files' || type === 'number' || type === 'checkbox' || type === 'image') {
+        definition[id] = { id, title, type } as DocumentTableDefinition;
+      } else if (type === 'rating') {
+        definition[id] = { id, title, type, max: Number(attrs['data-max'] ?? 5) || 5 };
+      } else {
+        const align = attrs.align === 'center' || attrs.align === 'right' ? attrs.align : 'left';
+        definition[id] = { id, title, type: 'text', textAlignment: align };
+      }
+      if (!('data-hidden' in attrs)) visible.push(id);
+      const w = Number(attrs.width);
+      if (attrs.width !== undefined && Number.isFinite(w)) widths[id] = w;
+      if ('data-card-target' in attrs) target = id;
+      if ('data-card-cover' in attrs) cover = id;
+      if ('data-card-cover-dark' in attrs) coverDark = id;
+    });
+    const orderIndexes = generateNKeysBetween(null, null, body.length);
+    const records: Record<string, DocumentTableRecord> = {};
+    const fragments: DocumentFragment[] = [];
+    body.forEach((r, i) => {
+      const values: DocumentTableRecord['values'] = {};
+      columns.forEach((column, j) => {
+        const raw = r.cells[j]?.raw ?? '';
+        const def = definition[column]!;
+        const links = () => tokenizeHtml(raw).flatMap((t) => (t.kind === 'open' && t.name === 'a' && t.attrs.href !== undefined ? [t.attrs.href] : []));
+        const text = () => tokenizeHtml(raw).flatMap((t) => (t.kind === 'text' ? [t.text] : [])).join('').trim();
+        switch (def.type) {
+          case 'content-ref': {
+            const href = links()[0];
+            values[column] = href === undefined ? null : refFromUrl(href);
+            break;
+          }
+          case 'files':
+          case 'image': {
+            const refs = links().map(refFromUrl);
+            if (def.type === 'image') values[column] = refs[0] && (refs[0].kind === 'file' || refs[0].kind === 'url') ? refs[0] : null;
+            else values[column] = refs.flatMap((ref) => (ref.kind === 'file' ? [ref.file] : []));
+            break;
+          }
+          case 'number':
+          case 'rating': {
+            const n = Number(text());
+            values[column] = text() === '' || !Number.isFinite(n) ? null : n;
+            break;
+          }
+          case 'checkbox':
+            values[column] = text() === 'true';
+            break;
+          default: {
+            const fragment = `r${i}${column}`;
+            values[column] = fragment;
+            fragments.push({ object: 'fragment', fragment, nodes: this.cellParagraphs(raw) });
+          }
+        }
+      });
+      records[`r${i}`] = { orderIndex: orderIndexes[i]!, values };
+    });
+    let view: DocumentBlockTable['data']['view'];
+    if (cards) {
+      const cardSize = tableAttrs['data-card-size'] === 'large' ? 'large' : 'medium';
+      view = { type: 'cards', columns: visible, cardSize };
+      if (target) view.targetDefinition = target;
+      if (cover) view.coverDefinition = cover;
+      if (coverDark) view.coverDefinitionDark = coverDark;
+      if ('data-hide-column-title' in tableAttrs) view.hideColumnTitle = true;
+    } else {
+      view = { type: 'grid', columns: visible, hideHeader: 'data-header-hidden' in tableAttrs };
+      if (Object.keys(widths).length > 0) view.columnWidths = widths;
+    }
+    const data: DocumentBlockTable['data'] = { view, records, definition };
+    if (isTrue(tableAttrs['data-full-width'])) data.fullWidth = true;
+    return { object: 'block', type: 'table', data, fragments, isVoid: true };
+  }
+
+  /** A cell's rich text: one paragraph per `<p>`, or one paragraph. */
+  private cellParagraphs(raw: string): DocumentBlockParagraph[] {
+    const tokens = tokenizeHtml(raw);
+    const ps = tokens.filter((t) => t.kind === 'open' && t.name === 'p');
+    const parts: string[] = [];
+    if (ps.length === 0) parts.push(raw);
+    else
+      for (const p of ps) {
+        const close = tokens.find((t) => t.kind === 'close' && t.name === 'p' && t.start > p.start);
+        parts.push(raw.slice(p.end, close ? close.start : raw.length));
+      }
+    return parts.map((part) => paragraph(assemble(this.inlineMarkdown(part.replace(/\n/g, ' ')))));
   }
 
   private table(node: md.Table): DocumentBlockTable {
@@ -507,7 +1021,7 @@ class Reader {
 
   // ---- Inlines ----
 
-  private phrasing(children: md.PhrasingContent[], marks: MarkType[]): Piece[] {
+  phrasing(children: md.PhrasingContent[], marks: MarkType[]): Piece[] {
     const out: Piece[] = [];
     for (let i = 0; i < children.length; i++) {
       const node = children[i]!;
@@ -531,11 +1045,11 @@ class Reader {
           out.push({ kind: 'text', text: '\n', marks });
           break;
         case 'link':
-          out.push(this.link(this.restore(node.url), node.children, marks));
+          out.push(this.link(this.restore(node.url), node.children, marks, node.title));
           break;
         case 'linkReference': {
           const def = this.definitions.get(node.identifier);
-          if (def) out.push(this.link(this.restore(def.url), node.children, marks));
+          if (def) out.push(this.link(this.restore(def.url), node.children, marks, def.title));
           else out.push(...this.phrasing(node.children, marks));
           break;
         }
@@ -548,9 +1062,12 @@ class Reader {
         case 'html':
           i = this.inlineHtml(children, i, marks, out);
           break;
-        case 'footnoteReference':
-          out.push({ kind: 'text', text: `[^${node.label ?? node.identifier}]`, marks });
+        case 'footnoteReference': {
+          const def = this.footnotes.get(node.identifier);
+          if (def) out.push(this.annotation(def, out));
+          else out.push({ kind: 'text', text: `[^${node.label ?? node.identifier}]`, marks });
           break;
+        }
         default:
           break;
       }
@@ -558,20 +1075,60 @@ class Reader {
     return out;
   }
 
+  /** `word[^1]`: an annotation on the word before the reference, its body the footnote. */
+  private annotation(def: md.FootnoteDefinition, out: Piece[]): Piece {
+    const last = out.at(-1);
+    let word: { text: string; marks: MarkType[] } = { text: '', marks: [] };
+    if (last?.kind === 'text' && !last.marks.includes('code')) {
+      const m = /\S+$/.exec(last.text);
+      if (m) {
+        word = { text: m[0], marks: last.marks };
+        last.text = last.text.slice(0, m.index);
+      }
+    }
+    const body = this.flow(def.children, IN_ANNOTATION);
+    if (body.length === 0) body.push(paragraph(assemble([])));
+    const node: DocumentInlineAnnotation = {
+      object: 'inline',
+      type: 'annotation',
+      data: {},
+      nodes: [textNode([leaf(word.text, word.marks)])],
+      fragments: [{ object: 'fragment', fragment: 'annotation-body', type: 'annotation-body', nodes: body as DocumentInlineAnnotation['fragments'][0]['nodes'] }],
+      isVoid: false,
+    };
+    return { kind: 'inline', node };
+  }
+
+  /** Text with its formulas (placeholders) and emoji as inline nodes. */
   private text(value: string, marks: MarkType[]): Piece[] {
     const out: Piece[] = [];
+    const plain = (text: string) => {
+      if (text === '') return;
+      if (marks.includes('code')) {
+        out.push({ kind: 'text', text, marks });
+        return;
+      }
+      let last = 0;
+      for (const m of text.matchAll(EMOJI)) {
+        out.push({ kind: 'text', text: text.slice(last, m.index), marks });
+        out.push({ kind: 'inline', node: { object: 'inline', type: 'emoji', data: { code: emojiCode(m[0]) }, isVoid: true } });
+        last = m.index + m[0].length;
+      }
+      out.push({ kind: 'text', text: text.slice(last), marks });
+    };
     let last = 0;
     for (const m of value.matchAll(PLACEHOLDER)) {
-      out.push({ kind: 'text', text: value.slice(last, m.index), marks });
+      plain(value.slice(last, m.index));
       const formula = this.source.math[Number(m[1] ?? m[2])]!.formula;
       out.push({ kind: 'inline', node: { object: 'inline', type: 'inline-math', data: { formula }, isVoid: true } });
       last = m.index + m[0].length;
     }
-    out.push({ kind: 'text', text: value.slice(last), marks });
+    plain(value.slice(last));
     return out;
   }
 
-  private link(url: string, children: md.PhrasingContent[], marks: MarkType[]): Piece {
+  private link(url: string, children: md.PhrasingContent[], marks: MarkType[], title?: string | null): Piece {
+    if (title === 'mention') return { kind: 'inline', node: { object: 'inline', type: 'mention', data: { ref: refFromUrl(url) }, isVoid: true } };
     // A link holds only text and images: other inlines inside it are kept as their text.
     const pieces = this.phrasing(children, marks).map((p): Piece => {
       if (p.kind === 'text' || p.node.type === 'inline-image') return p;
@@ -584,49 +1141,104 @@ class Reader {
   /** Reads inline HTML at `children[i]`; returns the index of the last sibling it consumed. */
   private inlineHtml(children: md.PhrasingContent[], i: number, marks: MarkType[], out: Piece[]): number {
     const html = (children[i] as md.Html).value;
-    const closing = (pattern: RegExp, opening?: RegExp) => {
+    const tokens = tokenizeHtml(html);
+    const tag = tokens.length === 1 ? tokens[0]! : undefined;
+    /** The sibling closing `name`, nested ones skipped; -1 when there is none. */
+    const closing = (name: string) => {
       let depth = 1;
       for (let k = i + 1; k < children.length; k++) {
         const child = children[k]!;
         if (child.type !== 'html') continue;
-        if (opening?.test(child.value)) depth++;
-        else if (pattern.test(child.value) && --depth === 0) return k;
+        const t = tokenizeHtml(child.value);
+        if (t.length !== 1) continue;
+        if (t[0]!.kind === 'open' && t[0]!.name === name && !t[0]!.selfClosing) depth++;
+        else if (t[0]!.kind === 'close' && t[0]!.name === name && --depth === 0) return k;
       }
       return -1;
     };
-    if (/^<code\s+class=["']expression["']\s*>$/i.test(html)) {
-      const end = closing(/^<\/code\s*>$/i);
-      if (end > 0) {
-        const expression = this.raw(children[i], children[end]).trim();
-        out.push({ kind: 'inline', node: { object: 'inline', type: 'expression', data: { expression }, isVoid: true } });
-        return end;
+    if (tag?.kind === 'open') {
+      const { name, attrs } = tag;
+      if (name === 'code') {
+        const end = closing('code');
+        if (end > 0) {
+          const inner = this.raw(children[i], children[end]);
+          if ((attrs.class ?? '').split(/\s+/).includes('expression')) {
+            out.push({ kind: 'inline', node: { object: 'inline', type: 'expression', data: { expression: inner.trim() }, isVoid: true } });
+          } else out.push({ kind: 'text', text: decodeEntities(inner), marks: [...marks, 'code'] });
+          return end;
+        }
       }
-    }
-    if (/^<code(\s[^>]*)?>$/i.test(html)) {
-      const end = closing(/^<\/code\s*>$/i);
-      if (end > 0) {
-        out.push({ kind: 'text', text: decodeEntities(this.raw(children[i], children[end])), marks: [...marks, 'code'] });
-        return end;
+      if (name === 'i' && (attrs.class ?? '').startsWith('fa-')) {
+        const end = closing('i');
+        const icon = (attrs.class ?? '').split(/\s+/)[0]!.slice(3);
+        const node: DocumentInlineIcon = { object: 'inline', type: 'icon', data: { icon }, isVoid: true };
+        const color = parseStyle(attrs.style ?? '').color;
+        if (isTextColor(color)) node.data.color = color as DocumentTextColor;
+        out.push({ kind: 'inline', node });
+        return end > 0 ? end : i;
       }
-    }
-    const open = /^<([a-z]+)(\s[^>]*)?>$/i.exec(html);
-    const mark = open ? TAG_MARKS[open[1]!.toLowerCase()] : undefined;
-    if (open && mark) {
-      const name = open[1]!.toLowerCase();
-      const end = closing(new RegExp(`^</${name}\\s*>$`, 'i'), new RegExp(`^<${name}(\\s[^>]*)?>$`, 'i'));
-      if (end > 0) {
-        out.push(...this.phrasing(children.slice(i + 1, end), [...marks, mark]));
-        return end;
+      if (name === 'a') {
+        const end = closing('a');
+        if (end > 0) {
+          const label = decodeEntities(this.raw(children[i], children[end]).replace(/<[^<>]*>/g, '')).trim();
+          const button = buttonData(attrs, label);
+          if (button) out.push({ kind: 'inline', node: { object: 'inline', type: 'button', data: button, isVoid: true } });
+          else if (attrs.href !== undefined) out.push(this.link(attrs.href, children.slice(i + 1, end), marks, attrs.title));
+          else out.push(...this.phrasing(children.slice(i + 1, end), marks));
+          return end;
+        }
       }
-    }
-    if (/^<br\s*\/?>$/i.test(html)) out.push({ kind: 'text', text: '\n', marks });
-    const img = /^<img\s([^>]*?)\/?>$/i.exec(html);
-    const src = img ? htmlAttr(img[1]!, 'src') : undefined;
-    if (img && src !== undefined) {
-      out.push({ kind: 'inline', node: inlineImage(imageRefFromUrl(src), htmlAttr(img[1]!, 'alt') ?? '', htmlAttr(img[1]!, 'title') ?? '') });
+      if (name === 'mark') {
+        const end = closing('mark');
+        if (end > 0) {
+          const style = parseStyle(attrs.style ?? '');
+          const text = isTextColor(style.color) ? style.color : 'default';
+          const background = isTextColor(style['background-color']) ? style['background-color'] : 'default';
+          out.push(...this.phrasing(children.slice(i + 1, end), [...marks, colorMark(text, background)]));
+          return end;
+        }
+      }
+      if (name === 'picture') {
+        const end = closing('picture');
+        if (end > 0) {
+          const inner = tokenizeHtml(children.slice(i, end + 1).map((c) => (c.type === 'html' ? c.value : '')).join(''));
+          const img = inner.find((t) => t.kind === 'open' && t.name === 'img');
+          const source = inner.find((t) => t.kind === 'open' && t.name === 'source');
+          if (img?.kind === 'open' && img.attrs.src !== undefined) {
+            const node = this.imgInline(img.attrs);
+            if (source?.kind === 'open' && source.attrs.srcset !== undefined) node.data.refDark = imageRefFromUrl(source.attrs.srcset);
+            out.push({ kind: 'inline', node });
+          }
+          return end;
+        }
+      }
+      const mark = TAG_MARKS[name];
+      if (mark) {
+        const end = closing(name);
+        if (end > 0) {
+          out.push(...this.phrasing(children.slice(i + 1, end), [...marks, mark]));
+          return end;
+        }
+      }
+      if (name === 'i') {
+        const end = closing('i');
+        if (end > 0) {
+          out.push(...this.phrasing(children.slice(i + 1, end), [...marks, 'italic']));
+          return end;
+        }
+      }
+      if (name === 'br') out.push({ kind: 'text', text: '\n', marks });
+      if (name === 'img' && attrs.src !== undefined) out.push({ kind: 'inline', node: this.imgInline(attrs) });
     }
     // Any other tag is dropped; the text it wraps is read as usual.
     return i;
+  }
+
+  private imgInline(attrs: Record<string, string>): DocumentInlineImage {
+    const node = inlineImage(imageRefFromUrl(attrs.src ?? ''), attrs.alt ?? '', attrs.title ?? '');
+    const size = attrs['data-size'];
+    if (size === 'line' || size === 'original') node.data.size = size;
+    return node;
   }
 }
 
@@ -636,17 +1248,39 @@ function withCodeAttrs(block: DocumentBlockCode, attrs: Record<string, string>):
   if (attrs.lineNumbers === 'true') data.lineNumbers = true;
   if (attrs.overflow === 'wrap') data.overflow = 'wrap';
   if (attrs.fullWidth === 'true') data.fullWidth = true;
+  if (attrs.expandable === 'true') data.expandable = true;
+  const collapsed = Number(attrs.collapsedLineCount);
+  if (Number.isInteger(collapsed) && collapsed >= 1) data.collapsedLineCount = collapsed;
   return { ...block, data };
+}
+
+function codeBlock(value: string, data: DocumentBlockCode['data']): DocumentBlockCode {
+  return {
+    object: 'block',
+    type: 'code',
+    data,
+    nodes: value.split('\n').map((line) => ({ object: 'block', type: 'code-line', data: {}, nodes: [textNode([leaf(line)])] })),
+  };
+}
+
+function blocksPlain(blocks: Block[]): string {
+  const lines: string[] = [];
+  const visit = (nodes: unknown[]) => {
+    for (const n of nodes as { object: string; nodes?: unknown[]; leaves?: { text: string }[] }[]) {
+      if (n.object === 'text') lines.push((n.leaves ?? []).map((l) => l.text).join(''));
+      else visit(n.nodes ?? []);
+    }
+  };
+  visit(blocks);
+  return lines.join('\n');
 }
 
 function mathBlock(formula: string): DocumentBlockMath {
   return { object: 'block', type: 'math', data: { formula }, isVoid: true };
 }
 
-function imageBlock(ref: DocumentBlockImage['data']['ref'], alt: string, caption: string): DocumentBlockImage {
-  const fragments: DocumentBlockImage['fragments'] = caption
-    ? [{ object: 'fragment', fragment: 'caption', nodes: [paragraph([textNode([leaf(caption)])])] }]
-    : [];
+function imageBlock(ref: DocumentBlockImage['data']['ref'], alt: string, caption: InlineOrText[] | null): DocumentBlockImage {
+  const fragments: DocumentBlockImage['fragments'] = caption ? [{ object: 'fragment', fragment: 'caption', nodes: [paragraph(caption)] }] : [];
   return { object: 'block', type: 'image', data: { ref, ...(alt ? { alt } : {}) }, fragments, isVoid: true };
 }
 
@@ -663,10 +1297,14 @@ function inlineImage(ref: DocumentInlineImage['data']['ref'], alt: string, capti
   };
 }
 
+function linkParagraph(ref: DocumentInlineLink['data']['ref'], text: string): DocumentBlockParagraph {
+  return paragraph([{ object: 'inline', type: 'link', data: { ref }, nodes: [textNode([leaf(text)])], isVoid: false }]);
+}
+
 /**
  * Rewrites blocks a container may not hold (per the schema) into ones it may: code becomes
  * code-marked paragraphs, images inline images, math inline math, tables one paragraph per row,
- * and hints and quotes give up their wrapper.
+ * references links, and containers (hints, quotes, tabs, steps, columns…) give up their wrapper.
  */
 function fit(blocks: Block[], allowed: Set<string>): Block[] {
   const out: Block[] = [];
@@ -697,19 +1335,31 @@ function fit(blocks: Block[], allowed: Set<string>): Block[] {
       case 'math':
         out.push(paragraph([{ object: 'inline', type: 'inline-math', data: { formula: block.data.formula }, isVoid: true }]));
         break;
-      case 'embed': {
-        const { url } = block.data;
-        const text = textNode([leaf(url)]);
-        out.push(paragraph([{ object: 'inline', type: 'link', data: { ref: { kind: 'url', url } }, nodes: [text], isVoid: false }]));
+      case 'embed':
+        out.push(linkParagraph({ kind: 'url', url: block.data.url }, block.data.url));
         break;
-      }
-      case 'hint':
-      case 'blockquote':
-        out.push(...fit(block.nodes as Block[], allowed));
+      case 'content-ref':
+      case 'file':
+        out.push(linkParagraph(block.data.ref, urlFromRef(block.data.ref)));
+        break;
+      case 'drawing':
+        if (block.data.ref) out.push(linkParagraph(block.data.ref, urlFromRef(block.data.ref)));
+        break;
+      case 'reusable-content':
+      case 'swagger':
+        out.push(linkParagraph(block.data.ref, urlFromRef(block.data.ref)));
+        break;
+      case 'openapi-operation':
+      case 'openapi-schemas':
+      case 'openapi-webhook':
+      case 'integration':
+        break;
+      case 'expandable':
+        out.push(...fit(block.fragments.flatMap((f) => f.nodes) as Block[], allowed));
         break;
       case 'table': {
         const { view, records, definition } = block.data;
-        const columns = view.type === 'grid' ? view.columns : Object.keys(definition);
+        const columns = view.columns.length > 0 ? view.columns : Object.keys(definition);
         out.push(paragraph([textNode([leaf(columns.map((c) => definition[c]?.title ?? '').join(' | '))])]));
         const rows = Object.values(records).sort((a, b) => (a.orderIndex < b.orderIndex ? -1 : 1));
         for (const record of rows) {
@@ -724,8 +1374,11 @@ function fit(blocks: Block[], allowed: Set<string>): Block[] {
         }
         break;
       }
-      default:
+      default: {
+        const nested = (block as { nodes?: Block[] }).nodes;
+        if (nested && nested.every((n) => n.object === 'block')) out.push(...fit(nested, allowed));
         break;
+      }
     }
   }
   return out;
@@ -736,7 +1389,10 @@ function mergeTexts(nodes: InlineOrText[]): InlineOrText[] {
   const pieces: Piece[] = [];
   for (const node of nodes) {
     if (node.object === 'text') {
-      for (const l of node.leaves) pieces.push({ kind: 'text', text: l.text, marks: l.marks.map((m) => m.type as MarkType) });
+      for (const l of node.leaves) {
+        const marks = l.marks.map((m) => (m.type === 'color' ? colorMark(m.data.text, m.data.background) : m.type));
+        pieces.push({ kind: 'text', text: l.text, marks });
+      }
     } else pieces.push({ kind: 'inline', node });
   }
   return assemble(pieces);

@@ -1,10 +1,13 @@
 import type {
   DocumentBlockCode,
   DocumentBlockImage,
+  DocumentBlockImages,
   DocumentBlockTable,
   DocumentFragment,
   DocumentInline,
+  DocumentInlineImage,
   DocumentTableDefinition,
+  Length,
 } from '@gitbook/api';
 import type * as md from 'mdast';
 import remarkGfm from 'remark-gfm';
@@ -20,11 +23,13 @@ import {
   leafMarks,
   urlFromRef,
 } from './markdown-shared.ts';
+import { escapeAttr, escapeHtmlText, liquidTag } from './markdown-tags.ts';
 
 /**
  * GitBook document → markdown, written so that `markdown-parse` reads it back to the same document.
  * Marks are grouped into the fewest nested markdown spans; GitBook constructs without markdown
- * syntax are written the way GitBook itself writes them (`{% hint %}`, `$$`, HTML tags).
+ * syntax are written the way GitBook itself writes them (`{% hint %}`, `{% tabs %}`, `<details>`,
+ * `<figure>`, `<table data-view="cards">`, `<mark>`, `$$`…).
  */
 
 const processor = unified().use(remarkGfm).use(remarkStringify, {
@@ -46,11 +51,15 @@ const processor = unified().use(remarkGfm).use(remarkStringify, {
 type Item = { text: string; marks: MarkType[] } | { node: md.PhrasingContent; marks: MarkType[] | null };
 
 interface Context {
-  /** Table cells can't hold line breaks: they are written as `<br>`. */
+  /** Table cells, captions and summaries are one line: breaks are written as `<br>`. */
   inCell: boolean;
-  /** Headings can't either: they become spaces. */
+  /** Headings can't hold breaks either: they become spaces. */
   inHeading: boolean;
+  /** Annotation bodies, written as footnotes at the end of the page. */
+  notes: Notes;
 }
+
+type Notes = md.FootnoteDefinition[];
 
 const html = (value: string): md.Html => ({ type: 'html', value });
 
@@ -77,6 +86,21 @@ function items(nodes: readonly InlineOrText[], ctx: Context): Item[] {
   return out;
 }
 
+function imgTag(data: DocumentInlineImage['data'] | DocumentBlockImage['data'], extra = ''): string {
+  const attrs = [`src="${escapeAttr(urlFromRef(data.ref))}"`, `alt="${escapeAttr(data.alt ?? '')}"`];
+  if ('caption' in data && data.caption) attrs.push(`title="${escapeAttr(data.caption)}"`);
+  if ('size' in data && data.size) attrs.push(`data-size="${data.size}"`);
+  if ('width' in data && data.width !== undefined) attrs.push(`width="${lengthText(data.width)}"`);
+  if ('height' in data && data.height !== undefined) attrs.push(`height="${lengthText(data.height)}"`);
+  const img = `<img ${attrs.join(' ')}${extra}>`;
+  if (!data.refDark) return img;
+  return `<picture><source srcset="${escapeAttr(urlFromRef(data.refDark))}" media="(prefers-color-scheme: dark)">${img}</picture>`;
+}
+
+function lengthText(length: Length): string {
+  return typeof length === 'number' ? String(length) : `${length.value}${length.unit}`;
+}
+
 function inlineItems(node: DocumentInline, ctx: Context): Item[] {
   switch (node.type) {
     case 'link': {
@@ -88,7 +112,12 @@ function inlineItems(node: DocumentInline, ctx: Context): Item[] {
       const children = group(inner, new Set(common), ctx);
       return [{ node: { type: 'link', url: urlFromRef(node.data.ref), title: null, children }, marks: common }];
     }
+    case 'mention': {
+      const url = urlFromRef(node.data.ref);
+      return [{ node: { type: 'link', url, title: 'mention', children: [{ type: 'text', value: url }] }, marks: null }];
+    }
     case 'inline-image':
+      if (node.data.size || node.data.refDark) return [{ node: html(imgTag(node.data)), marks: null }];
       return [
         {
           node: { type: 'image', url: urlFromRef(node.data.ref), alt: node.data.alt ?? '', title: node.data.caption || null },
@@ -100,9 +129,34 @@ function inlineItems(node: DocumentInline, ctx: Context): Item[] {
     case 'expression':
       return [{ node: html(`<code class="expression">${node.data.expression}</code>`), marks: null }];
     case 'emoji':
-      return [{ text: emoji(node.data.code), marks: [] }];
+      return [{ node: { type: 'text', value: emoji(node.data.code) }, marks: null }];
+    case 'icon': {
+      const style = node.data.color ? ` style="color:${node.data.color};"` : '';
+      return [{ node: html(`<i class="fa-${escapeAttr(node.data.icon)}"${style}>:${escapeHtmlText(node.data.icon)}:</i>`), marks: null }];
+    }
+    case 'button': {
+      const data = node.data;
+      const attrs: string[] = [];
+      if ('ref' in data) attrs.push(`href="${escapeAttr(urlFromRef(data.ref))}"`);
+      attrs.push(`class="button ${data.kind}"`);
+      if (data.icon) attrs.push(`data-icon="${escapeAttr(data.icon)}"`);
+      if (data.size) attrs.push(`data-size="${data.size}"`);
+      if ('action' in data) {
+        attrs.push(`data-action="${data.action.action}"`);
+        if ('query' in data.action && data.action.query !== undefined) attrs.push(`data-query="${escapeAttr(data.action.query)}"`);
+        if ('slug' in data.action) attrs.push(`data-slug="${escapeAttr(data.action.slug)}"`);
+      }
+      return [{ node: html(`<a ${attrs.join(' ')}>${escapeHtmlText(data.label)}</a>`), marks: null }];
+    }
+    case 'annotation': {
+      const label = String(ctx.notes.length + 1);
+      const note: md.FootnoteDefinition = { type: 'footnoteDefinition', identifier: label, label, children: [] };
+      ctx.notes.push(note);
+      const body = node.fragments.flatMap((f) => f.nodes) as Block[];
+      note.children = blocks(body, ctx.notes) as md.FootnoteDefinition['children'];
+      return [...items(node.nodes, ctx), { node: { type: 'footnoteReference', identifier: label, label }, marks: null }];
+    }
     default: {
-      // Emoji, mentions, buttons, annotations…: keep whatever text they carry.
       const nested = (node as { nodes?: InlineOrText[] }).nodes;
       if (nested) return items(nested, ctx);
       const text = textOf([node]);
@@ -158,45 +212,90 @@ function wrap(mark: MarkType, children: md.PhrasingContent[]): md.PhrasingConten
     case 'code':
       return children;
     default: {
+      if (mark.startsWith('color:')) {
+        const [, text, background] = mark.split(':');
+        const style = `${text !== 'default' ? `color:${text};` : ''}${background !== 'default' ? `background-color:${background};` : ''}`;
+        return [html(style ? `<mark style="${style}">` : '<mark>'), ...children, html('</mark>')];
+      }
       const tag = HTML_MARKS[mark]!;
       return [html(`<${tag}>`), ...children, html(`</${tag}>`)];
     }
   }
 }
 
-function phrasing(nodes: readonly InlineOrText[], ctx: Context = { inCell: false, inHeading: false }): md.PhrasingContent[] {
-  return group(items(nodes, ctx), new Set(), ctx);
+function phrasing(nodes: readonly InlineOrText[], notes: Notes, opts: Partial<Context> = {}): md.PhrasingContent[] {
+  return group(items(nodes, { inCell: false, inHeading: false, notes, ...opts }), new Set(), { inCell: false, inHeading: false, notes, ...opts });
+}
+
+/** Rich text as one line of markdown, for places inside HTML (captions, cells, summaries). */
+function inlineMarkdown(nodes: readonly InlineOrText[], notes: Notes): string {
+  const children = phrasing(nodes, notes, { inCell: true });
+  if (children.length === 0) return '';
+  return processor.stringify({ type: 'root', children: [{ type: 'paragraph', children }] }).replace(/\n+$/, '');
 }
 
 function codeBlock(block: DocumentBlockCode): md.RootContent[] {
   const value = block.nodes.map((line) => textOf(line.nodes)).join('\n');
   const code: md.Code = { type: 'code', lang: block.data.syntax || null, meta: null, value };
-  const { title, lineNumbers, overflow, fullWidth } = block.data;
-  const attrs = [
-    title ? `title="${title.replace(/"/g, "'")}"` : '',
-    lineNumbers ? 'lineNumbers="true"' : '',
-    overflow === 'wrap' ? 'overflow="wrap"' : '',
-    fullWidth ? 'fullWidth="true"' : '',
-  ].filter(Boolean);
-  return attrs.length > 0 ? [html(`{% code ${attrs.join(' ')} %}`), code, html('{% endcode %}')] : [code];
+  const { title, lineNumbers, overflow, fullWidth, expandable, collapsedLineCount } = block.data;
+  const attrs = {
+    title: title || undefined,
+    overflow: overflow === 'wrap' ? 'wrap' : undefined,
+    lineNumbers: lineNumbers ? 'true' : undefined,
+    fullWidth: fullWidth ? 'true' : undefined,
+    expandable: expandable ? 'true' : undefined,
+    collapsedLineCount: collapsedLineCount !== undefined ? String(collapsedLineCount) : undefined,
+  };
+  if (Object.values(attrs).every((v) => v === undefined)) return [code];
+  return [html(liquidTag('code', attrs)), code, html('{% endcode %}')];
 }
 
-function image(block: DocumentBlockImage): md.Image {
-  const caption = block.fragments.find((f) => f.fragment === 'caption');
-  const title = caption ? textOf((caption.nodes as { nodes: unknown[] }[]).flatMap((p) => p.nodes)).replace(/\n/g, ' ') : '';
-  return { type: 'image', url: urlFromRef(block.data.ref), alt: block.data.alt ?? '', title: title || null };
+function captionNodes(fragments: readonly DocumentFragment[] | undefined): InlineOrText[] | null {
+  const caption = fragments?.find((f) => f.fragment === 'caption');
+  const first = caption?.nodes[0] as { nodes?: InlineOrText[] } | undefined;
+  return first?.nodes ?? null;
 }
 
-function cellValue(block: DocumentBlockTable, def: DocumentTableDefinition | undefined, value: unknown): md.PhrasingContent[] {
-  const ctx: Context = { inCell: true, inHeading: false };
+function figure(image: DocumentBlockImage, notes: Notes): string {
+  const caption = captionNodes(image.fragments);
+  const text = caption ? inlineMarkdown(caption, notes) : '';
+  return `<figure>${imgTag(image.data)}<figcaption>${text ? `<p>${text}</p>` : ''}</figcaption></figure>`;
+}
+
+function imagesBlock(node: DocumentBlockImages, notes: Notes): md.RootContent[] {
+  if (node.nodes.length === 0) return [];
+  const { align, fullWidth, withFrame } = node.data;
+  const plain =
+    !align && !fullWidth && !withFrame && node.nodes.every((image) => !image.data.refDark && image.data.width === undefined && image.data.height === undefined && !captionNodes(image.fragments));
+  if (plain) {
+    const children = node.nodes.map((image): md.Image => ({ type: 'image', url: urlFromRef(image.data.ref), alt: image.data.alt ?? '', title: null }));
+    return [{ type: 'paragraph', children }];
+  }
+  const figures = node.nodes.map((image) => figure(image, notes)).join('');
+  const attrs = [align ? `align="${align}"` : '', fullWidth ? 'data-full-width="true"' : '', withFrame ? 'data-with-frame="true"' : ''].filter(Boolean);
+  return [html(attrs.length > 0 || node.nodes.length > 1 ? `<div${attrs.map((a) => ` ${a}`).join('')}>${figures}</div>` : figures)];
+}
+
+function sortedRecords(block: DocumentBlockTable) {
+  return Object.entries(block.data.records).sort(([ia, a], [ib, b]) =>
+    a.orderIndex < b.orderIndex ? -1 : a.orderIndex > b.orderIndex ? 1 : ia < ib ? -1 : 1,
+  );
+}
+
+function fragmentOf(block: DocumentBlockTable, value: unknown): DocumentFragment | undefined {
+  return typeof value === 'string' ? block.fragments.find((f) => f.fragment === value) : undefined;
+}
+
+function cellValue(block: DocumentBlockTable, def: DocumentTableDefinition | undefined, value: unknown, notes: Notes): md.PhrasingContent[] {
+  const ctx: Context = { inCell: true, inHeading: false, notes };
   if (value === undefined || value === null) return [];
   if (def?.type === 'text' || (def === undefined && typeof value === 'string')) {
-    const fragment = block.fragments.find((f) => f.fragment === value);
+    const fragment = fragmentOf(block, value);
     if (!fragment) return [];
     const out: md.PhrasingContent[] = [];
     for (const node of fragment.nodes) {
       if (out.length > 0) out.push(html('<br>'));
-      if (node.type === 'paragraph' || node.type.startsWith('heading-')) out.push(...phrasing((node as { nodes: InlineOrText[] }).nodes, ctx));
+      if (node.type === 'paragraph' || node.type.startsWith('heading-')) out.push(...group(items((node as { nodes: InlineOrText[] }).nodes, ctx), new Set(), ctx));
       else out.push({ type: 'text', value: textOf([node]).replace(/\n/g, ' ') });
     }
     return out;
@@ -213,9 +312,23 @@ function cellValue(block: DocumentBlockTable, def: DocumentTableDefinition | und
   return [{ type: 'text', value: Array.isArray(value) ? value.join(', ') : String(value) }];
 }
 
-function table(block: DocumentBlockTable): md.Table {
-  const { view, records, definition } = block.data;
-  const columns = view.type === 'grid' ? view.columns : Object.keys(definition);
+/** Whether a table can be a pipe table: a plain grid of one-paragraph text cells. */
+function isPipeTable(block: DocumentBlockTable): boolean {
+  const { view, definition, fullWidth, cellMerges } = block.data;
+  if (view.type !== 'grid' || view.hideHeader || view.columnWidths || fullWidth || (cellMerges && cellMerges.length > 0)) return false;
+  if (view.columns.length === 0 || view.columns.length !== Object.keys(definition).length) return false;
+  if (!view.columns.every((c) => definition[c]?.type === 'text')) return false;
+  return Object.values(block.data.records).every((record) =>
+    view.columns.every((c) => {
+      const fragment = fragmentOf(block, record.values[c]);
+      return fragment !== undefined && fragment.nodes.length === 1 && fragment.nodes[0]!.type === 'paragraph';
+    }),
+  );
+}
+
+function pipeTable(block: DocumentBlockTable, notes: Notes): md.Table {
+  const { view, definition } = block.data;
+  const columns = view.columns;
   const align = columns.map((c) => {
     const def = definition[c];
     const a = def && 'textAlignment' in def ? def.textAlignment : undefined;
@@ -225,19 +338,68 @@ function table(block: DocumentBlockTable): md.Table {
     type: 'tableRow',
     children: columns.map((c) => ({ type: 'tableCell', children: [{ type: 'text', value: definition[c]?.title ?? '' }] })),
   };
-  const rows = Object.entries(records)
-    .sort(([ia, a], [ib, b]) => (a.orderIndex < b.orderIndex ? -1 : a.orderIndex > b.orderIndex ? 1 : ia < ib ? -1 : 1))
-    .map(
-      ([, record]): md.TableRow => ({
-        type: 'tableRow',
-        children: columns.map((c) => ({ type: 'tableCell', children: cellValue(block, definition[c], record.values[c]) })),
-      }),
-    );
+  const rows = sortedRecords(block).map(
+    ([, record]): md.TableRow => ({
+      type: 'tableRow',
+      children: columns.map((c) => ({ type: 'tableCell', children: cellValue(block, definition[c], record.values[c], notes) })),
+    }),
+  );
   return { type: 'table', align, children: [header, ...rows] };
 }
 
-function listItemChildren(nodes: Block[]): md.BlockContent[] {
-  const children = blocks(nodes) as md.BlockContent[];
+/** Any other table as HTML, the way GitBook writes cards and tables with widths or typed columns. */
+function htmlTable(block: DocumentBlockTable, notes: Notes): string {
+  const { view, definition, fullWidth } = block.data;
+  // Columns of the view first, then the hidden ones.
+  const ids = [...view.columns, ...Object.keys(definition).filter((id) => !view.columns.includes(id))].filter((id) => definition[id]);
+  const tableAttrs: string[] = [];
+  if (view.type === 'cards') {
+    tableAttrs.push('data-view="cards"');
+    if (view.cardSize === 'large') tableAttrs.push('data-card-size="large"');
+    if (view.hideColumnTitle) tableAttrs.push('data-hide-column-title');
+  } else if (view.hideHeader) tableAttrs.push('data-header-hidden');
+  if (fullWidth) tableAttrs.push('data-full-width="true"');
+  const th = ids.map((id) => {
+    const def = definition[id]!;
+    const attrs: string[] = [];
+    if (!view.columns.includes(id)) attrs.push('data-hidden');
+    if (view.type === 'cards') {
+      if (view.targetDefinition === id) attrs.push('data-card-target');
+      if (view.coverDefinition === id) attrs.push('data-card-cover');
+      if (view.coverDefinitionDark === id) attrs.push('data-card-cover-dark');
+    } else if (view.columnWidths?.[id] !== undefined) attrs.push(`width="${view.columnWidths[id]}"`);
+    if (def.type !== 'text') attrs.push(`data-type="${def.type}"`);
+    if (def.type === 'text' && def.textAlignment !== 'left') attrs.push(`align="${def.textAlignment}"`);
+    if (def.type === 'rating') attrs.push(`data-max="${def.max}"`);
+    const title = def.title ? inlineMarkdown([{ object: 'text', leaves: [{ object: 'leaf', text: def.title, marks: [] }] }], notes) : '';
+    return `<th${attrs.map((a) => ` ${a}`).join('')}>${title}</th>`;
+  });
+  const link = (url: string) => `<a href="${escapeAttr(url)}">${escapeHtmlText(url)}</a>`;
+  const rows = sortedRecords(block).map(([, record]) => {
+    const cells = ids.map((id) => {
+      const def = definition[id]!;
+      const value = record.values[id];
+      let inner = '';
+      if (value === null || value === undefined) inner = '';
+      else if (def.type === 'content-ref' || def.type === 'image') {
+        const ref = typeof value === 'object' && !Array.isArray(value) ? ('kind' in value ? value : value.ref) : null;
+        inner = ref ? link(urlFromRef(ref)) : '';
+      } else if (def.type === 'files') inner = (Array.isArray(value) ? value : []).map((file) => link(urlFromRef({ kind: 'file', file }))).join('');
+      else if (def.type === 'number' || def.type === 'rating' || def.type === 'checkbox') inner = String(value);
+      else {
+        const fragment = fragmentOf(block, value);
+        const paragraphs = (fragment?.nodes ?? []).map((n) => inlineMarkdown(((n as { nodes?: InlineOrText[] }).nodes ?? []) as InlineOrText[], notes));
+        inner = paragraphs.length > 1 ? paragraphs.map((p) => `<p>${p}</p>`).join('') : (paragraphs[0] ?? '');
+      }
+      return `<td>${inner}</td>`;
+    });
+    return `<tr>${cells.join('')}</tr>`;
+  });
+  return `<table${tableAttrs.map((a) => ` ${a}`).join('')}><thead><tr>${th.join('')}</tr></thead><tbody>${rows.join('')}</tbody></table>`;
+}
+
+function listItemChildren(nodes: Block[], notes: Notes): md.BlockContent[] {
+  const children = blocks(nodes, notes) as md.BlockContent[];
   // An empty item is written `- <br>` (which reads back empty): a bare `-` can turn into something
   // else, and a checkbox needs text after it.
   const first = nodes[0];
@@ -245,22 +407,39 @@ function listItemChildren(nodes: Block[]): md.BlockContent[] {
   return children;
 }
 
-function blocks(nodes: readonly Block[]): md.RootContent[] {
-  return nodes.flatMap(block);
+function blocks(nodes: readonly Block[], notes: Notes): md.RootContent[] {
+  return nodes.flatMap((node) => block(node, notes));
 }
 
-function block(node: Block): md.RootContent[] {
+/** A container written as an opening tag, its content and the closing tag. */
+function tagged(open: string, name: string, children: md.RootContent[]): md.RootContent[] {
+  return [html(open), ...children, html(`{% end${name} %}`)];
+}
+
+const ALIGN_ATTR: Record<string, string> = { start: 'left', center: 'center', end: 'right' };
+
+function block(node: Block, notes: Notes): md.RootContent[] {
   switch (node.type) {
     case 'paragraph': {
-      const children = phrasing(node.nodes);
+      if (node.data?.align) {
+        const inner = inlineMarkdown(node.nodes, notes);
+        return [html(`<p align="${ALIGN_ATTR[node.data.align]}">${inner}</p>`)];
+      }
+      const children = phrasing(node.nodes, notes);
       return children.length > 0 ? [{ type: 'paragraph', children }] : [];
     }
     case 'heading-1':
     case 'heading-2':
     case 'heading-3': {
-      const children = phrasing(node.nodes, { inCell: false, inHeading: true });
-      if (node.data.id) children.push({ type: 'text', value: ' ' }, html(`<a href="#${node.data.id}" id="${node.data.id}"></a>`));
-      return [{ type: 'heading', depth: Number(node.type.slice(-1)) as 1 | 2 | 3, children }];
+      const depth = Number(node.type.slice(-1)) as 1 | 2 | 3;
+      const anchor = node.data.id ? `<a href="#${node.data.id}" id="${node.data.id}"></a>` : '';
+      if (node.data.align) {
+        const inner = inlineMarkdown(node.nodes, notes).replace(/<br>/g, ' ');
+        return [html(`<h${depth} align="${ALIGN_ATTR[node.data.align]}">${inner}${anchor ? ` ${anchor}` : ''}</h${depth}>`)];
+      }
+      const children = phrasing(node.nodes, notes, { inHeading: true });
+      if (anchor) children.push({ type: 'text', value: ' ' }, html(anchor));
+      return [{ type: 'heading', depth, children }];
     }
     case 'list-ordered':
     case 'list-unordered':
@@ -277,45 +456,147 @@ function block(node: Block): md.RootContent[] {
               type: 'listItem',
               spread: false,
               checked: node.type === 'list-tasks' ? item.data?.checked === true : null,
-              children: listItemChildren(item.nodes as Block[]),
+              children: listItemChildren(item.nodes as Block[], notes),
             }),
           ),
         },
       ];
     }
     case 'list-item':
-      return blocks(node.nodes as Block[]);
+      return blocks(node.nodes as Block[], notes);
     case 'divider':
       return [{ type: 'thematicBreak' }];
     case 'blockquote':
-      return [{ type: 'blockquote', children: blocks(node.nodes as Block[]) as md.BlockContent[] }];
+      return [{ type: 'blockquote', children: blocks(node.nodes as Block[], notes) as md.BlockContent[] }];
     case 'hint':
-      return [html(`{% hint style="${node.data.style}" %}`), ...blocks(node.nodes as Block[]), html('{% endhint %}')];
+      return tagged(liquidTag('hint', { style: node.data.style, icon: node.data.icon }), 'hint', blocks(node.nodes as Block[], notes));
     case 'code':
       return codeBlock(node);
     case 'math':
       // One-line formulas stay on one line so they can open a list item (a task's checkbox needs text after it).
       if (!node.data.formula.includes('\n') && node.data.formula.trim() !== '') return [{ type: 'paragraph', children: [html(`$$${node.data.formula}$$`)] }];
       return [html(`$$\n${node.data.formula}\n$$`)];
-    case 'images': {
-      const children = node.nodes.map(image);
-      return children.length > 0 ? [{ type: 'paragraph', children }] : [];
-    }
+    case 'images':
+      return imagesBlock(node, notes);
     case 'image':
-      return [{ type: 'paragraph', children: [image(node)] }];
+      return [html(figure(node, notes))];
     case 'table':
-      return [table(node)];
-    case 'embed':
-      return [html(`{% embed url="${node.data.url.replace(/"/g, '%22')}" %}`)];
+      return isPipeTable(node) ? [pipeTable(node, notes)] : [html(htmlTable(node, notes))];
+    case 'embed': {
+      const open = liquidTag('embed', { url: node.data.url, fullWidth: node.data.fullWidth ? 'true' : undefined });
+      const caption = captionNodes((node as { fragments?: DocumentFragment[] }).fragments);
+      const children = caption ? phrasing(caption, notes) : [];
+      return children.length > 0 ? tagged(open, 'embed', [{ type: 'paragraph', children }]) : [html(open)];
+    }
+    case 'file': {
+      const caption = captionNodes((node as { fragments?: DocumentFragment[] }).fragments);
+      const children = caption ? phrasing(caption, notes) : [];
+      return tagged(liquidTag('file', { src: urlFromRef(node.data.ref) }), 'file', children.length > 0 ? [{ type: 'paragraph', children }] : []);
+    }
+    case 'drawing':
+      return [html(liquidTag('drawing', { src: node.data.ref ? urlFromRef(node.data.ref) : undefined }))];
+    case 'content-ref': {
+      const url = urlFromRef(node.data.ref);
+      const link: md.Link = { type: 'link', url, title: null, children: [{ type: 'text', value: url }] };
+      return tagged(liquidTag('content-ref', { url }), 'content-ref', [{ type: 'paragraph', children: [link] }]);
+    }
+    case 'reusable-content':
+      return [html(liquidTag('include', {}, [`.gitbook/includes/${node.data.ref.reusableContent}.md`]))];
+    case 'swagger': {
+      const { ref, path, method, expanded, fullWidth } = node.data;
+      const src = urlFromRef(ref);
+      const attrs = { src, path, method, expanded: expanded ? 'true' : undefined, fullWidth: fullWidth ? 'true' : undefined };
+      const link: md.Link = { type: 'link', url: src, title: null, children: [{ type: 'text', value: src }] };
+      return tagged(liquidTag('openapi', attrs), 'openapi', [{ type: 'paragraph', children: [link] }]);
+    }
+    case 'openapi-operation':
+      return tagged(liquidTag('openapi-operation', { spec: node.data.ref.spec, path: node.data.path, method: node.data.method }), 'openapi-operation', []);
+    case 'openapi-schemas': {
+      const { ref, schemas, grouped, title } = node.data;
+      const attrs = { spec: ref.spec, schemas: schemas.join(','), grouped: grouped === undefined ? undefined : String(grouped), title };
+      return tagged(liquidTag('openapi-schemas', attrs), 'openapi-schemas', []);
+    }
+    case 'openapi-webhook':
+      return tagged(liquidTag('openapi-webhook', { spec: node.data.ref.spec, name: node.data.name, method: node.data.method }), 'openapi-webhook', []);
+    case 'integration': {
+      const props: Record<string, string> = {};
+      for (const [key, value] of Object.entries(node.data.props ?? {})) props[key] = typeof value === 'string' ? value : JSON.stringify(value);
+      const name = node.data.block ? `@${node.data.integration}/${node.data.block}` : `@${node.data.integration}`;
+      return [html(liquidTag(name, props))];
+    }
+    case 'tabs':
+      return tagged(
+        '{% tabs %}',
+        'tabs',
+        node.nodes.flatMap((tab) => tagged(liquidTag('tab', { title: tab.data.title ?? '', icon: tab.data.icon }), 'tab', blocks(tab.nodes as Block[], notes))),
+      );
+    case 'stepper':
+      return tagged(
+        '{% stepper %}',
+        'stepper',
+        node.nodes.flatMap((step) => tagged(liquidTag('step', { icon: step.data.icon }), 'step', blocks(step.nodes as Block[], notes))),
+      );
+    case 'columns':
+      return tagged(
+        liquidTag('columns', { fullWidth: node.data.fullWidth ? 'true' : undefined }),
+        'columns',
+        node.nodes.flatMap((column) =>
+          tagged(
+            liquidTag('column', {
+              width: column.data.width === undefined ? undefined : lengthText(column.data.width),
+              valign: column.data.verticalAlignment,
+            }),
+            'column',
+            blocks(column.nodes as Block[], notes),
+          ),
+        ),
+      );
+    case 'updates':
+      return tagged(
+        liquidTag('updates', { format: node.data.format }),
+        'updates',
+        node.nodes.flatMap((update) => {
+          const date = update.data.date.endsWith('T00:00:00.000Z') ? update.data.date.slice(0, 10) : update.data.date;
+          const tags = update.data.tags && update.data.tags.length > 0 ? update.data.tags.map((t) => t.tag).join(',') : undefined;
+          return tagged(liquidTag('update', { date, tags }), 'update', blocks(update.nodes as Block[], notes));
+        }),
+      );
+    case 'if': {
+      const expression = node.data.expression;
+      // The bare form GitBook writes, unless the expression could be mistaken for attributes.
+      const bare = expression !== '' && !expression.includes('%}') && !/^condition\s*=/.test(expression) && !/^['"]/.test(expression);
+      return tagged(bare ? `{% if ${expression} %}` : liquidTag('if', { condition: expression }), 'if', blocks(node.nodes as Block[], notes));
+    }
+    case 'prompt': {
+      const { description, icon, openInAIProviders, defaultExpanded } = node.data;
+      const attrs = {
+        description,
+        icon,
+        openInAIProviders: openInAIProviders === undefined ? undefined : String(openInAIProviders),
+        defaultExpanded,
+      };
+      return tagged(liquidTag('prompt', attrs), 'prompt', blocks(node.nodes as Block[], notes));
+    }
+    case 'expandable': {
+      const title = node.fragments.find((f) => f.fragment === 'expandable-title');
+      const body = node.fragments.find((f) => f.fragment === 'expandable-body');
+      const titleNodes = ((title?.nodes[0] as { nodes?: InlineOrText[] } | undefined)?.nodes ?? []) as InlineOrText[];
+      return [
+        html(node.data.defaultExpanded ? '<details open>' : '<details>'),
+        html(`<summary>${inlineMarkdown(titleNodes, notes)}</summary>`),
+        ...blocks((body?.nodes ?? []) as Block[], notes),
+        html('</details>'),
+      ];
+    }
     default: {
-      // Blocks markdown can't express (tabs, expandables, embeds…) keep their content.
+      // Blocks without a markdown form keep their content.
       const loose = node as { nodes?: unknown[]; fragments?: DocumentFragment[] };
       const children = (loose.nodes ?? []) as { object?: string }[];
       const out: md.RootContent[] = [];
-      for (const fragment of loose.fragments ?? []) out.push(...blocks(fragment.nodes));
-      if (children.some((c) => c.object === 'block')) out.push(...blocks(children as Block[]));
+      for (const fragment of loose.fragments ?? []) out.push(...blocks(fragment.nodes, notes));
+      if (children.some((c) => c.object === 'block')) out.push(...blocks(children as Block[], notes));
       else if (children.length > 0) {
-        const inline = phrasing(children as InlineOrText[]);
+        const inline = phrasing(children as InlineOrText[], notes);
         if (inline.length > 0) out.push({ type: 'paragraph', children: inline });
       }
       return out;
@@ -324,6 +605,8 @@ function block(node: Block): md.RootContent[] {
 }
 
 export function serializeDocument(doc: GitBookDocument): string {
-  const root: md.Root = { type: 'root', children: blocks(doc.nodes as Block[]) };
+  const notes: Notes = [];
+  const children = blocks(doc.nodes as Block[], notes);
+  const root: md.Root = { type: 'root', children: [...children, ...notes] };
   return processor.stringify(root);
 }

@@ -7,6 +7,7 @@ import type {
   DocumentInline,
   DocumentText,
   DocumentTextLeaf,
+  DocumentTextColor,
   DocumentTextMark,
   JSONDocument,
 } from '@gitbook/api';
@@ -25,28 +26,61 @@ export type InlineOrText = DocumentInline | DocumentText;
 /** Document schema version written into `data.schemaVersion`, the value the rest of Folio uses. */
 export const SCHEMA_VERSION = 1;
 
-/** Marks we read from and write to markdown, in the order they nest when written (outermost first). */
-export const MARK_ORDER = ['bold', 'italic', 'strikethrough', 'superscript', 'subscript', 'keyboard', 'code'] as const;
-export type MarkType = (typeof MARK_ORDER)[number];
+/**
+ * Marks we read from and write to markdown, in the order they nest when written (outermost first).
+ * A color mark is the key `color:<text>:<background>` (its data), so marks compare as strings.
+ */
+export const MARK_ORDER = ['color', 'bold', 'italic', 'strikethrough', 'superscript', 'subscript', 'keyboard', 'code'] as const;
+export type MarkType = string;
 
 /** Marks written as paired HTML tags, since markdown has no syntax for them. */
-export const HTML_MARKS: Partial<Record<MarkType, string>> = { superscript: 'sup', subscript: 'sub', keyboard: 'kbd' };
+export const HTML_MARKS: Record<string, string> = { superscript: 'sup', subscript: 'sub', keyboard: 'kbd' };
 
-export function isMarkType(type: string): type is MarkType {
-  return (MARK_ORDER as readonly string[]).includes(type);
+/** Text and background colors the schema allows (`DocumentTextColor`). */
+export const TEXT_COLORS = [
+  'default', 'green', 'blue', 'red', 'orange', 'yellow', 'purple', 'pink', 'violet', 'cyan',
+  '$primary', '$info', '$success', '$warning', '$danger', '$tint',
+] as const;
+export type TextColor = (typeof TEXT_COLORS)[number];
+
+export function isTextColor(value: string | undefined): value is TextColor {
+  return (TEXT_COLORS as readonly string[]).includes(value ?? '');
+}
+
+export function colorMark(text: TextColor, background: TextColor): MarkType {
+  return `color:${text}:${background}`;
+}
+
+const markRank = (mark: string) => MARK_ORDER.indexOf((mark.startsWith('color:') ? 'color' : mark) as (typeof MARK_ORDER)[number]);
+
+export function isMarkType(type: string): boolean {
+  return markRank(type) >= 0;
 }
 
 export function sortMarks(marks: Iterable<MarkType>): MarkType[] {
-  return [...new Set(marks)].sort((a, b) => MARK_ORDER.indexOf(a) - MARK_ORDER.indexOf(b));
+  // One color per leaf: the innermost one written wins.
+  const list = [...new Set(marks)];
+  const colors = list.filter((m) => m.startsWith('color:'));
+  const rest = list.filter((m) => !m.startsWith('color:'));
+  const picked = colors.length > 0 ? [colors.at(-1)!, ...rest] : rest;
+  return picked.sort((a, b) => markRank(a) - markRank(b));
 }
 
 export function markObjects(marks: readonly MarkType[]): DocumentTextMark[] {
-  return marks.map((type) => ({ object: 'mark', type }) as DocumentTextMark);
+  return marks.map((type) => {
+    if (type.startsWith('color:')) {
+      const [, text, background] = type.split(':');
+      return { object: 'mark', type: 'color', data: { text: text as DocumentTextColor, background: background as DocumentTextColor } };
+    }
+    return { object: 'mark', type } as DocumentTextMark;
+  });
 }
 
-/** The mark types of a leaf we know how to write; others (colors) are dropped when writing markdown. */
+/** The mark keys of a leaf (see `MarkType`), sorted. */
 export function leafMarks(leaf: DocumentTextLeaf): MarkType[] {
-  return sortMarks(leaf.marks.map((m) => m.type).filter(isMarkType));
+  return sortMarks(
+    leaf.marks.map((m) => (m.type === 'color' ? colorMark(m.data?.text ?? 'default', m.data?.background ?? 'default') : m.type)).filter(isMarkType),
+  );
 }
 
 export function textNode(leaves: DocumentTextLeaf[]): DocumentText {
@@ -108,6 +142,15 @@ export function urlFromRef(ref: ContentRef): string {
     case 'openapi':
       return `/openapi/${ref.spec}`;
   }
+}
+
+/** Emoji in text: a flag, or a pictograph with its modifiers and zero-width-joined parts. */
+export const EMOJI =
+  /\p{RI}\p{RI}|(?:\p{Emoji_Presentation}|\p{Extended_Pictographic}\uFE0F)(?:\p{Emoji_Modifier}|\uFE0F|\u200D(?:\p{Emoji_Presentation}|\p{Extended_Pictographic}))*/gu;
+
+/** The emoji code of a sequence of characters: hex code points joined by `-`. */
+export function emojiCode(chars: string): string {
+  return [...chars].map((c) => c.codePointAt(0)!.toString(16)).join('-');
 }
 
 /** An emoji code (`1f600`, or `1f44b-1f3fd` for sequences) as the characters it stands for. */
