@@ -3,6 +3,7 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { AddressInfo } from 'node:net';
 import { after, before, describe, test } from 'node:test';
 import { addressRange, fetchMayReach, isPublicAddress } from '../src/content/files.ts';
+import { ConfigError, loadConfig } from '../src/platform/config.ts';
 import { startTestServer, type TestServer, type TestUser } from './support/server.ts';
 
 // insert_files makes the server fetch URLs its callers name. These tests only ever reach local
@@ -183,6 +184,16 @@ describe('address classification', () => {
       assert.equal(fetchMayReach(address, { fetchAllowPrivate: true, fetchAllowCidrs: [] }), true, address);
     }
   });
+});
+
+test('fetch limits come from the environment, with safe defaults', () => {
+  const defaults = loadConfig({});
+  assert.deepEqual([defaults.fetchAllowPrivate, defaults.fetchAllowCidrs, defaults.fetchTimeoutMs, defaults.fetchMaxRequestBytes], [false, [], 30_000, 25 * MB]);
+  const set = loadConfig({ FETCH_ALLOW_CIDRS: '10.1.0.0/16, fd00::/8', FETCH_TIMEOUT_MS: '5000', FETCH_MAX_REQUEST_BYTES: '1000' });
+  assert.deepEqual([set.fetchAllowCidrs, set.fetchTimeoutMs, set.fetchMaxRequestBytes], [['10.1.0.0/16', 'fd00::/8'], 5000, 1000]);
+  assert.throws(() => loadConfig({ FETCH_ALLOW_CIDRS: 'intranet' }), ConfigError);
+  assert.throws(() => loadConfig({ FETCH_TIMEOUT_MS: '0' }), ConfigError);
+  assert.throws(() => loadConfig({ FETCH_MAX_REQUEST_BYTES: 'lots' }), ConfigError);
 });
 
 describe('SSRF payloads with the default configuration', () => {

@@ -262,7 +262,7 @@ export async function fetchFile(url: string, budget: FileBudget): Promise<{ data
   const remaining = budget.deadline - Date.now();
   if (remaining <= 0) throw timedOut();
   const controller = new AbortController();
-  const timer = setTimeout(() => controller.abort(new Error('deadline')), remaining);
+  const timer = setTimeout(() => controller.abort(new Error('deadline')), Math.min(remaining, 2 ** 31 - 1));
   try {
     for (let redirects = 0; ; redirects++) {
       const addresses = await vettedAddresses(current, budget.config, controller.signal);
