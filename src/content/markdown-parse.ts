@@ -372,8 +372,15 @@ class Reader {
 
   /** A nested reader for a piece of markdown found inside HTML or a tag (captions, cells, summaries). */
   private nested(markdown: string): { reader: Reader; root: md.Root } {
-    const reader = new Reader(prepareSource(markdown), this.definitions, this.headingDepth, this.htmlDepth + 1, this.footnotes, this.referenced);
-    return { reader, root: processor.parse(reader.source.text) };
+    // Footnote references only parse where their definition is in the same text: stub ones are added.
+    let text = markdown;
+    if (markdown.includes('[^') && this.footnotes.size > 0) {
+      text += '\n\n' + [...this.footnotes.values()].map((f) => `[^${f.label ?? f.identifier}]: -`).join('\n');
+    }
+    const reader = new Reader(prepareSource(text), this.definitions, this.headingDepth, this.htmlDepth + 1, this.footnotes, this.referenced);
+    const root = processor.parse(reader.source.text);
+    if (text !== markdown) root.children = root.children.filter((c) => c.type !== 'footnoteDefinition');
+    return { reader, root };
   }
 
   /** Rich text of a one-paragraph piece of markdown (`<br>` and `<p>` boundaries become line breaks). */
@@ -1064,7 +1071,10 @@ class Reader {
           break;
         case 'footnoteReference': {
           const def = this.footnotes.get(node.identifier);
-          if (def) out.push(this.annotation(def, out));
+          if (def) {
+            this.referenced.add(node.identifier);
+            out.push(this.annotation(def, out));
+          }
           else out.push({ kind: 'text', text: `[^${node.label ?? node.identifier}]`, marks });
           break;
         }
