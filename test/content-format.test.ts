@@ -489,3 +489,32 @@ describe('property: generated documents', () => {
     );
   });
 });
+
+describe('front matter ↔ page metadata', () => {
+  test('every field is read with a real YAML parser and written back the same', async () => {
+    const { readFrontMatter, writeFrontMatter } = await import('../src/content/front-matter.ts');
+    const markdown = fixture('front-matter.md');
+    const { metadata, body } = readFrontMatter(markdown);
+    assert.deepEqual(metadata, {
+      // A folded scalar keeps backslashes (escapes are for double-quoted scalars).
+      description: 'A folded description\nwith a "quote" and a tab\\there.',
+      icon: 'book-open',
+      cover: { url: '.gitbook/assets/cover.png', yPos: -42, height: 300 },
+      layout: { width: 'wide', cover: true, coverSize: 'hero', title: true, description: false, tableOfContents: true, outline: false, pagination: true, metadata: true },
+      hidden: true,
+      noIndex: true,
+      noRobotsIndex: false,
+      metaLinks: { canonical: 'https://docs.example.com/page', alternates: ['https://docs.example.com/fr/page'] },
+      condition: 'visitor.claims.plan === "pro"',
+      extra: { custom: { kept: 1 } },
+    });
+    assert.ok(body.trimStart().startsWith('# Page'));
+    // Written back: the same metadata (a false flag is the default and is not written).
+    const { noRobotsIndex: _default, ...expected } = metadata;
+    assert.deepEqual(readFrontMatter(writeFrontMatter(metadata) + body), { metadata: expected, body });
+    assert.equal(readFrontMatter('---\ndescription: "tab\\there \\u00e9"\n---\nx').metadata.description, 'tab\there é');
+    // Literal scalars keep their line breaks; a header that is not YAML is content.
+    assert.equal(readFrontMatter('---\ndescription: |\n  line one\n  line two\n---\nx').metadata.description, 'line one\nline two');
+    assert.deepEqual(readFrontMatter('---\n: : bad [\n---\nx').metadata, {});
+  });
+});

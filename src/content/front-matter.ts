@@ -1,0 +1,164 @@
+import { isMap, parseDocument, stringify } from 'yaml';
+
+/**
+ * Page front matter (GitBook's YAML header) ↔ the official page fields. Read with a real YAML
+ * parser, so folded (`>`) and literal (`|`) scalars, quoting and escapes mean what YAML says;
+ * written back in GitBook's layout (`layout.<part>.visible`, `cover` + `coverY` + `coverHeight`).
+ * Keys Folio does not model are kept in `extra` and written back unchanged.
+ */
+
+export interface PageLayout {
+  width?: 'default' | 'wide';
+  cover?: boolean;
+  coverSize?: 'full' | 'hero';
+  title?: boolean;
+  description?: boolean;
+  tableOfContents?: boolean;
+  outline?: boolean;
+  pagination?: boolean;
+  metadata?: boolean;
+  tags?: boolean;
+  actions?: boolean;
+  anchors?: boolean;
+}
+
+export interface PageMetadata {
+  description?: string;
+  icon?: string;
+  hidden?: boolean;
+  noIndex?: boolean;
+  noRobotsIndex?: boolean;
+  /** Cover image URL or path, its vertical position and height (the official `cover.ref`, `yPos`, `height`). */
+  cover?: { url: string; yPos: number; height?: number };
+  layout?: PageLayout;
+  metaLinks?: { canonical?: string; alternates?: string[] };
+  /** Visibility condition (`if:`), the official page `condition`. */
+  condition?: string;
+  /** Keys we do not model, kept as they were. */
+  extra?: Record<string, unknown>;
+}
+
+const FENCE = /^---[ \t]*\r?\n/;
+const VISIBLE_PARTS = ['title', 'description', 'tableOfContents', 'outline', 'pagination', 'metadata', 'tags', 'actions', 'anchors'] as const;
+
+/** The front matter block at the top of a page: its YAML text and where the body starts; null when there is none. */
+function split(markdown: string): { yaml: string; bodyStart: number } | null {
+  const open = FENCE.exec(markdown);
+  if (!open) return null;
+  let at = open[0].length;
+  // The closing fence is the first line that is exactly `---` (or `...`): a linear scan by lines.
+  while (at <= markdown.length) {
+    const eol = markdown.indexOf('\n', at);
+    const line = markdown.slice(at, eol < 0 ? markdown.length : eol).replace(/\r$/, '');
+    if (line.trimEnd() === '---' || line.trimEnd() === '...') {
+      return { yaml: markdown.slice(open[0].length, at), bodyStart: eol < 0 ? markdown.length : eol + 1 };
+    }
+    if (eol < 0) break;
+    at = eol + 1;
+  }
+  return null;
+}
+
+const bool = (value: unknown): boolean | undefined => (typeof value === 'boolean' ? value : undefined);
+const str = (value: unknown): string | undefined => (typeof value === 'string' ? value : typeof value === 'number' ? String(value) : undefined);
+
+/** Splits a page into its metadata and its body. A header that is not a YAML mapping is body. */
+export function readFrontMatter(markdown: string): { metadata: PageMetadata; body: string } {
+  const found = split(markdown);
+  if (!found) return { metadata: {}, body: markdown };
+  const doc = parseDocument(found.yaml, { uniqueKeys: false });
+  if (doc.errors.length > 0 || (!isMap(doc.contents) && found.yaml.trim() !== '')) return { metadata: {}, body: markdown };
+  const data = (doc.toJS() ?? {}) as Record<string, unknown>;
+  const metadata: PageMetadata = {};
+  const extra: Record<string, unknown> = {};
+  for (const [key, value] of Object.entries(data)) {
+    switch (key) {
+      case 'description':
+        if (str(value) !== undefined) metadata.description = str(value)!.replace(/\n$/, '');
+        break;
+      case 'icon':
+        if (str(value) !== undefined) metadata.icon = str(value);
+        break;
+      case 'hidden':
+      case 'noIndex':
+      case 'noRobotsIndex':
+        if (bool(value) !== undefined) metadata[key] = bool(value);
+        break;
+      case 'cover':
+        if (str(value)) metadata.cover = { url: str(value)!, yPos: Number(data.coverY ?? 0) || 0 };
+        if (metadata.cover && typeof data.coverHeight === 'number') metadata.cover.height = data.coverHeight;
+        break;
+      case 'coverY':
+      case 'coverHeight':
+        break;
+      case 'if':
+        if (str(value)) metadata.condition = str(value);
+        break;
+      case 'metaLinks': {
+        const links = value as { canonical?: unknown; alternates?: unknown } | null;
+        if (links && typeof links === 'object') {
+          metadata.metaLinks = {};
+          if (str(links.canonical)) metadata.metaLinks.canonical = str(links.canonical);
+          if (Array.isArray(links.alternates)) metadata.metaLinks.alternates = links.alternates.map(String);
+        }
+        break;
+      }
+      case 'layout': {
+        const layout = value as Record<string, unknown> | null;
+        if (!layout || typeof layout !== 'object') break;
+        const out: PageLayout = {};
+        if (layout.width === 'wide' || layout.width === 'default') out.width = layout.width;
+        const cover = layout.cover as { visible?: unknown; size?: unknown } | undefined;
+        if (cover && typeof cover === 'object') {
+          if (bool(cover.visible) !== undefined) out.cover = bool(cover.visible);
+          if (cover.size === 'full' || cover.size === 'hero') out.coverSize = cover.size;
+        }
+        for (const part of VISIBLE_PARTS) {
+          const visible = (layout[part] as { visible?: unknown } | undefined)?.visible;
+          if (bool(visible) !== undefined) out[part] = bool(visible);
+        }
+        metadata.layout = out;
+        break;
+      }
+      default:
+        extra[key] = value;
+    }
+  }
+  if (Object.keys(extra).length > 0) metadata.extra = extra;
+  return { metadata, body: markdown.slice(found.bodyStart) };
+}
+
+/** The YAML header for page metadata ('' when there is nothing to write), GitBook's key order. */
+export function writeFrontMatter(metadata: PageMetadata): string {
+  const data: Record<string, unknown> = {};
+  if (metadata.description !== undefined && metadata.description !== '') data.description = metadata.description;
+  if (metadata.icon) data.icon = metadata.icon;
+  if (metadata.cover) {
+    data.cover = metadata.cover.url;
+    data.coverY = metadata.cover.yPos;
+    if (metadata.cover.height !== undefined) data.coverHeight = metadata.cover.height;
+  }
+  if (metadata.layout) {
+    const l = metadata.layout;
+    const layout: Record<string, unknown> = {};
+    if (l.width) layout.width = l.width;
+    if (l.cover !== undefined || l.coverSize) layout.cover = { ...(l.cover !== undefined ? { visible: l.cover } : {}), ...(l.coverSize ? { size: l.coverSize } : {}) };
+    for (const part of VISIBLE_PARTS) if (l[part] !== undefined) layout[part] = { visible: l[part] };
+    if (Object.keys(layout).length > 0) data.layout = layout;
+  }
+  if (metadata.hidden) data.hidden = true;
+  if (metadata.noIndex) data.noIndex = true;
+  if (metadata.noRobotsIndex) data.noRobotsIndex = true;
+  if (metadata.metaLinks && (metadata.metaLinks.canonical || metadata.metaLinks.alternates?.length)) data.metaLinks = metadata.metaLinks;
+  if (metadata.condition) data.if = metadata.condition;
+  Object.assign(data, metadata.extra ?? {});
+  if (Object.keys(data).length === 0) return '';
+  return `---\n${stringify(data, { lineWidth: 0 })}---\n`;
+}
+
+/** A page's markdown with its metadata as front matter (any header it already had is replaced). */
+export function withFrontMatter(metadata: PageMetadata, markdown: string): string {
+  const header = writeFrontMatter(metadata);
+  const body = readFrontMatter(markdown).body.replace(/^\n+/, '');
+  return header ? `${header}\n${body}` : body;
+}
