@@ -3,7 +3,7 @@ import { mergeContents, hasConflictMarkers, type Conflict } from '../content/mer
 import { ContentEditor, ContentReader, getDocuments, putDocuments, type PageEntry, type PageInput } from '../content/model.ts';
 import { decodeBase64, fetchFile, FileBudget, imageDimensions, putBlob } from '../content/files.ts';
 import { loadRevision } from '../content/service.ts';
-import { reindexSpace } from '../search/indexer.ts';
+import { refreshSearchIndex } from '../search/indexer.ts';
 import type { Ctx } from '../platform/context.ts';
 import { json, type Db } from '../platform/db/database.ts';
 import type { ChangeRequestRow, ChangeRequestStatus, MergeRules, Role, SpaceRow } from '../platform/db/schema.ts';
@@ -456,7 +456,7 @@ export async function mergeChangeRequest(ctx: Ctx, spaceId: string, idOrNumber: 
   const { space, cr } = await requireChangeRequest(ctx, spaceId, idOrNumber, 'review', 'merge the change request');
   assertLive(space, 'merge');
   assertOpen(cr, 'merge');
-  return ctx.db.transaction().execute(async (trx) => {
+  const merged = await ctx.db.transaction().execute(async (trx) => {
     const locked = await trx.selectFrom('spaces').selectAll().where('id', '=', space.id).forUpdate().executeTakeFirstOrThrow();
     assertLive(locked, 'merge');
     const current = await trx.selectFrom('change_requests').selectAll().where('id', '=', cr.id).forUpdate().executeTakeFirstOrThrow();
@@ -483,8 +483,6 @@ export async function mergeChangeRequest(ctx: Ctx, spaceId: string, idOrNumber: 
     const revision = await newRevision(trx, locked, root, [main.id, head.id], 'merge', ctx.user.id);
     const now = new Date();
     await trx.updateTable('spaces').set({ revision_id: revision, updated_at: now }).where('id', '=', space.id).execute();
-    // The search index follows the space's content, page by changed page.
-    await reindexSpace(trx, space.id, root);
     await trx
       .updateTable('change_requests')
       .set({ status: 'merged', revision_merged: revision, merged_by: ctx.user.id, merged_at: now, updated_at: now })
@@ -492,6 +490,10 @@ export async function mergeChangeRequest(ctx: Ctx, spaceId: string, idOrNumber: 
       .execute();
     return { revision, result: 'merge' as const };
   });
+  // The search index follows the space's content, page by changed page, outside the merge's
+  // transaction: extracting the text of a large page must not hold the space locked.
+  await refreshSearchIndex(ctx.db, space.id);
+  return merged;
 }
 
 /**

@@ -1,4 +1,4 @@
-import { merge as diff3 } from 'node-diff3';
+import { mergeLines } from './merge-lines.ts';
 import type { Db } from '../platform/db/database.ts';
 import { ContentEditor, getDocuments, putDocuments, sortPages, type PageEntry } from './model.ts';
 import { sameValue, Tree, type Value } from './tree.ts';
@@ -6,7 +6,7 @@ import { sameValue, Tree, type Value } from './tree.ts';
 /**
  * Three-way merge of revision contents: the changes from `base` to `theirs` are applied on top
  * of `ours`. Different pages merge independently; a page changed on both sides merges field by
- * field, and its markdown line by line (diff3). Children are sets ordered by each page's position,
+ * field, and its markdown line by line (three-way, merge-lines.ts). Children are sets ordered by each page's position,
  * so inserts on both sides never conflict and land in the same order whichever side merges first.
  *
  * Real conflicts are reported, never silently resolved: the same field or the same lines changed
@@ -128,7 +128,7 @@ export async function mergeContents(
     const texts = await getDocuments(db, docMerges.flatMap((d) => [d.base, d.ours, d.theirs]).filter((h): h is string => !!h));
     for (const d of docMerges) {
       const lines = (h: string | null) => (h ? (texts.get(h) ?? '') : '').split('\n');
-      const result = diff3(lines(d.theirs), lines(d.base), lines(d.ours), { label: { a: labels.theirs, b: labels.ours } });
+      const result = mergeLines(lines(d.base), lines(d.ours), lines(d.theirs), labels);
       const page = pending.get(d.page)!;
       if (result.conflict) conflicts.push({ page: d.page, title: page.title, reason: 'the same lines were changed on both sides' });
       if (!result.conflict || opts.keepConflicts) {

@@ -353,8 +353,9 @@ export class ContentEditor extends ContentReader {
   async revertPage(id: string, from: ContentReader): Promise<void> {
     const old = await from.page(id);
     const current = await this.page(id);
+    if (!old && !current) throw new BadRequestError(`page ${id} not found in the change request or in the revision it reverts to`);
     if (!old) {
-      if (current) await this.deletePage(id);
+      await this.deletePage(id);
       return;
     }
     if (old.parent && !(await this.page(old.parent))) {

@@ -3,15 +3,23 @@ import { searchTextOf } from '../content/convert.ts';
 import { ContentReader, getDocuments, type PageEntry } from '../content/model.ts';
 import { EMPTY } from '../content/tree.ts';
 
+type SearchRow = {
+  space_id: string;
+  page_id: string;
+  title: string;
+  description: string;
+  path: string;
+  ancestors: ReturnType<typeof json>;
+  sections: ReturnType<typeof json>;
+  body: string;
+};
+
 /**
- * Brings a space's search rows from the content they describe to `root`. Only the pages that
- * differ are rewritten — plus the pages below a page whose title or slug changed, since their
- * paths and ancestors change with it — so a merge costs what it changed, not the space's size.
+ * The search rows that change between two roots of a space. Only the pages that differ are
+ * read — plus the pages below a page whose title or slug changed, since their paths and ancestors
+ * change with it — so the cost follows what changed, not the space's size.
  */
-export async function reindexSpace(db: Db, spaceId: string, root: string): Promise<void> {
-  const state = await db.selectFrom('search_state').select('root').where('space_id', '=', spaceId).forUpdate().executeTakeFirst();
-  const from = state?.root ?? EMPTY;
-  if (from === root) return;
+async function indexChanges(db: Db, spaceId: string, from: string, root: string): Promise<{ rows: SearchRow[]; removed: Set<string> }> {
   const reader = new ContentReader(db, root);
   const diff = await reader.tree.diff(from, root);
   const affected = new Set<string>();
@@ -36,9 +44,6 @@ export async function reindexSpace(db: Db, spaceId: string, root: string): Promi
       }
     }
   }
-  if (removed.size) {
-    await db.deleteFrom('search_pages').where('space_id', '=', spaceId).where('page_id', 'in', [...removed]).execute();
-  }
   const pages = (await Promise.all([...affected].map((id) => reader.page(id)))).filter((p): p is PageEntry => !!p);
   const texts = await getDocuments(db, pages.map((p) => p.doc ?? ''));
   const rows = await Promise.all(
@@ -58,6 +63,14 @@ export async function reindexSpace(db: Db, spaceId: string, root: string): Promi
       };
     }),
   );
+  return { rows, removed };
+}
+
+/** Writes the changed rows and records `root` as the content the index describes. */
+async function writeIndexChanges(db: Db, spaceId: string, root: string, { rows, removed }: { rows: SearchRow[]; removed: Set<string> }) {
+  if (removed.size) {
+    await db.deleteFrom('search_pages').where('space_id', '=', spaceId).where('page_id', 'in', [...removed]).execute();
+  }
   for (let i = 0; i < rows.length; i += 500) {
     await db
       .insertInto('search_pages')
@@ -79,4 +92,43 @@ export async function reindexSpace(db: Db, spaceId: string, root: string): Promi
     .values({ space_id: spaceId, root })
     .onConflict((oc) => oc.column('space_id').doUpdateSet({ root }))
     .execute();
+}
+
+/** Brings a space's search rows to `root` inside the caller's transaction (a new or copied space). */
+export async function reindexSpace(db: Db, spaceId: string, root: string): Promise<void> {
+  const state = await db.selectFrom('search_state').select('root').where('space_id', '=', spaceId).forUpdate().executeTakeFirst();
+  const from = state?.root ?? EMPTY;
+  if (from === root) return;
+  await writeIndexChanges(db, spaceId, root, await indexChanges(db, spaceId, from, root));
+}
+
+/**
+ * Brings a space's search rows to its current content, after a merge has committed. The text of
+ * changed pages is extracted outside any transaction (a large page converts on a worker thread
+ * while the database serves other requests); the rows are then written in a short transaction
+ * that first checks that no other merge moved the index meanwhile, and starts over if one did.
+ * Concurrent merges therefore leave the index at the space's latest content, whatever their order.
+ */
+export async function refreshSearchIndex(db: Db, spaceId: string): Promise<void> {
+  for (let attempt = 0; attempt < 5; attempt++) {
+    const space = await db
+      .selectFrom('spaces')
+      .innerJoin('revisions', 'revisions.id', 'spaces.revision_id')
+      .leftJoin('search_state', 'search_state.space_id', 'spaces.id')
+      .select(['revisions.root as root', 'search_state.root as indexed'])
+      .where('spaces.id', '=', spaceId)
+      .executeTakeFirst();
+    if (!space) return;
+    const from = space.indexed ?? EMPTY;
+    if (from === space.root) return;
+    const changes = await indexChanges(db, spaceId, from, space.root);
+    const written = await db.transaction().execute(async (trx) => {
+      const state = await trx.selectFrom('search_state').select('root').where('space_id', '=', spaceId).forUpdate().executeTakeFirst();
+      if ((state?.root ?? EMPTY) !== from) return false;
+      await writeIndexChanges(trx, spaceId, space.root, changes);
+      return true;
+    });
+    if (written) return;
+  }
+  // Five merges overtook this one: the last of them brings the index up to date.
 }
