@@ -1,6 +1,4 @@
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { rmSync } from 'node:fs';
 import { randomBytes } from 'node:crypto';
 import { GitBookAPI } from '@gitbook/api';
 import pg from 'pg';
@@ -8,24 +6,24 @@ import { loadConfig, type Config } from '../../src/platform/config.ts';
 import { startServer, type RunningServer } from '../../src/server.ts';
 import { createUser } from '../../src/users/service.ts';
 import { validatingFetch } from './official-schema.ts';
+import { copyPgliteTemplate, createPostgresDatabase } from './templates.ts';
 
 /**
  * Test database: a fresh PostgreSQL database when TEST_DATABASE_URL is set (dropped afterwards),
  * else a fresh embedded PGlite directory. Each test file gets its own, so files never share state.
+ * With `migrated`, it is a copy of a template migrated once per migration set (test/support/templates.ts)
+ * instead of an empty database, so migrate() has nothing left to do.
  */
 export async function freshDatabaseConfig(
   admin: string | undefined = process.env.TEST_DATABASE_URL,
+  opts: { migrated?: boolean } = {},
 ): Promise<{ config: Partial<Config>; cleanup: () => Promise<void> }> {
+  const migrated = opts.migrated ?? false;
   if (admin) {
     const name = `folio_test_${randomBytes(6).toString('hex')}`;
-    const client = new pg.Client({ connectionString: admin });
-    await client.connect();
-    await client.query(`CREATE DATABASE ${name}`);
-    await client.end();
-    const url = new URL(admin);
-    url.pathname = `/${name}`;
+    const databaseUrl = await createPostgresDatabase(admin, name, migrated);
     return {
-      config: { databaseUrl: url.toString() },
+      config: { databaseUrl },
       cleanup: async () => {
         const c = new pg.Client({ connectionString: admin });
         await c.connect();
@@ -41,7 +39,7 @@ export async function freshDatabaseConfig(
       },
     };
   }
-  const dataDir = mkdtempSync(join(tmpdir(), 'folio-test-'));
+  const dataDir = await copyPgliteTemplate(migrated);
   return {
     config: { databaseUrl: undefined, dataDir },
     cleanup: async () => rmSync(dataDir, { recursive: true, force: true }),
@@ -71,7 +69,7 @@ export async function startTestServer(
   overrides: Partial<Config> = {},
   opts: { logStream?: NodeJS.WritableStream } = {},
 ): Promise<TestServer> {
-  const db = await freshDatabaseConfig();
+  const db = await freshDatabaseConfig(undefined, { migrated: true });
   const config: Config = {
     ...loadConfig({}),
     port: 0,
