@@ -154,9 +154,16 @@ describe('teams', () => {
     const before = await teamMemberRoles(admin.api, org.id, team.id);
     const res = await t.request('PUT', `/v1/orgs/${org.id}/teams/${team.id}/members`, {
       token: admin.token,
-      body: { add: [], remove: [bob!.id, carl!.id], memberships: { [dave!.id]: { role: 'member' } }, extra: 1 },
+      body: { add: [], remove: [bob!.id, carl!.id], memberships: { [dave!.id]: { role: 'member' } } },
     });
     assert.equal(res.status, 204);
+    // Bodies are strict: an unknown field is a 400 naming it, and changes nothing.
+    const unknown = await t.request('PUT', `/v1/orgs/${org.id}/teams/${team.id}/members`, {
+      token: admin.token,
+      body: { add: [], remove: [dave!.id], extra: 1 },
+    });
+    assert.equal(unknown.status, 400);
+    assert.match(unknown.body.error.message, /unknown field "extra"/);
     assert.deepEqual(await teamMemberRoles(admin.api, org.id, team.id), { [dave!.id]: 'member', [eve!.id]: 'owner' });
     const failing = await t.request('PUT', `/v1/orgs/${org.id}/teams/${team.id}/members`, {
       token: admin.token,

@@ -7,7 +7,7 @@ import addFormats from 'ajv-formats';
 import Fastify, { type FastifyBaseLogger, type FastifyInstance, type FastifyServerOptions, type RawServerDefault } from 'fastify';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { sql } from 'kysely';
-import { bearerToken, userForToken } from './auth.ts';
+import { authenticateToken, bearerToken } from './auth.ts';
 import type { Ctx, Services } from './context.ts';
 import type { UserRow } from './db/schema.ts';
 import { HttpError, UnauthorizedError } from './errors.ts';
@@ -18,6 +18,7 @@ import { memberRoutes } from '../members/routes.ts';
 import { teamRoutes } from '../teams/routes.ts';
 import { inviteRoutes } from '../invites/routes.ts';
 import { userRoutes } from '../users/routes.ts';
+import { tokenRoutes } from '../tokens/routes.ts';
 import { spaceRoutes } from '../spaces/routes.ts';
 import { collectionRoutes } from '../collections/routes.ts';
 import { permissionRoutes } from '../permissions/routes.ts';
@@ -40,6 +41,8 @@ export type FolioApp = FastifyInstance<
 declare module 'fastify' {
   interface FastifyRequest {
     caller: UserRow | undefined;
+    /** The token the caller authenticated with. */
+    callerToken: { id: string; expiresAt: Date | null } | undefined;
     /** The request context for services: database, configuration and the authenticated caller. */
     ctx(): Ctx;
   }
@@ -265,9 +268,10 @@ export async function buildApp(
 
   app.decorate('services', services);
   app.decorateRequest('caller', undefined);
-  app.decorateRequest('ctx', function (this: { caller: UserRow | undefined }) {
+  app.decorateRequest('callerToken', undefined);
+  app.decorateRequest('ctx', function (this: { caller: UserRow | undefined; callerToken: { id: string; expiresAt: Date | null } | undefined }) {
     if (!this.caller) throw new UnauthorizedError();
-    return { ...services, user: this.caller };
+    return { ...services, user: this.caller, ...(this.callerToken ? { token: this.callerToken } : {}) };
   });
 
   app.addHook('onRequest', async (req, reply) => {
@@ -275,12 +279,13 @@ export async function buildApp(
     if (!req.routeOptions.url) return; // unknown route: the not-found handler answers
     const token = bearerToken(req.headers.authorization);
     if (!token) throw new UnauthorizedError();
-    const user = await userForToken(services.db, token, services.tokenCache);
+    const auth = await authenticateToken(services.db, token, services.tokenCache);
     // A token not yet known valid is counted now: against itself if valid, else against the address.
-    const limited = user ? limiter.tokenAccepted(req, reply) : limiter.tokenRefused(req, reply);
+    const limited = auth ? limiter.tokenAccepted(req, reply) : limiter.tokenRefused(req, reply);
     if (limited) throw limited;
-    if (!user) throw new UnauthorizedError('Invalid or revoked API token');
-    req.caller = user;
+    if (!auth) throw new UnauthorizedError('Invalid, expired or revoked API token');
+    req.caller = auth.user;
+    req.callerToken = { id: auth.tokenId, expiresAt: auth.tokenExpiresAt };
   });
 
   // Health checks are never rate limited: a flood from the load balancer's address must not make
@@ -300,6 +305,7 @@ export async function buildApp(
     async (v1) => {
       const api = v1 as unknown as FolioApp;
       await userRoutes(api);
+      await tokenRoutes(api);
       await organizationRoutes(api);
       await memberRoutes(api);
       await teamRoutes(api);

@@ -1,6 +1,6 @@
 import { createHash, randomBytes } from 'node:crypto';
 import type { Db } from './db/database.ts';
-import type { UserRow } from './db/schema.ts';
+import type { ApiTokensTable, UserRow } from './db/schema.ts';
 import { newId } from './ids.ts';
 
 const TOKEN_PREFIX = 'folio_';
@@ -9,14 +9,67 @@ export function hashToken(token: string): string {
   return createHash('sha256').update(token).digest('hex');
 }
 
-/** Creates an API token for a user. Only its hash is stored: the token itself is shown once. */
-export async function createApiToken(db: Db, userId: string): Promise<string> {
+/** A token's row without its hash: what listings show. */
+export type ApiTokenInfo = Omit<ApiTokensTable, 'token_hash'>;
+
+/**
+ * Creates an API token for a user, optionally named and expiring. Only its hash is stored: the
+ * token itself is returned here once and can never be shown again.
+ */
+export async function issueApiToken(
+  db: Db,
+  userId: string,
+  opts: { name?: string | null | undefined; expiresAt?: Date | null | undefined } = {},
+): Promise<{ token: string; info: ApiTokenInfo }> {
   const token = TOKEN_PREFIX + randomBytes(30).toString('base64url');
-  await db
-    .insertInto('api_tokens')
-    .values({ id: newId(), user_id: userId, token_hash: hashToken(token), created_at: new Date() })
-    .execute();
-  return token;
+  const info: ApiTokenInfo = {
+    id: newId(),
+    user_id: userId,
+    name: opts.name ?? null,
+    created_at: new Date(),
+    expires_at: opts.expiresAt ?? null,
+    revoked_at: null,
+  };
+  await db.insertInto('api_tokens').values({ ...info, token_hash: hashToken(token) }).execute();
+  return { token, info };
+}
+
+/** Creates a token that never expires (the one `users create` prints). */
+export async function createApiToken(db: Db, userId: string): Promise<string> {
+  return (await issueApiToken(db, userId)).token;
+}
+
+/** The columns of a token a listing shows (never the hash). */
+export const TOKEN_INFO_COLUMNS = ['id', 'user_id', 'name', 'created_at', 'expires_at', 'revoked_at'] as const;
+
+/**
+ * Revokes a token (of `userId` only, when given). Returns its row, or undefined when there was no
+ * such live token. This process's cache forgets the token at once; other processes stop trusting
+ * it within AUTH_CACHE_TTL_MS, when their cached entry expires.
+ */
+export async function revokeApiToken(
+  db: Db,
+  tokenId: string,
+  opts: { userId?: string; cache?: TokenCache | undefined } = {},
+): Promise<ApiTokenInfo | undefined> {
+  let query = db
+    .updateTable('api_tokens')
+    .set({ revoked_at: new Date() })
+    .where('id', '=', tokenId)
+    .where('revoked_at', 'is', null);
+  if (opts.userId !== undefined) query = query.where('user_id', '=', opts.userId);
+  const row = await query.returning([...TOKEN_INFO_COLUMNS, 'token_hash']).executeTakeFirst();
+  if (!row) return undefined;
+  opts.cache?.delete(row.token_hash);
+  const { token_hash: _hash, ...info } = row;
+  return info;
+}
+
+/** Who a valid token authenticates, and which token it is. */
+export interface Authenticated {
+  user: UserRow;
+  tokenId: string;
+  tokenExpiresAt: Date | null;
 }
 
 /**
@@ -25,25 +78,35 @@ export async function createApiToken(db: Db, userId: string): Promise<string> {
  * cache is cleared whenever a user changes, so profiles are never served stale by this process.
  */
 export class TokenCache {
-  private readonly entries = new Map<string, { user: UserRow; expires: number }>();
+  private readonly entries = new Map<string, { auth: Authenticated; expires: number }>();
   constructor(
     private readonly ttlMs: number,
     private readonly maxEntries = 10_000,
   ) {}
 
-  get(hash: string): UserRow | undefined {
+  get(hash: string): Authenticated | undefined {
     const entry = this.entries.get(hash);
     if (!entry) return undefined;
-    if (entry.expires > Date.now()) return entry.user;
+    if (entry.expires > Date.now()) return entry.auth;
     this.entries.delete(hash);
     return undefined;
   }
 
-  set(hash: string, user: UserRow): void {
+  set(hash: string, auth: Authenticated): void {
     if (this.ttlMs <= 0) return;
     // Oldest first: a Map iterates in insertion order.
     if (this.entries.size >= this.maxEntries) this.entries.delete(this.entries.keys().next().value!);
-    this.entries.set(hash, { user, expires: Date.now() + this.ttlMs });
+    // Never trusted past the token's own expiry.
+    const expires = Math.min(Date.now() + this.ttlMs, auth.tokenExpiresAt?.getTime() ?? Infinity);
+    this.entries.set(hash, { auth, expires });
+  }
+
+  has(hash: string): boolean {
+    return this.get(hash) !== undefined;
+  }
+
+  delete(hash: string): void {
+    this.entries.delete(hash);
   }
 
   clear(): void {
@@ -51,19 +114,30 @@ export class TokenCache {
   }
 }
 
-/** The user a bearer token belongs to, or undefined for an unknown token. */
-export async function userForToken(db: Db, token: string, cache?: TokenCache): Promise<UserRow | undefined> {
+/** The user and token a bearer token authenticates; undefined for an unknown, expired or revoked token. */
+export async function authenticateToken(db: Db, token: string, cache?: TokenCache): Promise<Authenticated | undefined> {
   const hash = hashToken(token);
   const cached = cache?.get(hash);
   if (cached) return cached;
-  const user = await db
+  const row = await db
     .selectFrom('api_tokens')
     .innerJoin('users', 'users.id', 'api_tokens.user_id')
     .selectAll('users')
+    .select(['api_tokens.id as token_id', 'api_tokens.expires_at as token_expires_at'])
     .where('api_tokens.token_hash', '=', hash)
+    .where('api_tokens.revoked_at', 'is', null)
+    .where((eb) => eb.or([eb('api_tokens.expires_at', 'is', null), eb('api_tokens.expires_at', '>', new Date())]))
     .executeTakeFirst();
-  if (user) cache?.set(hash, user);
-  return user;
+  if (!row) return undefined;
+  const { token_id, token_expires_at, ...user } = row;
+  const auth: Authenticated = { user, tokenId: token_id, tokenExpiresAt: token_expires_at };
+  cache?.set(hash, auth);
+  return auth;
+}
+
+/** The user a bearer token belongs to, or undefined for an unknown, expired or revoked token. */
+export async function userForToken(db: Db, token: string, cache?: TokenCache): Promise<UserRow | undefined> {
+  return (await authenticateToken(db, token, cache))?.user;
 }
 
 export function bearerToken(header: string | undefined): string | undefined {

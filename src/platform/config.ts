@@ -23,7 +23,10 @@ export interface Config {
   httpHeadersTimeoutMs: number;
   /** Time a client has to send a whole request, body included (a slow drip is cut off). */
   httpRequestTimeoutMs: number;
-  /** How long an idle kept-alive connection stays open between requests. */
+  /**
+   * How long an idle kept-alive connection stays open between requests. Longer than the idle
+   * timeout of common load balancers (60 s), so they never reuse a connection Folio is closing.
+   */
   httpKeepAliveTimeoutMs: number;
   /** A connection on which nothing moves for this long is closed. */
   httpIdleTimeoutMs: number;
@@ -74,7 +77,7 @@ function httpTimeouts(env: NodeJS.ProcessEnv) {
   const timeouts = {
     httpHeadersTimeoutMs: intFrom(env, 'HTTP_HEADERS_TIMEOUT_MS', 10_000, 100),
     httpRequestTimeoutMs: intFrom(env, 'HTTP_REQUEST_TIMEOUT_MS', 60_000, 100),
-    httpKeepAliveTimeoutMs: intFrom(env, 'HTTP_KEEP_ALIVE_TIMEOUT_MS', 5_000, 100),
+    httpKeepAliveTimeoutMs: intFrom(env, 'HTTP_KEEP_ALIVE_TIMEOUT_MS', 72_000, 100),
     httpIdleTimeoutMs: intFrom(env, 'HTTP_IDLE_TIMEOUT_MS', 60_000, 100),
   };
   // Node refuses a header timeout longer than the whole-request timeout.

@@ -20,6 +20,8 @@ export interface Services {
 
 export interface Caller {
   user: UserRow;
+  /** The API token the caller authenticated with (absent for callers that did not use one). */
+  token?: { id: string; expiresAt: Date | null };
 }
 
 export type Ctx = Services & Caller;

@@ -51,6 +51,12 @@ export interface ApiTokensTable {
   user_id: string;
   token_hash: string;
   created_at: Date;
+  /** A label the owner chose, to tell tokens apart in a listing. */
+  name: string | null;
+  /** After this instant the token no longer authenticates; null: never expires. */
+  expires_at: Date | null;
+  /** When the token was revoked; a revoked token no longer authenticates. */
+  revoked_at: Date | null;
 }
 
 export interface MergeRules {

@@ -1,0 +1,81 @@
+import { issueApiToken, revokeApiToken, TOKEN_INFO_COLUMNS, type ApiTokenInfo } from '../platform/auth.ts';
+import type { Ctx } from '../platform/context.ts';
+import type { Db } from '../platform/db/database.ts';
+import { BadRequestError, ConflictError } from '../platform/errors.ts';
+
+/** Tokens one user may hold at once (neither revoked nor expired). */
+export const MAX_LIVE_TOKENS = 100;
+
+const UNITS: Record<string, number> = { s: 1000, m: 60_000, h: 3_600_000, d: 86_400_000, w: 7 * 86_400_000 };
+
+/** `90s`, `15m`, `12h`, `30d` or `2w` in milliseconds. */
+export function parseDuration(text: string): number {
+  const match = /^(\d{1,6})\s*([smhdw])$/.exec(text.trim());
+  if (!match || Number(match[1]) === 0) throw new BadRequestError(`Invalid duration "${text}": use a positive number and a unit, such as 30d, 12h, 15m or 2w`);
+  return Number(match[1]) * UNITS[match[2]!]!;
+}
+
+/** All tokens of a user, newest first, revoked and expired ones included. */
+export async function listAllTokens(db: Db, userId: string): Promise<ApiTokenInfo[]> {
+  return db
+    .selectFrom('api_tokens')
+    .select(TOKEN_INFO_COLUMNS)
+    .where('user_id', '=', userId)
+    .orderBy('created_at', 'desc')
+    .orderBy('id')
+    .execute();
+}
+
+/** The caller's tokens that still authenticate, newest first (at most MAX_LIVE_TOKENS). */
+export async function listLiveTokens(ctx: Ctx): Promise<ApiTokenInfo[]> {
+  return ctx.db
+    .selectFrom('api_tokens')
+    .select(TOKEN_INFO_COLUMNS)
+    .where('user_id', '=', ctx.user.id)
+    .where('revoked_at', 'is', null)
+    .where((eb) => eb.or([eb('expires_at', 'is', null), eb('expires_at', '>', new Date())]))
+    .orderBy('created_at', 'desc')
+    .orderBy('id')
+    .execute();
+}
+
+/**
+ * Creates a token for `userId`. `limitTo`: the expiry of the token making the request, which the
+ * new token may not outlive (a short-lived token cannot mint a longer-lived one).
+ */
+export async function createToken(
+  db: Db,
+  userId: string,
+  input: { name?: string | undefined; expiresAt?: Date | undefined },
+  limitTo?: Date | null,
+): Promise<{ token: string; info: ApiTokenInfo }> {
+  const now = Date.now();
+  if (input.expiresAt && input.expiresAt.getTime() <= now) throw new BadRequestError('expiresAt must be in the future');
+  let expiresAt = input.expiresAt ?? null;
+  if (limitTo) {
+    if (expiresAt && expiresAt > limitTo) {
+      throw new BadRequestError(`expiresAt must not be later than the expiry of the token making the request (${limitTo.toISOString()})`);
+    }
+    expiresAt ??= limitTo;
+  }
+  return db.transaction().execute(async (trx) => {
+    // Serializes creations for this user, so the count below stays true.
+    await trx.selectFrom('users').select('id').where('id', '=', userId).forUpdate().executeTakeFirst();
+    const live = await trx
+      .selectFrom('api_tokens')
+      .select((eb) => eb.fn.countAll<number>().as('n'))
+      .where('user_id', '=', userId)
+      .where('revoked_at', 'is', null)
+      .where((eb) => eb.or([eb('expires_at', 'is', null), eb('expires_at', '>', new Date(now))]))
+      .executeTakeFirstOrThrow();
+    if (Number(live.n) >= MAX_LIVE_TOKENS) {
+      throw new ConflictError(`A user may hold at most ${MAX_LIVE_TOKENS} live tokens: revoke some first`);
+    }
+    return issueApiToken(trx, userId, { name: input.name ?? null, expiresAt });
+  });
+}
+
+/** Revokes one of the caller's tokens; a token that is not the caller's (or not live) is left alone. */
+export async function revokeOwnToken(ctx: Ctx, tokenId: string): Promise<void> {
+  await revokeApiToken(ctx.db, tokenId, { userId: ctx.user.id, cache: ctx.tokenCache });
+}
