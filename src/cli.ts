@@ -2,19 +2,27 @@ import { parseArgs } from 'node:util';
 import { ConfigError, loadConfig } from './platform/config.ts';
 import { migrate, openDatabase } from './platform/db/database.ts';
 import { DataDirLockedError } from './platform/db/lock.ts';
-import { createApiToken } from './platform/auth.ts';
+import { revokeApiToken } from './platform/auth.ts';
 import { HttpError } from './platform/errors.ts';
 import { Urls } from './platform/urls.ts';
 import { startServer } from './server.ts';
 import { createUser, findUserByIdOrEmail } from './users/service.ts';
 import { presentUser } from './users/presenter.ts';
+import { presentToken } from './tokens/presenter.ts';
+import { createToken, listAllTokens, parseDuration } from './tokens/service.ts';
 
 const USAGE = `Usage: folio <command>
 
 Commands:
   serve                                   Start the HTTP API and background workers
   users create --email E --name N         Create a user; prints {"user", "token"} as one JSON line
-  tokens create --user <id or email>      Create an API token; prints {"token"}
+  tokens create --user <id or email> [--name N] [--expires-in 30d]
+                                          Create an API token; prints {"token", "id", ...} (the
+                                          token is shown only now); durations: 90s 15m 12h 30d 2w
+  tokens list --user <id or email>        List a user's tokens (never the token values), revoked
+                                          and expired ones included
+  tokens revoke <token id>                Revoke a token; a running server stops accepting it
+                                          within AUTH_CACHE_TTL_MS
   migrate                                 Apply database migrations
 
 Environment: PORT, HOST, DATA_DIR, DATABASE_URL, PUBLIC_URL, LOG_LEVEL (see README.md).`;
@@ -22,13 +30,17 @@ Environment: PORT, HOST, DATA_DIR, DATABASE_URL, PUBLIC_URL, LOG_LEVEL (see READ
 class UsageError extends Error {}
 
 function option(args: string[], names: string[]): Record<string, string | undefined> {
-  const { values } = parseArgs({
+  return options(args, names).values;
+}
+
+function options(args: string[], names: string[], allowPositionals = false) {
+  const { values, positionals } = parseArgs({
     args,
     options: Object.fromEntries(names.map((n) => [n, { type: 'string' as const }])),
     strict: true,
-    allowPositionals: false,
+    allowPositionals,
   });
-  return values as Record<string, string | undefined>;
+  return { values: values as Record<string, string | undefined>, positionals };
 }
 
 /** Runs one administration command with the database open, and always closes it. */
@@ -103,14 +115,37 @@ export async function main(argv: string[]): Promise<number> {
     return 0;
   }
   if (command === 'tokens' && sub === 'create') {
-    const { user } = option(rest, ['user']);
+    const { user, name, 'expires-in': expiresIn } = option(rest, ['user', 'name', 'expires-in']);
     if (!user) throw new UsageError('tokens create needs --user <id or email>');
-    const token = await withDatabase('tokens create', async (db) => {
+    if (name !== undefined && (name.trim() === '' || name.length > 100)) throw new UsageError('--name must be 1 to 100 characters');
+    const expiresAt = expiresIn !== undefined ? new Date(Date.now() + parseDuration(expiresIn)) : undefined;
+    const created = await withDatabase('tokens create', async (db) => {
       const found = await findUserByIdOrEmail(db, user);
       if (!found) throw new HttpError(404, `No user with id or email "${user}"`);
-      return createApiToken(db, found.id);
+      return createToken(db, found.id, { name, expiresAt });
     });
-    process.stdout.write(JSON.stringify({ token }) + '\n');
+    const { object: _object, ...info } = presentToken(created.info);
+    process.stdout.write(JSON.stringify({ token: created.token, ...info }) + '\n');
+    return 0;
+  }
+  if (command === 'tokens' && sub === 'list') {
+    const { user } = option(rest, ['user']);
+    if (!user) throw new UsageError('tokens list needs --user <id or email>');
+    const rows = await withDatabase('tokens list', async (db) => {
+      const found = await findUserByIdOrEmail(db, user);
+      if (!found) throw new HttpError(404, `No user with id or email "${user}"`);
+      return listAllTokens(db, found.id);
+    });
+    process.stdout.write(JSON.stringify({ count: rows.length, items: rows.map((row) => presentToken(row)) }) + '\n');
+    return 0;
+  }
+  if (command === 'tokens' && sub === 'revoke') {
+    const { positionals } = options(rest, [], true);
+    if (positionals.length !== 1) throw new UsageError('tokens revoke needs one token id (see tokens list)');
+    const id = positionals[0]!;
+    const revoked = await withDatabase('tokens revoke', (db) => revokeApiToken(db, id));
+    if (!revoked) throw new HttpError(404, `No live token with id "${id}"`);
+    process.stdout.write(JSON.stringify({ revoked: presentToken(revoked) }) + '\n');
     return 0;
   }
   throw new UsageError(command ? `Unknown command "${[command, sub].filter(Boolean).join(' ')}"` : 'No command given');

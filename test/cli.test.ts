@@ -218,6 +218,8 @@ describe('folio CLI on the embedded database', () => {
   const tokens: string[] = [];
   let server: Served | undefined;
   let orgId: string;
+  /** From `tokens create --name --expires-in` (still live) and a token revoked with `tokens revoke`. */
+  const lifecycle: { named?: string; revoked?: string } = {};
 
   before(async () => {
     dataDir = tempDir();
@@ -319,7 +321,7 @@ describe('folio CLI on the embedded database', () => {
       const res = await runCli(['tokens', 'create', '--user', who], env);
       assert.equal(res.code, 0, res.stderr);
       const out = oneJsonLine(res.stdout);
-      assert.deepEqual(Object.keys(out), ['token']);
+      assert.deepEqual(Object.keys(out).sort(), ['createdAt', 'id', 'token']);
       assert.equal(typeof out.token, 'string');
       assert.ok(!tokens.includes(out.token), 'each token is new');
       tokens.push(out.token);
@@ -334,6 +336,45 @@ describe('folio CLI on the embedded database', () => {
     const missing = await runCli(['tokens', 'create'], env);
     assert.equal(missing.code, 2);
     assert.match(missing.stderr, /--user/);
+  });
+
+  test('tokens create --name --expires-in, tokens list and tokens revoke', { timeout: 4 * PROCESS_TIMEOUT_MS }, async () => {
+    const before = Date.now();
+    const named = await runCli(['tokens', 'create', '--user', email, '--name', 'CI deploy', '--expires-in', '30d'], env);
+    assert.equal(named.code, 0, named.stderr);
+    const made = oneJsonLine(named.stdout);
+    assert.equal(made.name, 'CI deploy');
+    const expires = Date.parse(made.expiresAt) - before;
+    assert.ok(expires > 29.9 * 86_400_000 && expires < 30.1 * 86_400_000, `expires in ${expires} ms`);
+    const doomed = oneJsonLine((await runCli(['tokens', 'create', '--user', user.id], env)).stdout);
+
+    const revoke = await runCli(['tokens', 'revoke', doomed.id], env);
+    assert.equal(revoke.code, 0, revoke.stderr);
+    const revoked = oneJsonLine(revoke.stdout).revoked;
+    assert.equal(revoked.id, doomed.id);
+    assert.ok(revoked.revokedAt);
+    const twice = await runCli(['tokens', 'revoke', doomed.id], env);
+    assert.equal(twice.code, 1);
+    assert.match(twice.stderr, /No live token with id/);
+
+    const listed = await runCli(['tokens', 'list', '--user', email], env);
+    assert.equal(listed.code, 0, listed.stderr);
+    const list = oneJsonLine(listed.stdout);
+    assert.equal(list.count, tokens.length + 2);
+    assert.ok(!tokens.concat(made.token, doomed.token).some((tok) => listed.stdout.includes(tok)), 'token values are never listed');
+    const byId = new Map(list.items.map((i: { id: string }) => [i.id, i]));
+    assert.equal((byId.get(made.id) as { expiresAt: string }).expiresAt, made.expiresAt);
+    assert.equal((byId.get(doomed.id) as { revokedAt: string }).revokedAt, revoked.revokedAt);
+
+    for (const bad of [['--expires-in', 'soon'], ['--expires-in', '0d']]) {
+      const res = await runCli(['tokens', 'create', '--user', email, ...bad], env);
+      assert.equal(res.code, 1);
+      assert.match(res.stderr, /Invalid duration/);
+    }
+    assert.equal((await runCli(['tokens', 'revoke'], env)).code, 2, 'revoke without an id is a usage error');
+    assert.equal((await runCli(['tokens', 'list'], env)).code, 2, 'list without --user is a usage error');
+    lifecycle.named = made.token;
+    lifecycle.revoked = doomed.token;
   });
 
   test('serve: every token from the CLI authenticates GET /v1/user', { timeout: PROCESS_TIMEOUT_MS }, async () => {
@@ -357,6 +398,17 @@ describe('folio CLI on the embedded database', () => {
     assert.equal(created.status, 201, created.text);
     assert.equal(created.body.title, 'Acme');
     orgId = created.body.id;
+  });
+
+  test('serve: a token revoked with the CLI is refused, a named expiring one works', { timeout: PROCESS_TIMEOUT_MS }, async () => {
+    assert.ok(server && lifecycle.named && lifecycle.revoked, 'the server and tokens of the previous tests');
+    const revoked = await http('GET', `${server.url}/v1/user`, { token: lifecycle.revoked });
+    assert.equal(revoked.status, 401);
+    const named = await http('GET', `${server.url}/v1/user`, { token: lifecycle.named });
+    assert.equal(named.status, 200, named.text);
+    const own = await http('GET', `${server.url}/v1/user/tokens`, { token: lifecycle.named });
+    assert.equal(own.status, 200, own.text);
+    assert.ok(own.body.items.some((i: { name?: string; current: boolean }) => i.name === 'CI deploy' && i.current));
   });
 
   test('while serve runs, a CLI command on the same data dir is refused by the lock', { timeout: PROCESS_TIMEOUT_MS }, async () => {
@@ -483,7 +535,7 @@ describe('folio CLI on PostgreSQL', () => {
     assert.equal(user.displayName, 'Pat');
     assert.equal(user.urls.location, `http://127.0.0.1:8080/v1/users/${user.id}`);
 
-    server = await serve({ DATABASE_URL: databaseUrl, DATA_DIR: dataDir });
+    server = await serve({ DATABASE_URL: databaseUrl, DATA_DIR: dataDir, AUTH_CACHE_TTL_MS: '500' });
     assertBanner(server, 'PostgreSQL (DATABASE_URL)');
     assert.ok(!server.stderr().includes('No users yet'));
     assert.ok(!server.stderr().includes(name), 'the connection string is not printed');
@@ -499,6 +551,12 @@ describe('folio CLI on PostgreSQL', () => {
     const org = await http('POST', `${server.url}/v1/orgs`, { token: second, body: { title: 'Acme' } });
     assert.equal(org.status, 201, org.text);
     assert.equal(org.body.title, 'Acme');
+
+    // A token revoked from the CLI stops working in the running server within AUTH_CACHE_TTL_MS.
+    const revoke = await runCli(['tokens', 'revoke', oneJsonLine(more.stdout).id], env);
+    assert.equal(revoke.code, 0, revoke.stderr);
+    await waitFor('the revoked token to be refused', async () => (await http('GET', `${server!.url}/v1/user`, { token: second })).status === 401, 2000);
+    assert.equal((await http('GET', `${server.url}/v1/user`, { token })).status, 200, 'other tokens still work');
 
     const stopped = await server.stop('SIGTERM');
     assert.deepEqual(stopped, { code: 0, signal: null }, server.stderr());
