@@ -5,7 +5,7 @@
  *   npm test                              every test/*.test.ts
  *   npm test -- test/spaces.test.ts       some files
  *   npm test -- --test-name-pattern=merge test/content.test.ts
- *   TEST_CONCURRENCY=4 npm test           files run at once (default 3)
+ *   TEST_CONCURRENCY=2 npm test           files run at once (default 4: they wait on PGlite and I/O more than on the 2 cores)
  *
  * Exit code 1 when any test fails. Start it with `node --import tsx`: the test files inherit it.
  */
@@ -17,8 +17,8 @@ import { createReporter } from './reporter.ts';
 import { prepareTemplates } from './templates.ts';
 
 const root = fileURLToPath(new URL('../../', import.meta.url));
-/** Durations of the last run, to start the slowest files first (a long file started last would set the total alone). */
-const timingsPath = join(root, 'node_modules/.cache/folio-test-timings.json');
+/** Durations of the last run per engine, to start the slowest files first (a long file started last would set the total alone). */
+const timingsPath = join(root, `node_modules/.cache/folio-test-timings-${process.env.TEST_DATABASE_URL ? 'postgres' : 'pglite'}.json`);
 
 async function loadTimings(): Promise<Record<string, number>> {
   try {
@@ -43,7 +43,7 @@ async function main(): Promise<void> {
   // Unknown files first (they may be slow), then by the last duration, longest first.
   files.sort((a, b) => (timings[key(b)] ?? Infinity) - (timings[key(a)] ?? Infinity));
 
-  const concurrency = Number(process.env.TEST_CONCURRENCY) || 3;
+  const concurrency = Number(process.env.TEST_CONCURRENCY) || 4;
   const engine = process.env.TEST_DATABASE_URL ? `PostgreSQL (${new URL(process.env.TEST_DATABASE_URL).host})` : 'the embedded database (PGlite)';
   const setup = performance.now();
   await prepareTemplates();
