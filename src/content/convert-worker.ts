@@ -1,4 +1,4 @@
-import { documentToMarkdown, markdownSections, markdownToDocument, plainText, type GitBookDocument } from './markdown.ts';
+import { documentToMarkdown, markdownSearchText, markdownToDocument, type GitBookDocument } from './markdown.ts';
 
 /**
  * The conversions a worker thread runs for `convert.ts`. Inputs and results cross the thread
@@ -15,11 +15,10 @@ export function runConversion(task: ConvertTask): unknown {
       return markdownToDocument(task.markdown);
     case 'toMarkdown':
       return documentToMarkdown(task.document);
-    case 'searchText':
-      return {
-        sections: markdownSections(task.markdown).map((s) => ({ id: s.id, title: s.title, body: s.body })),
-        body: plainText(task.markdown),
-      };
+    case 'searchText': {
+      const text = markdownSearchText(task.markdown);
+      return { sections: text.sections.map((s) => ({ id: s.id, title: s.title, body: s.body })), body: text.body };
+    }
   }
 }
 

@@ -48,7 +48,16 @@ export interface MarkdownSection {
 
 /** Splits a page at its top-level headings. The text before the first heading is a section when there is any. */
 export function markdownSections(markdown: string): MarkdownSection[] {
-  const { document, headingDepth } = parseMarkdown(markdown);
+  return sectionsOf(parseMarkdown(markdown));
+}
+
+/** Sections and plain text from one parse: what the search index keeps of a page. */
+export function markdownSearchText(markdown: string): { sections: MarkdownSection[]; body: string } {
+  const parsed = parseMarkdown(markdown);
+  return { sections: sectionsOf(parsed), body: blocksText(parsed.document.nodes as Block[]) };
+}
+
+function sectionsOf({ document, headingDepth }: ReturnType<typeof parseMarkdown>): MarkdownSection[] {
   const slugger = new Slugger();
   const sections: MarkdownSection[] = [];
   let current: MarkdownSection & { blocks: Block[] } = { id: '', title: '', depth: 0, body: '', blocks: [] };
