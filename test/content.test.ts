@@ -715,7 +715,8 @@ describe('editing pages', () => {
       ['Untitled', 'untitled'],
     ]);
     assert.equal(pages[0]!.description, 'Short summary');
-    assert.equal(await crPageMarkdown(ann, space.id, cr.id, pages[0]!.id), '# Not the title\n\nBody.\n');
+    // The markdown read gives the metadata back as front matter; the title is the page's own field.
+    assert.equal(await crPageMarkdown(ann, space.id, cr.id, pages[0]!.id), '---\ndescription: Short summary\n---\n\n# Not the title\n\nBody.\n');
     assert.equal(await crPageMarkdown(ann, space.id, cr.id, pages[1]!.id), 'Text.\n');
     // On update too.
     await edit(ann, space.id, cr.id, [c({ operation: 'update_page', page: pages[2]!.id, document: md('# Renamed\n\nNew body.\n') })]);

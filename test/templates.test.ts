@@ -105,13 +105,13 @@ describe('templates', () => {
     await ann.api.spaces.applyTemplateToSpace(space.id, { id: 'getting-started', params: { contentRefs: { logo: { kind: 'file', file: fileId } } } });
     const tree = await pages(ann, space.id);
     const intro = await markdown(ann, space.id, tree[0]!.id);
-    assert.ok(intro.startsWith(`![logo](/files/${fileId})`), intro);
+    assert.ok(intro.replace(/^---\n[\s\S]*?\n---\n\n/, '').startsWith(`![logo](/files/${fileId})`), intro);
     // The document form references the file.
     const { data: doc } = await ann.api.spaces.getPageById(space.id, tree[0]!.id, { format: 'document' });
     assert.ok(JSON.stringify(doc).includes(fileId));
     // Without the ref, no image.
     await ann.api.spaces.applyTemplateToSpace(space.id, { id: 'changelog', params: { contentRefs: { logo: { kind: 'file', file: fileId, space: space.id } } } });
-    assert.match(await markdown(ann, space.id, (await pages(ann, space.id)).at(-1)!.id), new RegExp(`^!\\[logo\\]\\(/files/${fileId}\\)`));
+    assert.match(await markdown(ann, space.id, (await pages(ann, space.id)).at(-1)!.id), new RegExp(`^(?:---\\n[\\s\\S]*?\\n---\\n\\n)?!\\[logo\\]\\(/files/${fileId}\\)`));
   });
 
   test('bad requests: unknown template, unknown or missing files, other kinds; nothing is written', async () => {

@@ -1,6 +1,7 @@
 import { sql } from 'kysely';
 import { mergeContents, hasConflictMarkers, type Conflict } from '../content/merge.ts';
 import { ContentEditor, ContentReader, getDocuments, putDocuments, type PageEntry, type PageInput } from '../content/model.ts';
+import { readFrontMatter, type PageMetadata } from '../content/front-matter.ts';
 import { decodeBase64, fetchFile, FileBudget, imageDimensions, putBlob } from '../content/files.ts';
 import { loadRevision } from '../content/service.ts';
 import { refreshSearchIndex } from '../search/indexer.ts';
@@ -182,25 +183,27 @@ export async function updateChangeRequest(
     .executeTakeFirstOrThrow();
 }
 
-/** Frontmatter (`title`, `description`) and a leading `# Title` become page metadata, as git sync reads them. */
-export function readMarkdownMetadata(markdown: string): { markdown: string; title?: string; description?: string } {
-  let body = markdown.replace(/^\uFEFF/, '');
-  const out: { title?: string; description?: string } = {};
-  const front = /^---\r?\n([\s\S]*?)\r?\n---\r?\n?/.exec(body);
-  if (front) {
-    for (const line of front[1]!.split(/\r?\n/)) {
-      const m = /^(title|description):\s*(.*)$/.exec(line.trim());
-      if (m) out[m[1] as 'title' | 'description'] = m[2]!.replace(/^["']|["']$/g, '');
-    }
-    // The blank line that usually follows the frontmatter is not part of the body.
-    body = body.slice(front[0].length).replace(/^(?:[ \t]*\r?\n)+/, '');
+/**
+ * Front matter and a leading `# Title` become page metadata, as git sync reads them: the YAML
+ * header is read by `front-matter.ts` (description, icon, hidden, noIndex, noRobotsIndex, cover,
+ * layout, metaLinks, if, and unknown keys kept for the way back).
+ */
+export function readMarkdownMetadata(markdown: string): { markdown: string; title?: string; metadata: PageMetadata } {
+  const { metadata, body: rest } = readFrontMatter(markdown.replace(/^\uFEFF/, ''));
+  // The blank line that usually follows the front matter is not part of the body.
+  let body = rest.replace(/^(?:[ \t]*\r?\n)+/, '');
+  let title = typeof metadata.extra?.title === 'string' ? metadata.extra.title : undefined;
+  if (metadata.extra && 'title' in metadata.extra) {
+    const { title: _title, ...extra } = metadata.extra;
+    if (Object.keys(extra).length) metadata.extra = extra;
+    else delete metadata.extra;
   }
   const heading = /^\s*#\s+(.+?)\s*#*\s*(\r?\n|$)/.exec(body);
-  if (heading && !out.title) {
-    out.title = heading[1]!;
+  if (heading && !title) {
+    title = heading[1]!;
     body = body.slice(heading[0].length).replace(/^\s*\r?\n/, '');
   }
-  return { markdown: body, ...out };
+  return { markdown: body, ...(title ? { title } : {}), metadata };
 }
 
 type DocumentInput = { markdown: string } | { document: unknown } | Record<string, never>;
@@ -371,13 +374,13 @@ async function applyChange(
   switch (change.operation) {
     case 'insert_page': {
       const raw = body ?? '';
-      const meta = 'markdown' in change.document ? readMarkdownMetadata(raw) : { markdown: raw };
+      const meta = 'markdown' in change.document ? readMarkdownMetadata(raw) : { markdown: raw, metadata: {} };
       const [doc] = await putDocuments(trx, [refs.resolveRefs(meta.markdown)]);
       const entry = await editor.insertPage({
         ...metadata(change),
+        ...meta.metadata,
         ...(change.ref ? { id: refs.pageRefs.get(change.ref)! } : {}),
         title: meta.title ?? change.title ?? 'Untitled',
-        ...(meta.description !== undefined ? { description: meta.description } : {}),
         parent: parentOf(change.into) ?? null,
         at: change.at,
         doc: doc!,
@@ -386,18 +389,18 @@ async function applyChange(
     }
     case 'update_page': {
       let doc: string | undefined;
-      let meta: { title?: string; description?: string } = {};
+      let meta: { title?: string; metadata: PageMetadata } = { metadata: {} };
       if (body !== undefined) {
-        const read = change.document && 'markdown' in change.document ? readMarkdownMetadata(body) : { markdown: body };
+        const read = change.document && 'markdown' in change.document ? readMarkdownMetadata(body) : { markdown: body, metadata: {} };
         meta = read;
         [doc] = await putDocuments(trx, [refs.resolveRefs(read.markdown)]);
       }
       await editor.updatePage(change.page, {
         ...metadata(change),
+        ...meta.metadata,
         into: parentOf(change.into),
         at: change.at,
         ...(meta.title ? { title: meta.title } : {}),
-        ...(meta.description !== undefined ? { description: meta.description } : {}),
         ...(doc !== undefined ? { doc } : {}),
       });
       return change.page;

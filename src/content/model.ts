@@ -3,6 +3,7 @@ import { generateKeyBetween } from 'fractional-indexing';
 import type { Db } from '../platform/db/database.ts';
 import { BadRequestError } from '../platform/errors.ts';
 import { newId } from '../platform/ids.ts';
+import type { PageLayout, PageMetadata } from './front-matter.ts';
 import { EMPTY, Tree, type Value } from './tree.ts';
 
 /**
@@ -31,8 +32,14 @@ export interface PageEntry {
   hidden?: boolean;
   noIndex?: boolean;
   noRobotsIndex?: boolean;
-  layout?: Record<string, unknown>;
-  cover?: unknown;
+  layout?: PageLayout;
+  /** Cover image (front matter `cover`, `coverY`, `coverHeight`). */
+  cover?: { url: string; yPos: number; height?: number };
+  metaLinks?: { canonical?: string; alternates?: string[] };
+  /** Visibility condition (front matter `if`). */
+  condition?: string;
+  /** Front matter keys Folio does not model, written back unchanged. */
+  extra?: Record<string, unknown>;
   variables?: Record<string, string>;
   createdAt: string;
   updatedAt: string;
@@ -174,7 +181,7 @@ export function sortPages(pages: PageEntry[]): PageEntry[] {
   return pages.sort((a, b) => (a.pos < b.pos ? -1 : a.pos > b.pos ? 1 : a.id < b.id ? -1 : 1));
 }
 
-export interface PageInput {
+export interface PageInput extends Omit<PageMetadata, 'description' | 'icon' | 'hidden' | 'noIndex' | 'noRobotsIndex'> {
   title?: string | undefined;
   slug?: string | undefined;
   emoji?: string | undefined;
@@ -390,6 +397,7 @@ export class ContentEditor extends ContentReader {
 
 function metadata(input: PageInput): Partial<PageEntry> {
   const out: Partial<PageEntry> = {};
+  for (const k of ['layout', 'cover', 'metaLinks', 'condition', 'extra'] as const) if (input[k] !== undefined) (out as Record<string, unknown>)[k] = input[k];
   if (input.emoji) out.emoji = input.emoji;
   if (input.icon) out.icon = input.icon;
   if (input.description !== undefined) out.description = input.description;

@@ -3,6 +3,7 @@ import type { SpaceRow } from '../platform/db/schema.ts';
 import type { Urls } from '../platform/urls.ts';
 import type { ContentReader, FileEntry, PageEntry } from './model.ts';
 import { getDocuments, sortPages } from './model.ts';
+import type { PageMetadata } from './front-matter.ts';
 
 /** Every layout option the official page shape requires, with GitBook's defaults. */
 const DEFAULT_LAYOUT = {
@@ -70,12 +71,37 @@ export function presentPageEntry(
     hidden: page.hidden ?? false,
     noIndex: page.noIndex ?? false,
     noRobotsIndex: page.noRobotsIndex ?? false,
+    ...(page.cover
+      ? { cover: { ref: { kind: 'url' as const, url: page.cover.url }, yPos: page.cover.yPos, ...(page.cover.height !== undefined ? { height: page.cover.height } : {}) } }
+      : {}),
+    ...(page.metaLinks
+      ? {
+          metaLinks: {
+            ...(page.metaLinks.canonical ? { canonical: { kind: 'url' as const, url: page.metaLinks.canonical } } : {}),
+            ...(page.metaLinks.alternates ? { alternates: page.metaLinks.alternates.map((url) => ({ kind: 'url' as const, url })) } : {}),
+          },
+        }
+      : {}),
     ...(page.variables ? { variables: page.variables } : {}),
     ...(opts.metadata ? { git: { oid: gitOid(source), path: gitPath(path, children.length > 0) } } : {}),
   };
 }
 
 export type PresentedPage = ReturnType<typeof presentPageEntry>;
+
+/** The page's metadata as its front matter says it (markdown reads and exports write it back). */
+export function frontMatterOf(page: PageEntry): PageMetadata {
+  const out: PageMetadata = {};
+  if (page.description !== undefined) out.description = page.description;
+  if (page.icon) out.icon = page.icon;
+  for (const k of ['hidden', 'noIndex', 'noRobotsIndex'] as const) if (page[k]) out[k] = true;
+  if (page.cover) out.cover = page.cover;
+  if (page.layout) out.layout = page.layout;
+  if (page.metaLinks) out.metaLinks = page.metaLinks;
+  if (page.condition) out.condition = page.condition;
+  if (page.extra) out.extra = page.extra;
+  return out;
+}
 
 /** The whole page tree of a revision, nested, in display order. */
 export function presentPageTree(urls: Urls, space: Pick<SpaceRow, 'id'>, pages: Map<string, PageEntry>, opts: PagePresentOptions, markdown: Map<string, string>) {

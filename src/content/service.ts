@@ -10,7 +10,8 @@ import { loadSpace } from '../spaces/access.ts';
 import { evaluateExpressions } from './expressions.ts';
 import { markdownToDocumentForRead } from './convert.ts';
 import { ContentReader, getDocuments, type PageEntry } from './model.ts';
-import { loadPresentedPage, presentFile, presentPageTree, type PagePresentOptions } from './presenter.ts';
+import { withFrontMatter } from './front-matter.ts';
+import { frontMatterOf, loadPresentedPage, presentFile, presentPageTree, type PagePresentOptions } from './presenter.ts';
 
 /** Which content a read is about: the space's current revision, a revision by id, or a change request's head. */
 export interface ContentTarget {
@@ -95,6 +96,8 @@ export async function presentPage(ctx: Ctx, target: ContentTarget, page: PageEnt
   if (opts.evaluated) {
     markdown = evaluateExpressions(markdown, { space: await reader.variables(), page: page.variables ?? {} });
   }
+  // The markdown of a page carries its metadata as front matter, as GitBook exports it.
+  if (opts.format === 'markdown') markdown = withFrontMatter(frontMatterOf(page), markdown);
   return loadPresentedPage(ctx.urls, target.space, reader, page, {
     ...opts,
     source,
