@@ -60,6 +60,7 @@ import {
   textNode,
   urlFromRef,
 } from './markdown-shared.ts';
+import { shiftPath, splitTopLevel } from './markdown-chunks.ts';
 import { type HtmlToken, type LiquidTag, decodeEntities, parseStyle, scanLiquidTag, tokenizeHtml } from './markdown-tags.ts';
 
 /**
@@ -71,6 +72,8 @@ import { type HtmlToken, type LiquidTag, decodeEntities, parseStyle, scanLiquidT
 export interface ParseOptions {
   /** Key of the node at a position path such as `3.0.f1.0` (indices; `f<n>` is a fragment). */
   keyFor?: (path: string) => string;
+  /** Size of the pieces a long page is parsed in (tests set it small to compare with a whole parse). */
+  pieceChars?: number;
 }
 
 export interface ParsedMarkdown {
@@ -138,6 +141,13 @@ function prepareSource(markdown: string): Source {
   const placeholder = (formula: string, raw: string) => `$\uE000${math.push({ formula, raw }) - 1}\uE001$`;
   const lines = stripFrontMatter(markdown.replace(/[\uE000-\uE003]/g, '\uFFFD')).replace(/\r\n?/g, '\n').split('\n');
   const out: string[] = [];
+  // The next `$$` line after each line, found in one pass from the end (a search forward from
+  // every opening line would cost the square of the page's length).
+  const closeAfter = new Array<number>(lines.length);
+  for (let i = lines.length - 1, next = -1; i >= 0; i--) {
+    closeAfter[i] = next;
+    if (MATH_CLOSE.test(lines[i]!)) next = i;
+  }
   let fence: { char: string; length: number } | null = null;
   for (let i = 0; i < lines.length; i++) {
     const line = lines[i]!;
@@ -156,7 +166,7 @@ function prepareSource(markdown: string): Source {
     // `$$` lines become a fence, so the formula between them is read verbatim.
     const mathOpen = MATH_OPEN.exec(line);
     if (mathOpen) {
-      const end = lines.findIndex((l, j) => j > i && MATH_CLOSE.test(l));
+      const end = closeAfter[i]!;
       if (end > 0) {
         const body = lines.slice(i + 1, end);
         const ticks = '`'.repeat(Math.max(3, ...body.map((l) => Math.max(0, ...(l.match(/`+/g) ?? []).map((r) => r.length + 1)))));
@@ -1431,6 +1441,28 @@ function withKeys(nodes: Keyed[], prefix: string, keyFor: (path: string) => stri
 }
 
 export function parseMarkdown(markdown: string, opts: ParseOptions = {}): ParsedMarkdown {
+  const keyFor = opts.keyFor ?? hashKey;
+  const pieces = splitTopLevel(markdown, opts.pieceChars ?? PIECE_CHARS);
+  if (pieces.length === 1) return parsePiece(markdown, keyFor);
+  // Each piece parses alone; its blocks take the positions (and so the keys) they have in the page.
+  const nodes: GitBookDocument['nodes'] = [];
+  const headingDepth = new WeakMap<object, number>();
+  for (const piece of pieces) {
+    const offset = nodes.length;
+    const parsed = parsePiece(piece, (path) => keyFor(shiftPath(path, offset)));
+    for (const node of parsed.document.nodes) {
+      nodes.push(node);
+      const depth = parsed.headingDepth.get(node);
+      if (depth !== undefined) headingDepth.set(node, depth);
+    }
+  }
+  return { document: { object: 'document', data: { schemaVersion: SCHEMA_VERSION }, nodes }, headingDepth };
+}
+
+/** Pages longer than this are parsed in pieces of about this size (see markdown-chunks.ts). */
+const PIECE_CHARS = 32 * 1024;
+
+function parsePiece(markdown: string, keyFor: (path: string) => string): ParsedMarkdown {
   const source = prepareSource(markdown);
   const reader = new Reader(source);
   const blocks = reader.read(processor.parse(source.text));
@@ -1439,6 +1471,6 @@ export function parseMarkdown(markdown: string, opts: ParseOptions = {}): Parsed
     const depth = reader.headingDepth.get(from);
     if (depth !== undefined) headingDepth.set(to, depth);
   };
-  const nodes = withKeys(blocks as unknown as Keyed[], '', opts.keyFor ?? hashKey, moved) as unknown as GitBookDocument['nodes'];
+  const nodes = withKeys(blocks as unknown as Keyed[], '', keyFor, moved) as unknown as GitBookDocument['nodes'];
   return { document: { object: 'document', data: { schemaVersion: SCHEMA_VERSION }, nodes }, headingDepth };
 }
