@@ -6,6 +6,7 @@ import { documentToMarkdown, markdownSearchText, markdownToDocument, type GitBoo
  */
 export type ConvertTask =
   | { kind: 'toDocument'; markdown: string }
+  | { kind: 'toDocumentJson'; markdown: string }
   | { kind: 'toMarkdown'; document: GitBookDocument }
   | { kind: 'searchText'; markdown: string };
 
@@ -13,6 +14,10 @@ export function runConversion(task: ConvertTask): unknown {
   switch (task.kind) {
     case 'toDocument':
       return markdownToDocument(task.markdown);
+    case 'toDocumentJson':
+      // Text crosses the thread boundary as one copy; a document object would be rebuilt node by
+      // node on the receiving thread, and serialized there again.
+      return JSON.stringify(markdownToDocument(task.markdown));
     case 'toMarkdown':
       return documentToMarkdown(task.document);
     case 'searchText': {

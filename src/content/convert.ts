@@ -106,6 +106,24 @@ export async function markdownToDocumentForRead(markdown: string): Promise<GitBo
 }
 
 /**
+ * The JSON document of stored markdown as JSON text, for reads of large pages: conversion and
+ * serialization both happen on a worker thread, so the event loop only copies the text.
+ */
+export async function markdownToDocumentJsonForRead(markdown: string): Promise<string> {
+  try {
+    checkMarkdownLimits(markdown);
+    if (markdown.length <= INLINE_CHARS) return JSON.stringify(runConversion({ kind: 'toDocument', markdown }));
+    return (await workers().run({ kind: 'toDocumentJson', markdown } satisfies ConvertTask)) as string;
+  } catch (err) {
+    if (err instanceof ContentLimitError || err instanceof RangeError) return JSON.stringify(plainDocument(markdown));
+    throw err;
+  }
+}
+
+/** Whether a read of this markdown is worth serializing off the event loop. */
+export const isLargeMarkdown = (markdown: string) => markdown.length > INLINE_CHARS;
+
+/**
  * The same for short texts (comments, at most 100,000 characters) whose presenters are
  * synchronous: converted in this thread, under the same limits and with the same fallback.
  */

@@ -1,4 +1,5 @@
 import { Type, type TObject } from '@sinclair/typebox';
+import type { FastifyReply } from 'fastify';
 import { loadChangeRequest } from '../change-requests/service.ts';
 import { errorResponses, type FolioApp } from '../platform/app.ts';
 import type { Ctx } from '../platform/context.ts';
@@ -14,12 +15,20 @@ import {
   loadRevision,
   pageById,
   pageByPath,
+  pageReadJson,
+  type PageRead,
   presentPages,
   presentRevision,
   revisionContent,
   type ContentTarget,
   type ReadOptions,
 } from './service.ts';
+
+/** Answers a page read: a document serialized on a worker thread is sent as the JSON text it is. */
+function sendPageRead(reply: FastifyReply, read: PageRead) {
+  if (read.documentJson === undefined) return read.page;
+  return reply.type('application/json; charset=utf-8').send(pageReadJson({ page: read.page, documentJson: read.documentJson }));
+}
 
 type Query = { metadata?: 'true' | 'false'; format?: 'document' | 'markdown'; evaluated?: 'true' | 'false' | 'deterministic-only' };
 
@@ -78,10 +87,10 @@ function readRoutes(app: FolioApp, target: Target) {
         response: { 200: Page, ...errorResponses },
       },
     },
-    async (req) => {
+    async (req, reply) => {
       const ctx = req.ctx();
       const params = req.params as Record<string, string>;
-      return pageById(ctx, await target.resolve(ctx, params), params.pageId!, readOptions(req.query as Query));
+      return sendPageRead(reply, await pageById(ctx, await target.resolve(ctx, params), params.pageId!, readOptions(req.query as Query)));
     },
   );
   app.get(
@@ -95,10 +104,10 @@ function readRoutes(app: FolioApp, target: Target) {
         response: { 200: Page, ...errorResponses },
       },
     },
-    async (req) => {
+    async (req, reply) => {
       const ctx = req.ctx();
       const params = req.params as Record<string, string>;
-      return pageByPath(ctx, await target.resolve(ctx, params), params['*']!, readOptions(req.query as Query));
+      return sendPageRead(reply, await pageByPath(ctx, await target.resolve(ctx, params), params['*']!, readOptions(req.query as Query)));
     },
   );
   app.get(

@@ -8,7 +8,7 @@ import { usersById } from '../users/service.ts';
 import { spaceUrls } from '../spaces/presenter.ts';
 import { loadSpace } from '../spaces/access.ts';
 import { evaluateExpressions } from './expressions.ts';
-import { markdownToDocumentForRead } from './convert.ts';
+import { isLargeMarkdown, markdownToDocumentForRead, markdownToDocumentJsonForRead } from './convert.ts';
 import { ContentReader, getDocuments, type PageEntry } from './model.ts';
 import { withFrontMatter } from './front-matter.ts';
 import { frontMatterOf, loadPresentedPage, presentFile, presentPageTree, type PagePresentOptions } from './presenter.ts';
@@ -98,11 +98,43 @@ export async function presentPage(ctx: Ctx, target: ContentTarget, page: PageEnt
   }
   // The markdown of a page carries its metadata as front matter, as GitBook exports it.
   if (opts.format === 'markdown') markdown = withFrontMatter(frontMatterOf(page), markdown);
-  return loadPresentedPage(ctx.urls, target.space, reader, page, {
-    ...opts,
-    source,
-    ...(opts.format === 'markdown' ? { markdown } : { document: await markdownToDocumentForRead(markdown) }),
-  });
+  if (opts.format !== 'markdown' && isLargeMarkdown(markdown)) {
+    // A large document is converted and serialized on a worker thread; the page around it is
+    // serialized here and the two texts are joined (see pageReadJson).
+    const [documentJson, presented] = await Promise.all([
+      markdownToDocumentJsonForRead(markdown),
+      loadPresentedPage(ctx.urls, target.space, reader, page, { ...opts, source, document: DOCUMENT_SLOT }),
+    ]);
+    return { page: presented, documentJson };
+  }
+  return {
+    page: await loadPresentedPage(ctx.urls, target.space, reader, page, {
+      ...opts,
+      source,
+      ...(opts.format === 'markdown' ? { markdown } : { document: await markdownToDocumentForRead(markdown) }),
+    }),
+  };
+}
+
+/** Stands for a document that is JSON text already; replaced in `pageReadJson`. */
+const DOCUMENT_SLOT = { object: '\u0000document-slot' };
+const SLOT_JSON = JSON.stringify({ document: DOCUMENT_SLOT }).slice(1, -1);
+
+/** A page read: the page, and its document as JSON text when it was serialized apart. */
+export interface PageRead {
+  page: Awaited<ReturnType<typeof loadPresentedPage>>;
+  documentJson?: string;
+}
+
+/**
+ * The response body of a page read whose document is JSON text: the page is serialized without
+ * it and the text goes where the slot was. (Text values cannot hold a NUL, so the slot is unique.)
+ */
+export function pageReadJson(read: Required<PageRead>): string {
+  const json = JSON.stringify(read.page);
+  const at = json.indexOf(SLOT_JSON);
+  if (at === -1) throw new Error('document slot missing from the page');
+  return `${json.slice(0, at)}"document":${read.documentJson}${json.slice(at + SLOT_JSON.length)}`;
 }
 
 export async function pageById(ctx: Ctx, target: ContentTarget, pageId: string, opts: ReadOptions) {
