@@ -13,6 +13,10 @@ import type { UserRow } from './db/schema.ts';
 import { HttpError, UnauthorizedError } from './errors.ts';
 import { ErrorResponse } from './schemas.ts';
 import { registerRateLimit } from './rate-limit.ts';
+import { bodyErrorMessage, refusePlainText } from './body-errors.ts';
+import { registerCors } from './cors.ts';
+import { registerMetrics } from './metrics.ts';
+import { applyOperationDocs } from './operation-docs.ts';
 import { organizationRoutes } from '../orgs/routes.ts';
 import { memberRoutes } from '../members/routes.ts';
 import { teamRoutes } from '../teams/routes.ts';
@@ -202,6 +206,9 @@ export async function buildApp(
     }
     defaultJson(req, text, done);
   });
+  // No route takes plain text: a JSON body sent as text/plain is told which header to send.
+  app.removeContentTypeParser('text/plain');
+  app.addContentTypeParser('text/plain', { parseAs: 'string' }, refusePlainText);
 
   app.setErrorHandler((err: any, req, reply) => {
     let status = 500;
@@ -220,7 +227,7 @@ export async function buildApp(
       status = err.statusCode;
       message = err.code === 'FST_ERR_CTP_INVALID_JSON_BODY' || err instanceof SyntaxError
         ? `Malformed JSON body: ${err.message}`
-        : err.message;
+        : bodyErrorMessage(err, req, services.config.bodyLimit) ?? err.message;
     }
     if (status >= 500) req.log.error({ err }, 'request failed');
     if (typeof err.code === 'string' && (err.code === 'ERR_INVALID_CHAR' || err.code.startsWith('ERR_HTTP_INVALID_HEADER'))) {
@@ -240,6 +247,9 @@ export async function buildApp(
     done();
   });
 
+  // Before rate limits and authentication: preflights are answered first and never counted.
+  await registerCors(app as unknown as FastifyInstance, services.config.corsOrigins);
+
   const limiter = registerRateLimit(app as unknown as FastifyInstance, {
     max: services.config.rateLimitMax,
     windowMs: services.config.rateLimitWindowMs,
@@ -250,6 +260,8 @@ export async function buildApp(
     reply.status(404).send({ error: { code: 404, message: `No route ${req.method} ${req.url.split('?')[0]}` } });
   });
 
+  // Summary and description of each operation in /docs, from one table keyed by operationId.
+  app.addHook('onRoute', applyOperationDocs);
   await app.register(swagger, {
     openapi: {
       openapi: '3.1.0',
@@ -290,8 +302,10 @@ export async function buildApp(
 
   // Health checks are never rate limited: a flood from the load balancer's address must not make
   // the instance look dead.
-  app.get('/healthz', { config: { public: true, rateLimit: false }, schema: { hide: true } }, async () => ({ ok: true }));
-  app.get('/readyz', { config: { public: true, rateLimit: false }, schema: { hide: true } }, async (_req, reply) => {
+  registerMetrics(app as unknown as FastifyInstance, services);
+  const health = { tags: ['health'], security: [] };
+  app.get('/healthz', { config: { public: true, rateLimit: false }, schema: { operationId: 'checkHealth', ...health } }, async () => ({ ok: true }));
+  app.get('/readyz', { config: { public: true, rateLimit: false }, schema: { operationId: 'checkReadiness', ...health } }, async (_req, reply) => {
     try {
       await sql`SELECT 1`.execute(services.db);
       return { ok: true };

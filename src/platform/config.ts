@@ -48,6 +48,12 @@ export interface Config {
   fetchTimeoutMs: number;
   /** Most bytes the files of one content request may add up to (fetched and inline). */
   fetchMaxRequestBytes: number;
+  /** Origins browser clients may call from (`*` for any); empty: no CORS headers, no preflight. */
+  corsOrigins: string[];
+  /** Whether GET /metrics serves Prometheus metrics. */
+  metrics: boolean;
+  /** Bearer token GET /metrics requires, when set. */
+  metricsToken: string | undefined;
 }
 
 export class ConfigError extends Error {}
@@ -66,6 +72,24 @@ function cidrsFrom(env: NodeJS.ProcessEnv, name: string): string[] {
   const list = (env[name] ?? '').split(',').map((s) => s.trim()).filter(Boolean);
   const bad = list.find((cidr) => !ipaddr.isValidCIDR(cidr));
   if (bad !== undefined) throw new ConfigError(`${name} must be a comma-separated list of address ranges such as 10.1.0.0/16, got "${bad}"`);
+  return list;
+}
+
+/** CORS_ORIGINS: `*`, or comma-separated origins such as https://docs.example.com,http://localhost:3000. */
+function originsFrom(env: NodeJS.ProcessEnv, name: string): string[] {
+  const list = (env[name] ?? '').split(',').map((s) => s.trim().replace(/\/+$/, '')).filter(Boolean);
+  for (const origin of list) {
+    if (origin === '*') continue;
+    let parsed: URL | undefined;
+    try {
+      parsed = new URL(origin);
+    } catch {
+      // reported below
+    }
+    if (!parsed || parsed.origin !== origin) {
+      throw new ConfigError(`${name} must be * or a comma-separated list of origins such as https://docs.example.com (scheme, host and port, no path), got "${origin}"`);
+    }
+  }
   return list;
 }
 
@@ -122,5 +146,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     fetchAllowCidrs: cidrsFrom(env, 'FETCH_ALLOW_CIDRS'),
     fetchTimeoutMs: intFrom(env, 'FETCH_TIMEOUT_MS', 30_000, 1),
     fetchMaxRequestBytes: intFrom(env, 'FETCH_MAX_REQUEST_BYTES', 25 * 1024 * 1024, 1),
+    corsOrigins: originsFrom(env, 'CORS_ORIGINS'),
+    metrics: env.METRICS === 'true',
+    metricsToken: env.METRICS_TOKEN || undefined,
   };
 }

@@ -39,6 +39,8 @@ export class Jobs {
   private readonly handlers = new Map<string, HandlerEntry>();
   /** Where job failures are reported; the server sets its own logger here. */
   logger: FastifyBaseLogger | undefined;
+  /** Called on every failed attempt (`final`: no retry is left); the metrics count them. */
+  onFailure: ((type: string, final: boolean) => void) | undefined;
   private timer: NodeJS.Timeout | undefined;
   private running: Promise<void> | undefined;
   private stopped = true;
@@ -150,6 +152,7 @@ export class Jobs {
     } catch (err) {
       const message = err instanceof Error ? err.message : String(err);
       this.logger?.warn({ jobId: job.id, type: job.type, attempt: job.attempts, err: message }, 'job failed');
+      this.onFailure?.(job.type, job.attempts >= job.max_attempts);
       if (job.attempts >= job.max_attempts) {
         await this.finish(job.id, 'failed', message);
       } else {

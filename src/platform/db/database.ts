@@ -30,6 +30,21 @@ export interface DatabaseHandle {
 
 export type Prepared = <R>(name: string, text: string, params: unknown[]) => Promise<R[]>;
 
+/** Connections of a PostgreSQL pool: open in all, idle among them, and queries waiting for one. */
+export interface PoolStats {
+  total: number;
+  idle: number;
+  waiting: number;
+}
+
+const pools = new WeakMap<Db, pg.Pool>();
+
+/** The connection pool of a database opened on PostgreSQL; undefined on PGlite (one in-process session, no pool). */
+export function poolStats(db: Db): PoolStats | undefined {
+  const pool = pools.get(db);
+  return pool && { total: pool.totalCount, idle: pool.idleCount, waiting: pool.waitingCount };
+}
+
 /** Migrations are listed statically so they work bundled, on PGlite, and without a file scan. */
 const migrations: Record<string, Migration> = {
   '0001_foundation': m0001,
@@ -65,6 +80,7 @@ export async function openDatabase(
     // the pool drops it and the next query opens a new one.
     pool.on('error', (err) => process.emitWarning(`PostgreSQL connection error: ${err.message}`));
     const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
+    pools.set(db, pool);
     const prepared: Prepared = async (name, text, values) => (await pool.query({ name, text, values })).rows;
     return { db, engine: 'postgres', prepared, close: () => db.destroy() };
   }
