@@ -1,4 +1,4 @@
-import { documentToMarkdown, markdownSearchText, markdownToDocument, type GitBookDocument } from './markdown.ts';
+import { documentToMarkdown, markdownLinkTargets, markdownSearchText, markdownToDocument, type GitBookDocument } from './markdown.ts';
 
 /**
  * The conversions a worker thread runs for `convert.ts`. Inputs and results cross the thread
@@ -8,7 +8,8 @@ export type ConvertTask =
   | { kind: 'toDocument'; markdown: string }
   | { kind: 'toDocumentJson'; markdown: string }
   | { kind: 'toMarkdown'; document: GitBookDocument }
-  | { kind: 'searchText'; markdown: string };
+  | { kind: 'searchText'; markdown: string }
+  | { kind: 'linkTargets'; markdown: string };
 
 export function runConversion(task: ConvertTask): unknown {
   switch (task.kind) {
@@ -20,6 +21,8 @@ export function runConversion(task: ConvertTask): unknown {
       return JSON.stringify(markdownToDocument(task.markdown));
     case 'toMarkdown':
       return documentToMarkdown(task.document);
+    case 'linkTargets':
+      return markdownLinkTargets(task.markdown);
     case 'searchText': {
       const text = markdownSearchText(task.markdown);
       return { sections: text.sections.map((s) => ({ id: s.id, title: s.title, body: s.body })), body: text.body };

@@ -148,6 +148,17 @@ export async function searchTextOf(markdown: string): Promise<{ sections: { id: 
   }
 }
 
+/** Link and image URLs of a page and the anchors of its headings, for link checking. */
+export async function linkTargetsOf(markdown: string): Promise<{ urls: string[]; anchors: string[] }> {
+  try {
+    checkMarkdownLimits(markdown);
+    return await convert({ kind: 'linkTargets', markdown }, markdown.length);
+  } catch (err) {
+    if (err instanceof ContentLimitError || err instanceof RangeError) return { urls: [], anchors: [] };
+    throw err;
+  }
+}
+
 /** Markdown shown as it is: one paragraph per block of lines. Linear, and never recursive. */
 export function plainDocument(markdown: string): GitBookDocument {
   const nodes = markdown

@@ -57,6 +57,15 @@ export function markdownSearchText(markdown: string): { sections: MarkdownSectio
   return { sections: sectionsOf(parsed), body: blocksText(parsed.document.nodes as Block[]) };
 }
 
+/** Link and image URLs, and the anchors headings define, from one parse: what link checking needs. */
+export function markdownLinkTargets(markdown: string): { urls: string[]; anchors: string[] } {
+  const parsed = parseMarkdown(markdown);
+  return {
+    urls: collectLinks(parsed.document.nodes as Block[]).map((l) => l.url),
+    anchors: sectionsOf(parsed).map((s) => s.id).filter(Boolean),
+  };
+}
+
 function sectionsOf({ document, headingDepth }: ReturnType<typeof parseMarkdown>): MarkdownSection[] {
   const slugger = new Slugger();
   const sections: MarkdownSection[] = [];

@@ -5,7 +5,7 @@ import type { SpaceRow } from '../platform/db/schema.ts';
 import { BadRequestError, NotFoundError } from '../platform/errors.ts';
 import { DEFAULT_LIMIT, type PageRequest } from '../platform/paging.ts';
 import { loadSpace } from '../spaces/access.ts';
-import { markdownLinks, markdownSections } from '../content/markdown.ts';
+import { linkTargetsOf } from '../content/convert.ts';
 import { refFromUrl } from '../content/markdown-shared.ts';
 import { ContentReader, getDocuments, sortPages, type PageEntry } from '../content/model.ts';
 import { currentContent, loadRevision, type ContentTarget } from '../content/service.ts';
@@ -47,13 +47,10 @@ const CACHE_SIZE = 5000;
 const linkCache = new Map<string, string[]>();
 const anchorCache = new Map<string, Set<string>>();
 
-function cached<T>(cache: Map<string, T>, key: string, compute: () => T): T {
-  const hit = cache.get(key);
-  if (hit !== undefined) return hit;
-  const value = compute();
+function remember<T>(cache: Map<string, T>, key: string, value: T): void {
+  if (cache.has(key)) return;
   if (cache.size >= CACHE_SIZE) cache.delete(cache.keys().next().value!);
   cache.set(key, value);
-  return value;
 }
 
 const MAY_LINK = /\]|<|@|https?:|www\.|url=/i;
@@ -109,12 +106,21 @@ class RevisionIndex {
     return { id: page.id, title: page.title, path: this.paths.get(page.id) ?? page.slug };
   }
 
-  urls(page: PageEntry): string[] {
+  /** Reads a page's links and anchors in one parse (a large page on a worker thread) and caches both by document. */
+  private async targets(doc: string, markdown: string): Promise<void> {
+    if (linkCache.has(doc) && anchorCache.has(doc)) return;
+    const { urls, anchors } = await linkTargetsOf(markdown);
+    remember(linkCache, doc, urls);
+    remember(anchorCache, doc, new Set(anchors));
+  }
+
+  async urls(page: PageEntry): Promise<string[]> {
     if (!page.doc) return [];
     const markdown = this.markdown.get(page.doc) ?? '';
     // Every way to write a link needs one of these: most pages of a large space have none, skip parsing them.
     if (!MAY_LINK.test(markdown)) return [];
-    return cached(linkCache, page.doc, () => markdownLinks(markdown).map((l) => l.url));
+    await this.targets(page.doc, markdown);
+    return linkCache.get(page.doc) ?? [];
   }
 
   async anchors(pageId: string): Promise<Set<string>> {
@@ -123,8 +129,8 @@ class RevisionIndex {
     if (!this.markdown.has(page.doc) && !anchorCache.has(page.doc)) {
       for (const [hash, text] of await getDocuments(this.db, [page.doc])) this.markdown.set(hash, text);
     }
-    const markdown = this.markdown.get(page.doc) ?? '';
-    return cached(anchorCache, page.doc, () => new Set(markdownSections(markdown).map((s) => s.id).filter(Boolean)));
+    await this.targets(page.doc, this.markdown.get(page.doc) ?? '');
+    return anchorCache.get(page.doc) ?? new Set();
   }
 
   /** The page a relative markdown path (`../guide/install.md#x`) names, seen from `from`. */
@@ -226,7 +232,7 @@ class LinkResolver {
 
   async linksOf(page: PageEntry): Promise<LinkItem[]> {
     const out: LinkItem[] = [];
-    for (const url of this.index.urls(page)) {
+    for (const url of await this.index.urls(page)) {
       const resolved = await this.resolve(page, url);
       out.push({
         ...resolved,
@@ -348,11 +354,13 @@ export async function listFileBacklinks(ctx: Ctx, spaceId: string, fileId: strin
     const r = ref as { kind?: string; file?: string; space?: string } | undefined;
     return r?.kind === 'file' && r.file === fileId && (!r.space || r.space === target.space.id);
   };
-  const pages = index.ordered.filter((page) => {
+  const pages: PageEntry[] = [];
+  for (const page of index.ordered) {
     const cover = page.cover as { ref?: unknown; refDark?: unknown } | undefined;
-    if (cover && (refersTo(cover.ref) || refersTo(cover.refDark))) return true;
-    return index.urls(page).some((url) => refersTo(refFromUrl(url)));
-  });
+    if ((cover && (refersTo(cover.ref) || refersTo(cover.refDark))) || (await index.urls(page)).some((url) => refersTo(refFromUrl(url)))) {
+      pages.push(page);
+    }
+  }
   const items = pages.map((page) => ({
     kind: 'page' as const,
     organization: target.space.organization_id,
