@@ -74,6 +74,17 @@ describe('the API reference', () => {
     assert.deepEqual(missing, []);
   });
 
+  test('the table fills routes without an operationId by method and path, and never overrides a route\'s own words', async () => {
+    const { applyOperationDocs } = await import('../src/platform/operation-docs.ts');
+    const root = { method: 'GET', url: '/', handler: () => {} } as Parameters<typeof applyOperationDocs>[0];
+    applyOperationDocs(root);
+    assert.equal((root.schema as { summary?: string }).summary, 'About this server');
+    const own = { method: 'GET', url: '/x', schema: { operationId: 'getSpaceById', summary: 'Mine' }, handler: () => {} } as Parameters<typeof applyOperationDocs>[0];
+    applyOperationDocs(own);
+    assert.equal((own.schema as { summary?: string }).summary, 'Mine');
+    assert.match((own.schema as { description?: string }).description ?? '', /space/);
+  });
+
   test('the health and readiness checks are documented and need no token', async () => {
     const res = await plain.request('GET', '/v1/openapi.json');
     for (const path of ['/healthz', '/readyz']) {

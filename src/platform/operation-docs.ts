@@ -9,6 +9,8 @@ import type { RouteOptions } from 'fastify';
 export const operationDocs: Record<string, readonly [summary: string, description: string]> = {
   // Platform
   checkHealth: ['Liveness check', 'Answers 200 while the process serves HTTP; it does not touch the database. Needs no token and is never rate-limited, so a load balancer may poll it freely.'],
+  // Routes without an operationId are keyed by method and path.
+  'GET /': ['About this server', 'What this server is and where to go next: the API, its reference at /docs. Needs no token.'],
   checkReadiness: ['Readiness check', 'Answers 200 when the database answers a trivial query and 503 otherwise: take the instance out of rotation while it fails. Needs no token and is never rate-limited.'],
 
   // Users and tokens
@@ -171,9 +173,14 @@ export const operationDocs: Record<string, readonly [summary: string, descriptio
 
 /** onRoute hook: fills a route's `summary` and `description` from the table (the route's own win). */
 export function applyOperationDocs(route: RouteOptions): void {
-  const schema = route.schema as { operationId?: string; summary?: string; description?: string } | undefined;
-  const docs = schema?.operationId ? operationDocs[schema.operationId] : undefined;
-  if (!schema || !docs) return;
+  type Docs = { operationId?: string; summary?: string; description?: string; hide?: boolean };
+  const own = route.schema as Docs | undefined;
+  const docs = own?.operationId
+    ? operationDocs[own.operationId]
+    : typeof route.method === 'string' ? operationDocs[`${route.method} ${route.url}`] : undefined;
+  if (!docs || own?.hide) return;
+  const schema: Docs = own ?? {};
+  route.schema = schema as RouteOptions['schema'];
   schema.summary ??= docs[0];
   schema.description ??= docs[1];
 }
