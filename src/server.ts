@@ -7,6 +7,7 @@ import type { Services } from './platform/context.ts';
 import { migrate, openDatabase, type Db, type DatabaseHandle } from './platform/db/database.ts';
 import { Jobs } from './platform/jobs.ts';
 import { Urls } from './platform/urls.ts';
+import { refreshStaleSearchIndexes } from './search/indexer.ts';
 import { PURGE_SPACE_JOB, purgeSpaceJob } from './spaces/service.ts';
 
 /** The key that signs JWTs, created once and kept in the database so it survives restarts. */
@@ -50,6 +51,8 @@ export async function startServer(
     const app = await buildApp(services, { logLevel: config.logLevel, logStream: opts.logStream });
     jobs.logger = app.log;
     registerJobHandlers(services);
+    // A merge killed between its commit and its search update leaves the index behind the content.
+    await refreshStaleSearchIndexes(database.db);
     await app.listen({ port: config.port, host: config.host });
     if (config.runWorkers) jobs.start();
     const address = app.server.address();

@@ -7,12 +7,13 @@
  * (127.0.0.x): the rate limiter counts anonymous callers by address.
  */
 import assert from 'node:assert/strict';
-import { randomBytes } from 'node:crypto';
+import { createHash, randomBytes } from 'node:crypto';
 import { request as httpRequest } from 'node:http';
 import { connect, type Socket } from 'node:net';
 import { PassThrough } from 'node:stream';
 import { after, before, describe, test } from 'node:test';
 import type { GitBookAPI } from '@gitbook/api';
+import { sql } from 'kysely';
 import { buildApp } from '../src/platform/app.ts';
 import { revokeApiToken } from '../src/platform/auth.ts';
 import { newOrg } from './support/factories.ts';
@@ -417,5 +418,54 @@ describe('API tokens: listing, expiry, revocation', () => {
     for (const secret of secrets) assert.ok(!logs.includes(secret), `${secret} in logs`);
     assert.ok(logs.includes('page=visible-page'), 'other parameters stay readable');
     assert.ok(logs.includes('api_key=[redacted]'));
+  });
+
+  test('real tokens never reach the logs, in headers or query strings, on success or error', async () => {
+    const ann = await t.user('Ann');
+    const created = await t.request('POST', '/v1/user/tokens', { token: ann.token, body: { name: 'logged?' } });
+    assert.equal(created.status, 201);
+    const minted = created.body.token as string;
+    const tokens = [ann.token, minted];
+    for (const token of tokens) {
+      for (const name of ['token', 'api_key', 'apikey', 't', 'API_KEY']) {
+        await t.request('GET', `/v1/user?${name}=${encodeURIComponent(token)}`, { token });
+        await t.request('GET', `/v1/user?${name}=${encodeURIComponent(token)}`); // 401
+        await t.request('GET', `/v1/nothing-here?x=1&${name}=${encodeURIComponent(token)}`, { token }); // 404
+      }
+      await t.request('POST', '/v1/orgs', { token, body: { title: 42 } }); // 400
+      await t.request('GET', '/v1/user', { headers: { authorization: `Bearer ${token}`, cookie: `session=${token}` } });
+      await t.request('GET', '/v1/user', { headers: { authorization: `token ${token}` } }); // not a bearer: 401
+    }
+    // A revoked token, and one the server has never seen, are not logged either.
+    const revoke = await t.request('DELETE', `/v1/user/tokens/${created.body.id}`, { token: ann.token });
+    assert.ok(revoke.status < 300, JSON.stringify(revoke.body));
+    assert.equal(await me(minted), 401);
+    const unknown = `folio_${randomBytes(24).toString('base64url')}`;
+    assert.equal(await me(unknown), 401);
+    await sleep(50);
+    assert.match(logs, /"url":"\/v1\/user\?token=\[redacted\]"/, 'the requests were logged');
+    for (const token of [...tokens, unknown]) assert.ok(!logs.includes(token), 'a token in the logs');
+  });
+
+  test('tokens are stored only as hashes: no row of any table holds a token', async () => {
+    const ann = await t.user('Ann');
+    const created = await t.request('POST', '/v1/user/tokens', { token: ann.token, body: { name: 'stored?' } });
+    assert.equal(created.status, 201);
+    const db = t.server.services.db;
+    const rows = await db.selectFrom('api_tokens').selectAll().where('user_id', '=', ann.id).execute();
+    assert.equal(rows.length, 2);
+    const hashes = [ann.token, created.body.token as string].map((tok) => createHash('sha256').update(tok).digest('hex'));
+    assert.deepEqual(rows.map((r) => r.token_hash).sort(), [...hashes].sort(), 'the hash of each token, not the token');
+    // Every table, every row as text: neither token appears anywhere in the database.
+    const tables = await sql<{ name: string }>`
+      SELECT table_name AS name FROM information_schema.tables
+      WHERE table_schema = current_schema() AND table_type = 'BASE TABLE'`.execute(db);
+    assert.ok(tables.rows.some((r) => r.name === 'api_tokens'));
+    const holding = async (name: string, text: string) =>
+      (await sql<{ n: number }>`SELECT count(*)::int AS n FROM ${sql.table(name)} AS r WHERE strpos(r::text, ${text}) > 0`.execute(db)).rows[0]!.n;
+    assert.equal(await holding('api_tokens', hashes[0]!), 1, 'the scan finds what a row holds');
+    for (const token of [ann.token, created.body.token as string]) {
+      for (const { name } of tables.rows) assert.equal(await holding(name, token), 0, `a token in table ${name}`);
+    }
   });
 });

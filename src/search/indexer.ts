@@ -1,3 +1,4 @@
+import { sql } from 'kysely';
 import { json, type Db } from '../platform/db/database.ts';
 import { searchTextOf } from '../content/convert.ts';
 import { ContentReader, getDocuments, type PageEntry } from '../content/model.ts';
@@ -131,4 +132,22 @@ export async function refreshSearchIndex(db: Db, spaceId: string): Promise<void>
     if (written) return;
   }
   // Five merges overtook this one: the last of them brings the index up to date.
+}
+
+/**
+ * Brings the index of every space whose content has moved past it up to date. A merge updates
+ * the index after its commit, so a process killed in between (or whose update gave way to a later
+ * merge that was then killed) leaves the index behind the content until the space's next merge:
+ * run at start, before requests are served. Returns how many spaces it updated.
+ */
+export async function refreshStaleSearchIndexes(db: Db): Promise<number> {
+  const stale = await db
+    .selectFrom('spaces')
+    .innerJoin('revisions', 'revisions.id', 'spaces.revision_id')
+    .leftJoin('search_state', 'search_state.space_id', 'spaces.id')
+    .select('spaces.id')
+    .where(sql<boolean>`coalesce(search_state.root, ${EMPTY}) <> revisions.root`)
+    .execute();
+  for (const { id } of stale) await refreshSearchIndex(db, id);
+  return stale.length;
 }
