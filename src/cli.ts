@@ -1,92 +1,288 @@
+import { readFileSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { join } from 'node:path';
 import { parseArgs } from 'node:util';
-import { ConfigError, loadConfig } from './platform/config.ts';
-import { migrate, openDatabase } from './platform/db/database.ts';
+import type { AdminRequest } from './admin.ts';
+import { askAdminSocket } from './platform/admin-socket.ts';
+import { ConfigError, loadConfig, type Config } from './platform/config.ts';
+import type { Db } from './platform/db/database.ts';
 import { DataDirLockedError } from './platform/db/lock.ts';
-import { revokeApiToken } from './platform/auth.ts';
 import { HttpError } from './platform/errors.ts';
-import { Urls } from './platform/urls.ts';
-import { startServer } from './server.ts';
-import { createUser, findUserByIdOrEmail } from './users/service.ts';
-import { presentUser } from './users/presenter.ts';
-import { presentToken } from './tokens/presenter.ts';
-import { createToken, listAllTokens, parseDuration } from './tokens/service.ts';
 
-const USAGE = `Usage: folio <command>
+// The database, the HTTP app and the areas are imported when a command needs them (import('...')
+// below): help, usage errors and commands answered by a running server never load them, which
+// saves about two seconds per command.
 
-Commands:
-  serve                                   Start the HTTP API and background workers
-  users create --email E --name N         Create a user; prints {"user", "token"} as one JSON line
-  tokens create --user <id or email> [--name N] [--expires-in 30d]
-                                          Create an API token; prints {"token", "id", ...} (the
-                                          token is shown only now); durations: 90s 15m 12h 30d 2w
-  tokens list --user <id or email>        List a user's tokens (never the token values), revoked
-                                          and expired ones included
-  tokens revoke <token id>                Revoke a token; a running server stops accepting it
-                                          within AUTH_CACHE_TTL_MS
-  migrate                                 Apply database migrations
-
-Environment: PORT, HOST, DATA_DIR, DATABASE_URL, PUBLIC_URL, LOG_LEVEL (see README.md).`;
-
-class UsageError extends Error {}
-
-function option(args: string[], names: string[]): Record<string, string | undefined> {
-  return options(args, names).values;
+/** One command of the CLI: how it is written, what it does, the options it takes. */
+interface Command {
+  name: string;
+  args: string;
+  summary: string;
+  /** Longer help, shown by `folio help <command>` and `folio <command> --help`. */
+  details: string;
+  options: string[];
+  /** How many positional arguments it takes (after the command's words). */
+  positionals?: number;
 }
 
-function options(args: string[], names: string[], allowPositionals = false) {
-  const { values, positionals } = parseArgs({
-    args,
-    options: Object.fromEntries(names.map((n) => [n, { type: 'string' as const }])),
-    strict: true,
-    allowPositionals,
+const COMMANDS: Command[] = [
+  {
+    name: 'serve',
+    args: '',
+    summary: 'Start the HTTP API and the background jobs',
+    details: `Listens on http://HOST:PORT (default 127.0.0.1:8080). On a database without users it creates
+the first one (FOLIO_ADMIN_EMAIL, default admin@localhost) and prints its API token once.
+With the embedded database, administration commands run while it serves: they reach it
+through DATA_DIR/folio.sock (mode 0600, this OS user only). SIGTERM or SIGINT stops it
+gracefully. WORKERS=false leaves the background jobs to \`folio worker\` processes.`,
+    options: [],
+  },
+  {
+    name: 'worker',
+    args: '',
+    summary: 'Run background jobs only (no HTTP API), for scale-out on PostgreSQL',
+    details: `Runs N API processes (WORKERS=false folio serve) and M workers against one PostgreSQL
+(DATABASE_URL): jobs are claimed under leases with SKIP LOCKED, so no job runs twice. The
+embedded database allows one process, whose \`folio serve\` already runs the jobs.`,
+    options: [],
+  },
+  {
+    name: 'users create',
+    args: '--email E --name N',
+    summary: 'Create a user; prints {"user", "token"} as one JSON line',
+    details: 'The token is shown only now: Folio keeps its hash.',
+    options: ['email', 'name'],
+  },
+  {
+    name: 'tokens create',
+    args: '--user <id or email> [--name N] [--expires-in 30d]',
+    summary: 'Create an API token; prints {"token", "id", ...}',
+    details: 'The token is shown only now. Durations: 90s 15m 12h 30d 2w.',
+    options: ['user', 'name', 'expires-in'],
+  },
+  {
+    name: 'tokens list',
+    args: '--user <id or email>',
+    summary: 'List a user\'s tokens, revoked and expired ones included',
+    details: 'Prints {"count", "items"}: names, expiry and revocation, never the token values.',
+    options: ['user'],
+  },
+  {
+    name: 'tokens revoke',
+    args: '<token id>',
+    summary: 'Revoke a token (see tokens list for ids)',
+    details: 'The server that ran the command refuses the token at once; other API processes within AUTH_CACHE_TTL_MS.',
+    options: [],
+    positionals: 1,
+  },
+  {
+    name: 'migrate',
+    args: '',
+    summary: 'Apply database migrations (serve and worker also do it at start)',
+    details: 'Prints {"applied": [...]}, the migrations this run applied.',
+    options: [],
+  },
+  {
+    name: 'help',
+    args: '[command]',
+    summary: 'Show this help, or a command\'s',
+    details: 'Also: folio --help, folio <command> --help.',
+    options: [],
+  },
+];
+
+const ENVIRONMENT = `Environment: PORT, HOST, DATA_DIR, DATABASE_URL, PUBLIC_URL, FOLIO_ADMIN_EMAIL, WORKERS,
+LOG_LEVEL and more: see "Configuration" in README.md.`;
+
+function synopsis(cmd: Command): string {
+  return `folio ${cmd.name}${cmd.args ? ` ${cmd.args}` : ''}`;
+}
+
+function usage(): string {
+  const column = 42;
+  const lines = COMMANDS.map((c) => {
+    const left = `  ${synopsis(c)}`;
+    return left.length < column ? `${left.padEnd(column)}${c.summary}` : `${left}\n${' '.repeat(column)}${c.summary}`;
   });
-  return { values: values as Record<string, string | undefined>, positionals };
+  return `Usage: folio <command> [options]
+
+Commands:
+${lines.join('\n')}
+
+folio help <command> (or folio <command> --help) for a command's details.
+${ENVIRONMENT}`;
+}
+
+function commandUsage(cmd: Command): string {
+  return `Usage: ${synopsis(cmd)}
+
+${cmd.summary}.
+${cmd.details}
+
+${ENVIRONMENT}`;
+}
+
+/** A mistake in how the command was written: exit 2 with the usage. */
+class UsageError extends Error {
+  constructor(
+    message: string,
+    readonly command?: Command,
+  ) {
+    super(message);
+  }
+}
+
+/** A failure the operator can fix, said in one message without a stack: exit 1. */
+class CliError extends Error {}
+
+function findCommand(words: string[]): { command: Command; rest: string[] } | undefined {
+  for (const cmd of COMMANDS) {
+    const parts = cmd.name.split(' ');
+    if (parts.every((p, i) => words[i] === p)) return { command: cmd, rest: words.slice(parts.length) };
+  }
+  return undefined;
+}
+
+/** The commands whose name starts with `word` (`tokens` → tokens create, list, revoke). */
+function group(word: string): Command[] {
+  return COMMANDS.filter((c) => c.name.split(' ')[0] === word && c.name.includes(' '));
+}
+
+function groupUsage(word: string): string {
+  return `Usage:\n${group(word)
+    .map((c) => `  ${synopsis(c)}\n      ${c.summary}`)
+    .join('\n')}\n\nfolio help ${word} <subcommand> for details.`;
+}
+
+function parse(cmd: Command, args: string[]) {
+  let parsed;
+  try {
+    parsed = parseArgs({
+      args,
+      options: {
+        ...Object.fromEntries(cmd.options.map((n) => [n, { type: 'string' as const }])),
+        help: { type: 'boolean' as const, short: 'h' },
+      },
+      strict: true,
+      allowPositionals: true,
+    });
+  } catch (err) {
+    // Node's message goes on about positional arguments starting with '-': its first sentence says it.
+    const message = err instanceof Error ? err.message.replace(/\. To specify a positional argument[\s\S]*$/, '') : String(err);
+    throw new UsageError(message, cmd);
+  }
+  const values = parsed.values as Record<string, string | boolean | undefined>;
+  if (values.help) return { help: true as const };
+  const expected = cmd.positionals ?? 0;
+  if (parsed.positionals.length > expected) throw new UsageError(`Unexpected argument "${parsed.positionals[expected]}"`, cmd);
+  return { help: false as const, values: values as Record<string, string | undefined>, positionals: parsed.positionals };
+}
+
+function print(value: unknown): void {
+  process.stdout.write(JSON.stringify(value) + '\n');
+}
+
+function say(line: string): void {
+  process.stderr.write(line + '\n');
+}
+
+function version(): string {
+  try {
+    return JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')).version ?? '';
+  } catch {
+    return '';
+  }
 }
 
 /** Runs one administration command with the database open, and always closes it. */
-async function withDatabase<T>(
-  purpose: string,
-  fn: (db: Awaited<ReturnType<typeof openDatabase>>['db']) => Promise<T>,
-  opts: { migrateFirst?: boolean } = {},
-) {
-  const config = loadConfig();
+async function withDatabase<T>(config: Config, purpose: string, fn: (db: Db) => Promise<T>, migrateFirst: boolean): Promise<T> {
+  const { migrate, openDatabase } = await import('./platform/db/database.ts');
   const handle = await openDatabase(config, purpose);
   try {
-    if (opts.migrateFirst !== false) await migrate(handle.db);
+    if (migrateFirst) await migrate(handle.db);
     return await fn(handle.db);
   } finally {
     await handle.close();
   }
 }
 
-async function serve(): Promise<void> {
+function lockHolder(dataDir: string): { purpose?: string } | undefined {
+  try {
+    return JSON.parse(readFileSync(join(dataDir, 'folio.lock'), 'utf8'));
+  } catch {
+    return undefined;
+  }
+}
+
+/** How long a command waits for a server that holds the data directory but is still starting. */
+const SERVER_STARTING_WAIT_MS = 30_000;
+
+/**
+ * Runs an administration command. On PostgreSQL the CLI opens the database itself (it is shared).
+ * On the embedded database it asks the server that holds DATA_DIR, if one runs, over its socket;
+ * otherwise it opens DATA_DIR itself, under the same lock every process takes.
+ */
+async function admin(request: AdminRequest): Promise<unknown> {
   const config = loadConfig();
-  const server = await startServer(config);
-  const users = await server.database.db
-    .selectFrom('users')
-    .select((eb) => eb.fn.countAll<number>().as('n'))
-    .executeTakeFirstOrThrow();
-  const where = config.databaseUrl ? 'PostgreSQL (DATABASE_URL)' : `embedded database in ${config.dataDir}`;
-  process.stderr.write(`Folio listening on ${server.url} (${where})\n`);
-  process.stderr.write(`API reference: ${server.url}/docs   OpenAPI: ${server.url}/v1/openapi.json\n`);
-  if (Number(users.n) === 0) {
-    process.stderr.write(
-      config.databaseUrl
-        ? `No users yet. Create one and get a token:\n  ./bin/folio users create --email you@example.com --name "Your Name"\n`
-        : `No users yet. The embedded database allows one process at a time, so stop this server (Ctrl-C), then:\n` +
-            `  ./bin/folio users create --email you@example.com --name "Your Name"\n` +
-            `and start it again with npm start. The command prints your API token.\n`,
+  const local = async () => {
+    const [{ parseAdminRequest, runAdminCommand }, { Urls }] = await Promise.all([import('./admin.ts'), import('./platform/urls.ts')]);
+    const ctx = (db: Db) => ({ db, urls: new Urls(config) });
+    return withDatabase(config, request.command, (db) => runAdminCommand(ctx(db), parseAdminRequest(request)), request.command !== 'migrate');
+  };
+  if (config.databaseUrl) return local();
+  const deadline = Date.now() + SERVER_STARTING_WAIT_MS;
+  for (;;) {
+    const asked = await askAdminSocket(config.dataDir, request);
+    if (asked.reached) return asked.result;
+    try {
+      return await local();
+    } catch (err) {
+      // A server holds the lock from its first step, its socket listens once it serves: wait.
+      if (!(err instanceof DataDirLockedError) || lockHolder(config.dataDir)?.purpose !== 'server' || Date.now() > deadline) throw err;
+      await new Promise((r) => setTimeout(r, 250));
+    }
+  }
+}
+
+/** Turns a failure to listen into what to change; undefined for other errors. */
+function listenProblem(err: unknown, config: Config): CliError | undefined {
+  const code = (err as NodeJS.ErrnoException | undefined)?.code;
+  if (code === 'EADDRINUSE') {
+    return new CliError(
+      `Port ${config.port} on ${config.host} is already in use (another Folio, or another program). ` +
+        `Set PORT to a free port (for example PORT=${config.port === 65535 ? 8081 : config.port + 1} npm start), or HOST to listen on another address.`,
     );
   }
+  if (code === 'EACCES') return new CliError(`Not allowed to listen on port ${config.port} (ports below 1024 need privileges): set PORT to 1024 or above.`);
+  if (code === 'EADDRNOTAVAIL' || code === 'ENOTFOUND' || code === 'EAI_AGAIN') {
+    return new CliError(`Cannot listen on HOST=${config.host}: not an address of this machine. Set HOST to 127.0.0.1 (this machine only) or 0.0.0.0 (all interfaces).`);
+  }
+  return undefined;
+}
+
+/** Fails fast, before a first start spends seconds creating the database, when the port is taken. */
+async function checkCanListen(config: Config): Promise<void> {
+  if (config.port === 0) return;
+  await new Promise<void>((resolve, reject) => {
+    const probe = createServer();
+    probe.once('error', reject);
+    probe.listen({ port: config.port, host: config.host, exclusive: true }, () => probe.close(() => resolve()));
+  }).catch((err) => {
+    throw listenProblem(err, config) ?? err;
+  });
+}
+
+/** Stops `close` on SIGTERM or SIGINT, then exits. */
+function stopOnSignals(close: () => Promise<void>, what: string): void {
   let stopping = false;
   const stop = (signal: string) => {
     if (stopping) return;
     stopping = true;
-    process.stderr.write(`${signal}: finishing in-flight requests and closing the database...\n`);
-    server.close().then(
+    say(`${signal}: ${what}...`);
+    close().then(
       () => process.exit(0),
       (err) => {
-        process.stderr.write(`Shutdown failed: ${err instanceof Error ? err.message : err}\n`);
+        say(`Shutdown failed: ${err instanceof Error ? err.message : err}`);
         process.exit(1);
       },
     );
@@ -95,60 +291,138 @@ async function serve(): Promise<void> {
   process.on('SIGINT', () => stop('SIGINT'));
 }
 
+function describeDatabase(config: Config): string {
+  return config.databaseUrl ? 'PostgreSQL (DATABASE_URL)' : `embedded database in ${config.dataDir}`;
+}
+
+async function adminEmail(): Promise<string> {
+  const email = process.env.FOLIO_ADMIN_EMAIL || 'admin@localhost';
+  const { normalizeEmail } = await import('./users/service.ts');
+  try {
+    return normalizeEmail(email);
+  } catch {
+    throw new ConfigError(`FOLIO_ADMIN_EMAIL must be an email address, got "${email}"`);
+  }
+}
+
+async function serve(): Promise<void> {
+  const config = loadConfig();
+  await checkCanListen(config);
+  say(`Folio ${version()}: starting with the ${describeDatabase(config)}`);
+  const { startServer } = await import('./server.ts');
+  const email = await adminEmail();
+  let server;
+  try {
+    server = await startServer(config, { report: say, firstAdmin: email, adminSocket: true });
+  } catch (err) {
+    throw listenProblem(err, config) ?? err;
+  }
+  const url = server.url;
+  say(`Folio listening on ${url} (${describeDatabase(config)})`);
+  say(`API reference: ${url}/docs   OpenAPI: ${url}/v1/openapi.json   Health: ${url}/healthz ${url}/readyz`);
+  if (!config.runWorkers) say('Background jobs: not run by this process (WORKERS=false); run ./bin/folio worker beside it');
+  if (server.adminSocket) say(`Administration commands (./bin/folio users create, tokens ...) reach this server through ${server.adminSocket}`);
+  if (server.firstAdmin) {
+    const { token } = server.firstAdmin;
+    say('');
+    say(`First start: created the administrator ${server.firstAdmin.email} (FOLIO_ADMIN_EMAIL). Its API token, shown only now:`);
+    say('');
+    say(`  ${token}`);
+    say('');
+    say('Try it:');
+    say(`  curl -H "Authorization: Bearer ${token}" ${url}/v1/user`);
+    say(`  curl -X POST -H "Authorization: Bearer ${token}" -H 'Content-Type: application/json' -d '{"title":"My docs"}' ${url}/v1/orgs`);
+    say('More users: ./bin/folio users create --email you@example.com --name "Your Name"');
+    say('');
+  }
+  say(`Ready in ${(performance.now() / 1000).toFixed(1)} s (Ctrl-C stops)`);
+  stopOnSignals(() => server.close(), 'finishing in-flight requests and closing the database');
+}
+
+async function worker(): Promise<void> {
+  const config = loadConfig();
+  if (!config.databaseUrl) {
+    throw new CliError(
+      'folio worker needs PostgreSQL (DATABASE_URL): the embedded database allows a single process, ' +
+        'and ./bin/folio serve already runs the background jobs there. To scale out, run N ' +
+        '`WORKERS=false folio serve` and M `folio worker` processes with the same DATABASE_URL.',
+    );
+  }
+  say(`Folio ${version()} worker: starting with ${describeDatabase(config)}`);
+  const { startWorker } = await import('./server.ts');
+  const running = await startWorker(config, { report: say });
+  say(`Running background jobs only (no HTTP API), polling every ${config.jobPollMs} ms (JOB_POLL_MS)`);
+  say(`Ready in ${(performance.now() / 1000).toFixed(1)} s (Ctrl-C stops)`);
+  stopOnSignals(() => running.close(), 'finishing the job in progress and closing the database');
+}
+
+function requireOption(cmd: Command, values: Record<string, string | undefined>, name: string, what = ''): string {
+  const value = values[name];
+  if (value === undefined) throw new UsageError(`${cmd.name} needs --${name}${what}`, cmd);
+  return value;
+}
+
+/** Runs the command; returns the exit code, or -1 for a command that keeps running (serve, worker). */
 export async function main(argv: string[]): Promise<number> {
-  const [command, sub, ...rest] = argv;
-  if (command === 'serve') {
-    await serve();
-    return -1; // keep running
-  }
-  if (command === 'migrate') {
-    const applied = await withDatabase('migrate', (db) => migrate(db), { migrateFirst: false });
-    process.stdout.write(JSON.stringify({ applied }) + '\n');
+  if (argv.length === 0) throw new UsageError('No command given');
+  if (argv[0] === '--help' || argv[0] === '-h' || (argv[0] === 'help' && argv.length === 1)) {
+    process.stdout.write(usage() + '\n');
     return 0;
   }
-  if (command === 'users' && sub === 'create') {
-    const { email, name } = option(rest, ['email', 'name']);
-    if (!email || !name) throw new UsageError('users create needs --email and --name');
-    const config = loadConfig();
-    const out = await withDatabase('users create', (db) => createUser(db, { email, name }));
-    process.stdout.write(JSON.stringify({ user: presentUser(new Urls(config), out.user), token: out.token }) + '\n');
+  if (argv[0] === 'help') {
+    const words = argv.slice(1);
+    const found = findCommand(words);
+    if (found && found.rest.length === 0) process.stdout.write(commandUsage(found.command) + '\n');
+    else if (words.length === 1 && group(words[0]!).length) process.stdout.write(groupUsage(words[0]!) + '\n');
+    else throw new UsageError(`Unknown command "${words.join(' ')}"`);
     return 0;
   }
-  if (command === 'tokens' && sub === 'create') {
-    const { user, name, 'expires-in': expiresIn } = option(rest, ['user', 'name', 'expires-in']);
-    if (!user) throw new UsageError('tokens create needs --user <id or email>');
-    if (name !== undefined && (name.trim() === '' || name.length > 100)) throw new UsageError('--name must be 1 to 100 characters');
-    const expiresAt = expiresIn !== undefined ? new Date(Date.now() + parseDuration(expiresIn)) : undefined;
-    const created = await withDatabase('tokens create', async (db) => {
-      const found = await findUserByIdOrEmail(db, user);
-      if (!found) throw new HttpError(404, `No user with id or email "${user}"`);
-      return createToken(db, found.id, { name, expiresAt });
-    });
-    const { object: _object, ...info } = presentToken(created.info);
-    process.stdout.write(JSON.stringify({ token: created.token, ...info }) + '\n');
+  const found = findCommand(argv);
+  if (!found) {
+    const word = argv[0]!;
+    if (group(word).length) {
+      if (argv[1] === '--help' || argv[1] === '-h') {
+        process.stdout.write(groupUsage(word) + '\n');
+        return 0;
+      }
+      throw new UsageError(argv[1] ? `Unknown command "${word} ${argv[1]}"` : `"${word}" needs a subcommand: ${group(word).map((c) => c.name).join(', ')}`);
+    }
+    throw new UsageError(`Unknown command "${word}"`);
+  }
+  const { command: cmd } = found;
+  const parsed = parse(cmd, found.rest);
+  if (parsed.help) {
+    process.stdout.write(commandUsage(cmd) + '\n');
     return 0;
   }
-  if (command === 'tokens' && sub === 'list') {
-    const { user } = option(rest, ['user']);
-    if (!user) throw new UsageError('tokens list needs --user <id or email>');
-    const rows = await withDatabase('tokens list', async (db) => {
-      const found = await findUserByIdOrEmail(db, user);
-      if (!found) throw new HttpError(404, `No user with id or email "${user}"`);
-      return listAllTokens(db, found.id);
-    });
-    process.stdout.write(JSON.stringify({ count: rows.length, items: rows.map((row) => presentToken(row)) }) + '\n');
-    return 0;
+  const { values, positionals } = parsed;
+  switch (cmd.name) {
+    case 'serve':
+      await serve();
+      return -1;
+    case 'worker':
+      await worker();
+      return -1;
+    case 'help':
+      return 0; // handled above
+    case 'migrate':
+      print(await admin({ command: 'migrate' }));
+      return 0;
+    case 'users create':
+      print(await admin({ command: 'users create', email: requireOption(cmd, values, 'email'), name: requireOption(cmd, values, 'name') }));
+      return 0;
+    case 'tokens create':
+      print(await admin({ command: 'tokens create', user: requireOption(cmd, values, 'user', ' <id or email>'), name: values.name, expiresIn: values['expires-in'] }));
+      return 0;
+    case 'tokens list':
+      print(await admin({ command: 'tokens list', user: requireOption(cmd, values, 'user', ' <id or email>') }));
+      return 0;
+    case 'tokens revoke':
+      if (positionals.length !== 1) throw new UsageError('tokens revoke needs one token id (see tokens list)', cmd);
+      print(await admin({ command: 'tokens revoke', id: positionals[0]! }));
+      return 0;
   }
-  if (command === 'tokens' && sub === 'revoke') {
-    const { positionals } = options(rest, [], true);
-    if (positionals.length !== 1) throw new UsageError('tokens revoke needs one token id (see tokens list)');
-    const id = positionals[0]!;
-    const revoked = await withDatabase('tokens revoke', (db) => revokeApiToken(db, id));
-    if (!revoked) throw new HttpError(404, `No live token with id "${id}"`);
-    process.stdout.write(JSON.stringify({ revoked: presentToken(revoked) }) + '\n');
-    return 0;
-  }
-  throw new UsageError(command ? `Unknown command "${[command, sub].filter(Boolean).join(' ')}"` : 'No command given');
+  throw new Error(`Command ${cmd.name} has no implementation`);
 }
 
 export async function run(argv: string[]): Promise<void> {
@@ -156,11 +430,11 @@ export async function run(argv: string[]): Promise<void> {
     const code = await main(argv);
     if (code >= 0) process.exit(code);
   } catch (err) {
-    if (err instanceof UsageError || (err instanceof TypeError && (err as { code?: string }).code?.startsWith('ERR_PARSE_ARGS'))) {
-      process.stderr.write(`${err.message}\n\n${USAGE}\n`);
+    if (err instanceof UsageError) {
+      process.stderr.write(`folio: ${err.message}\n\n${err.command ? commandUsage(err.command) : usage()}\n`);
       process.exit(2);
     }
-    if (err instanceof DataDirLockedError || err instanceof ConfigError || err instanceof HttpError) {
+    if (err instanceof CliError || err instanceof DataDirLockedError || err instanceof ConfigError || err instanceof HttpError) {
       process.stderr.write(`folio: ${err.message}\n`);
       process.exit(1);
     }

@@ -1,5 +1,10 @@
 import { randomBytes } from 'node:crypto';
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
+import Fastify from 'fastify';
+import { createFirstAdmin, parseAdminRequest, runAdminCommand } from './admin.ts';
 import { closeConversions } from './content/convert.ts';
+import { listenAdminSocket, type AdminSocket } from './platform/admin-socket.ts';
 import { buildApp, type FolioApp } from './platform/app.ts';
 import { TokenCache } from './platform/auth.ts';
 import type { Config } from './platform/config.ts';
@@ -26,34 +31,86 @@ export interface RunningServer {
   services: Services;
   database: DatabaseHandle;
   url: string;
+  /** Migrations this start applied (empty when the schema was up to date). */
+  migrations: string[];
+  /** The first administrator, when this start created it (opts.firstAdmin on a database without users). */
+  firstAdmin: { email: string; token: string } | undefined;
+  /** Path of the administration socket (embedded database with opts.adminSocket). */
+  adminSocket: string | undefined;
   /** Stops accepting requests, finishes those in flight and the running job, closes the database. */
   close(): Promise<void>;
 }
 
-/** Opens the database, migrates, and starts the HTTP API and the background workers. */
-export async function startServer(
-  config: Config,
-  opts: { purpose?: string; logStream?: NodeJS.WritableStream } = {},
-): Promise<RunningServer> {
-  const database = await openDatabase(config, opts.purpose ?? 'server');
+export interface StartOptions {
+  purpose?: string;
+  logStream?: NodeJS.WritableStream;
+  /** Told each step of the start, as a line for the operator. */
+  report?: (line: string) => void;
+  /** Create the first administrator with this email when the database has no user. */
+  firstAdmin?: string;
+  /** Let administration commands reach this process over DATA_DIR/folio.sock (embedded database only). */
+  adminSocket?: boolean;
+}
+
+/** Opens and migrates the database, saying what it does; the first start of PGlite runs initdb. */
+async function openAndMigrate(config: Config, purpose: string, report: (line: string) => void) {
+  const creating = !config.databaseUrl && !existsSync(join(config.dataDir, 'PG_VERSION'));
+  const started = performance.now();
+  if (creating) report(`Creating the embedded database in ${config.dataDir} (first start only, a few seconds)...`);
+  const database = await openDatabase(config, purpose);
   try {
-    await migrate(database.db);
-    const jobs = new Jobs(database.db, { pollMs: config.jobPollMs });
-    const services: Services = {
-      db: database.db,
-      config,
-      urls: new Urls(config),
-      jobs,
-      signingKey: await signingKey(database.db),
-      tokenCache: new TokenCache(config.authCacheTtlMs),
-      prepared: database.prepared,
-    };
+    if (creating) report(`Database created in ${seconds(started)}`);
+    const migrations = await migrate(database.db);
+    report(migrations.length ? `Migrations applied: ${migrations.join(', ')}` : 'Database schema up to date');
+    return { database, migrations };
+  } catch (err) {
+    await database.close();
+    throw err;
+  }
+}
+
+function seconds(since: number): string {
+  return `${((performance.now() - since) / 1000).toFixed(1)} s`;
+}
+
+async function createServices(config: Config, database: DatabaseHandle): Promise<Services> {
+  return {
+    db: database.db,
+    config,
+    urls: new Urls(config),
+    jobs: new Jobs(database.db, { pollMs: config.jobPollMs }),
+    signingKey: await signingKey(database.db),
+    tokenCache: new TokenCache(config.authCacheTtlMs),
+    prepared: database.prepared,
+  };
+}
+
+/** Opens the database, migrates, and starts the HTTP API and the background workers. */
+export async function startServer(config: Config, opts: StartOptions = {}): Promise<RunningServer> {
+  const report = opts.report ?? (() => {});
+  const { database, migrations } = await openAndMigrate(config, opts.purpose ?? 'server', report);
+  let adminSocket: AdminSocket | undefined;
+  try {
+    const services = await createServices(config, database);
+    const { jobs } = services;
+    const firstAdmin = opts.firstAdmin !== undefined ? await createFirstAdmin(database.db, opts.firstAdmin) : undefined;
     const app = await buildApp(services, { logLevel: config.logLevel, logStream: opts.logStream });
     jobs.logger = app.log;
     registerJobHandlers(services);
     // A merge killed between its commit and its search update leaves the index behind the content.
     await refreshStaleSearchIndexes(database.db);
     await app.listen({ port: config.port, host: config.host });
+    if (opts.adminSocket && database.engine === 'pglite') {
+      try {
+        adminSocket = await listenAdminSocket(
+          config.dataDir,
+          (raw) => runAdminCommand(services, parseAdminRequest(raw)),
+          (err) => app.log.error({ err }, 'administration command failed'),
+        );
+      } catch (err) {
+        report(`Warning: ${err instanceof Error ? err.message : err}`);
+      }
+    }
     if (config.runWorkers) jobs.start();
     const address = app.server.address();
     const port = typeof address === 'object' && address ? address.port : config.port;
@@ -64,10 +121,53 @@ export async function startServer(
       services,
       database,
       url: `http://${host}:${port}`,
+      migrations,
+      firstAdmin,
+      adminSocket: adminSocket?.path,
       close: () =>
         (closing ??= (async () => {
+          await adminSocket?.close();
           await app.close();
           await jobs.stop();
+          await closeConversions();
+          await database.close();
+        })()),
+    };
+  } catch (err) {
+    await adminSocket?.close();
+    await database.close();
+    throw err;
+  }
+}
+
+export interface RunningWorker {
+  services: Services;
+  migrations: string[];
+  /** Finishes the job in progress, takes no new one, closes the database. */
+  close(): Promise<void>;
+}
+
+/**
+ * Background jobs only, no HTTP API: for scale-out, next to API processes started with
+ * WORKERS=false, all on one PostgreSQL. Jobs are claimed with SKIP LOCKED leases, so any number of
+ * workers can poll the same queue without running a job twice.
+ */
+export async function startWorker(config: Config, opts: Pick<StartOptions, 'report' | 'purpose'> = {}): Promise<RunningWorker> {
+  const report = opts.report ?? (() => {});
+  const { database, migrations } = await openAndMigrate(config, opts.purpose ?? 'worker', report);
+  try {
+    const services = await createServices(config, database);
+    // The same structured logs as the API's, without an HTTP server.
+    services.jobs.logger = Fastify({ logger: config.logLevel === 'silent' ? false : { level: config.logLevel } }).log;
+    registerJobHandlers(services);
+    services.jobs.start();
+    let closing: Promise<void> | undefined;
+    return {
+      services,
+      migrations,
+      close: () =>
+        (closing ??= (async () => {
+          await services.jobs.stop();
           await closeConversions();
           await database.close();
         })()),

@@ -2,13 +2,16 @@
  * End-to-end tests of the `folio` executable: each test spawns the real ./bin/folio (as an operator
  * would run it) with its own DATA_DIR and PORT, and talks to it over HTTP.
  *
+ * Processes are the cost here (a server start is seconds, a command under one when a running
+ * server answers it), so one server process serves many checks, in order.
+ *
  * The CLI tests run on the embedded database (DATABASE_URL is removed from the child environment);
- * one test runs on PostgreSQL when TEST_DATABASE_URL is set.
+ * the last group runs on PostgreSQL when TEST_DATABASE_URL is set.
  */
 import assert from 'node:assert/strict';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -35,6 +38,8 @@ const FOLIO_ENV = [
   'BODY_LIMIT',
   'JOB_POLL_MS',
   'WORKERS',
+  'AUTH_CACHE_TTL_MS',
+  'FOLIO_ADMIN_EMAIL',
   // Set by node's test runner for its own children; the CLI is not a test file.
   'NODE_TEST_CONTEXT',
 ];
@@ -128,11 +133,11 @@ interface Served {
   stop(signal?: NodeJS.Signals): Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
 }
 
-/** Starts `./bin/folio serve` and waits until /healthz answers and the start-up banner is printed. */
-async function serve(vars: Record<string, string>): Promise<Served> {
-  const port = await freePort();
+/** Starts `./bin/folio <command>` and waits until it prints that it is ready (and /healthz answers, for serve). */
+async function serve(vars: Record<string, string>, command = 'serve'): Promise<Served> {
+  const port = vars.PORT ? Number(vars.PORT) : await freePort();
   const env = childEnv({ HOST: '127.0.0.1', PORT: String(port), ...vars });
-  const child = spawn(BIN, ['serve'], { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(BIN, [command], { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] });
   running.add(child);
   let stdout = '';
   let stderr = '';
@@ -148,9 +153,10 @@ async function serve(vars: Record<string, string>): Promise<Served> {
   });
   const url = `http://127.0.0.1:${port}`;
   try {
-    await waitFor(`folio serve on ${url}`, async () => {
-      if (done) throw new Error(`folio serve exited early (${done.code ?? done.signal}); stderr:\n${stderr}`);
-      if (!stderr.includes('API reference:')) return false;
+    await waitFor(`folio ${command} on ${url}`, async () => {
+      if (done) throw new Error(`folio ${command} exited early (${done.code ?? done.signal}); stderr:\n${stderr}`);
+      if (!/^Ready in \d+\.\d s/m.test(stderr)) return false;
+      if (command !== 'serve') return true;
       try {
         const res = await fetch(`${url}/healthz`);
         return res.status === 200;
@@ -201,144 +207,233 @@ after(async () => {
   for (const child of running) child.kill('SIGKILL');
 });
 
-/** The lines `folio serve` prints on stderr once it listens (and, with no user yet, the first-user hint). */
+/** The lines `folio serve` prints on stderr once it listens. */
 function assertBanner(server: Served, where: string): void {
   const err = server.stderr();
   assert.ok(err.includes(`Folio listening on ${server.url} (${where})`), err);
   assert.ok(err.includes(`API reference: ${server.url}/docs`), err);
   assert.ok(err.includes(`OpenAPI: ${server.url}/v1/openapi.json`), err);
+  assert.match(err, /^Ready in \d+\.\d s \(Ctrl-C stops\)$/m);
 }
+
+/** The API token `serve` prints when it creates the first administrator. */
+function printedToken(stderr: string): string | undefined {
+  return /shown only now:\n\n {2}(folio_\S+)\n/.exec(stderr)?.[1];
+}
+
+const NO_STACK = /\n\s+at /;
+
+describe('folio help and usage', () => {
+  test('--help, help <command> and <command> --help print usage on stdout and exit 0', { timeout: PROCESS_TIMEOUT_MS }, async () => {
+    const env = childEnv({ DATA_DIR: join(tmpdir(), 'folio-cli-never-created') });
+    const cases = [['--help'], ['-h'], ['help'], ['help', 'tokens', 'create'], ['help', 'tokens'], ['users', 'create', '--help'], ['serve', '-h'], ['tokens', '--help'], ['worker', '--help']];
+    const results = await Promise.all(cases.map((args) => runCli(args, env)));
+    results.forEach((res, i) => {
+      const args = cases[i]!.join(' ');
+      assert.equal(res.code, 0, `${args}: ${res.stderr}`);
+      assert.equal(res.stderr, '', args);
+      assert.match(res.stdout, /^Usage:/, args);
+    });
+    const [general, , , tokensCreate, tokensGroup, usersCreate, serveHelp] = results.map((r) => r.stdout);
+    for (const command of ['serve', 'worker', 'users create', 'tokens create', 'tokens list', 'tokens revoke', 'migrate', 'help']) {
+      assert.ok(general!.includes(`folio ${command}`), `the usage lists ${command}`);
+    }
+    assert.match(tokensCreate!, /^Usage: folio tokens create --user <id or email> \[--name N\] \[--expires-in 30d\]/);
+    assert.match(tokensCreate!, /Durations:/);
+    assert.match(tokensGroup!, /folio tokens list/);
+    assert.match(tokensGroup!, /folio tokens revoke/);
+    assert.match(usersCreate!, /^Usage: folio users create --email E --name N/);
+    assert.match(serveHelp!, /FOLIO_ADMIN_EMAIL/);
+    assert.ok(!existsSync(join(tmpdir(), 'folio-cli-never-created')), 'help opens no database');
+  });
+
+  test('unknown commands and options, missing arguments: exit 2, usage on stderr, nothing opened', { timeout: PROCESS_TIMEOUT_MS }, async () => {
+    const dataDir = join(tmpdir(), `folio-cli-never-created-${randomBytes(3).toString('hex')}`);
+    const env = childEnv({ DATA_DIR: dataDir });
+    const cases: Array<[string[], RegExp]> = [
+      [[], /No command given/],
+      [['bogus'], /Unknown command "bogus"/],
+      [['tokens'], /"tokens" needs a subcommand/],
+      [['tokens', 'delete'], /Unknown command "tokens delete"/],
+      [['help', 'nothing'], /Unknown command "nothing"/],
+      [['serve', '--port', '9000'], /Unknown option '--port'/],
+      [['serve', 'now'], /Unexpected argument "now"/],
+      [['users', 'create', '--name', 'Nobody'], /users create needs --email/],
+      [['users', 'create', '--email', 'x@example.com', '--name', 'X', '--admin', 'yes'], /Unknown option '--admin'/],
+      [['tokens', 'create'], /tokens create needs --user/],
+      [['tokens', 'list'], /tokens list needs --user/],
+      [['tokens', 'revoke'], /tokens revoke needs one token id/],
+      [['tokens', 'revoke', 'a', 'b'], /Unexpected argument "b"/],
+    ];
+    const results = await Promise.all(cases.map(([args]) => runCli(args, env)));
+    results.forEach((res, i) => {
+      const [args, message] = cases[i]!;
+      assert.equal(res.code, 2, `${args.join(' ')}: ${res.stderr}`);
+      assert.equal(res.stdout, '', args.join(' '));
+      assert.match(res.stderr, message, args.join(' '));
+      assert.match(res.stderr, /Usage: folio/, args.join(' '));
+      assert.doesNotMatch(res.stderr, NO_STACK);
+    });
+    assert.ok(!existsSync(dataDir), 'a usage error opens no database');
+  });
+
+  test('worker refuses the embedded database with a message (exit 1)', { timeout: PROCESS_TIMEOUT_MS }, async () => {
+    const dataDir = join(tmpdir(), `folio-cli-never-created-${randomBytes(3).toString('hex')}`);
+    const res = await runCli(['worker'], childEnv({ DATA_DIR: dataDir }));
+    assert.equal(res.code, 1, res.stderr);
+    assert.match(res.stderr, /folio worker needs PostgreSQL \(DATABASE_URL\)/);
+    assert.match(res.stderr, /serve already runs the background jobs/);
+    assert.doesNotMatch(res.stderr, NO_STACK);
+    assert.ok(!existsSync(dataDir));
+  });
+
+  test('serve on a port in use names PORT and HOST, without a stack trace and before creating the database', { timeout: PROCESS_TIMEOUT_MS }, async () => {
+    const dataDir = tempDir();
+    const busy = createServer();
+    await new Promise<void>((resolve) => busy.listen(0, '127.0.0.1', resolve));
+    try {
+      const port = (busy.address() as { port: number }).port;
+      const res = await runCli(['serve'], childEnv({ DATA_DIR: dataDir, HOST: '127.0.0.1', PORT: String(port) }));
+      assert.equal(res.code, 1, res.stderr);
+      assert.match(res.stderr, new RegExp(`Port ${port} on 127\\.0\\.0\\.1 is already in use`));
+      assert.match(res.stderr, /Set PORT to a free port/);
+      assert.match(res.stderr, /HOST/);
+      assert.doesNotMatch(res.stderr, NO_STACK);
+      assert.deepEqual(readdirSync(dataDir), [], 'no database was created');
+    } finally {
+      busy.close();
+      rmSync(dataDir, { recursive: true, force: true });
+    }
+  });
+});
 
 describe('folio CLI on the embedded database', () => {
   let dataDir: string;
   let env: NodeJS.ProcessEnv;
-  let cliPort: number;
+  let port: number;
   const email = `ann.${randomBytes(3).toString('hex')}@example.com`;
+  let admin: { token: string };
   let user: { id: string; token: string };
   const tokens: string[] = [];
   let server: Served | undefined;
   let orgId: string;
-  /** From `tokens create --name --expires-in` (still live) and a token revoked with `tokens revoke`. */
-  const lifecycle: { named?: string; revoked?: string } = {};
 
   before(async () => {
     dataDir = tempDir();
-    cliPort = await freePort();
-    env = childEnv({ DATA_DIR: dataDir, PORT: String(cliPort), HOST: '127.0.0.1' });
+    port = await freePort();
+    env = childEnv({ DATA_DIR: dataDir, PORT: String(port), HOST: '127.0.0.1' });
   });
   after(async () => {
     await server?.stop('SIGKILL');
     rmSync(dataDir, { recursive: true, force: true });
   });
 
-  test('serve on an empty data dir tells where it listens and how to create the first user', { timeout: PROCESS_TIMEOUT_MS }, async () => {
+  test('serve on an empty data dir says what it does, creates the first administrator and prints its token', { timeout: PROCESS_TIMEOUT_MS }, async () => {
     assert.deepEqual(readdirSync(dataDir), []);
-    server = await serve({ DATA_DIR: dataDir });
-    await waitFor('the first-user hint', () => server!.stderr().includes('and start it again'), 10_000);
+    server = await serve({ DATA_DIR: dataDir, PORT: String(port) });
+    const err = server.stderr();
     assertBanner(server, `embedded database in ${dataDir}`);
-    assert.match(server.stderr(), /No users yet/);
-    assert.match(server.stderr(), /\.\/bin\/folio users create --email \S+ --name/);
+    assert.ok(err.includes(`Creating the embedded database in ${dataDir}`), err);
+    assert.match(err, /^Database created in \d+\.\d s$/m);
+    assert.match(err, /^Migrations applied: 0001_foundation, .*0007_token_lifecycle/m);
+    assert.ok(err.includes(`reach this server through ${join(dataDir, 'folio.sock')}`), err);
+    assert.match(err, /created the administrator admin@localhost \(FOLIO_ADMIN_EMAIL\)/);
+    const token = printedToken(err);
+    assert.ok(token, err);
+    assert.ok(err.includes(`curl -H "Authorization: Bearer ${token}" ${server.url}/v1/user`), 'a first curl to try');
     assert.equal(server.stdout(), '', 'serve keeps stdout clean');
     assert.ok(existsSync(join(dataDir, 'PG_VERSION')), 'the embedded database is created in DATA_DIR');
+    admin = { token: token! };
 
-    const health = await http('GET', `${server.url}/healthz`);
-    assert.equal(health.status, 200);
-    assert.deepEqual(health.body, { ok: true });
-    const ready = await http('GET', `${server.url}/readyz`);
-    assert.equal(ready.status, 200);
-    assert.deepEqual(ready.body, { ok: true });
-
-    const spec = await http('GET', `${server.url}/v1/openapi.json`);
-    assert.equal(spec.status, 200);
-    assert.match(spec.headers.get('content-type') ?? '', /^application\/json/);
-    assert.match(spec.body.openapi, /^3\./);
-    assert.equal(typeof spec.body.paths, 'object');
-    assert.ok(Object.keys(spec.body.paths).length > 0, 'the document lists paths');
-    assert.ok(spec.body.paths['/v1/orgs/{organizationId}']?.get, 'GET /v1/orgs/{organizationId} is documented');
-    assert.ok(spec.body.paths['/v1/user']?.get, 'GET /v1/user is documented');
-
-    const docs = await http('GET', `${server.url}/docs`);
-    assert.equal(docs.status, 200);
-    assert.match(docs.headers.get('content-type') ?? '', /^text\/html/);
-    assert.match(docs.text, /<html/i);
-
+    // Usable at once, without a restart.
+    const me = await http('GET', `${server.url}/v1/user`, { token });
+    assert.equal(me.status, 200, me.text);
+    assert.equal(me.body.email, 'admin@localhost');
+    assert.equal(me.body.displayName, 'Administrator');
+    const org = await http('POST', `${server.url}/v1/orgs`, { token, body: { title: 'Acme' } });
+    assert.equal(org.status, 201, org.text);
+    orgId = org.body.id;
     assert.equal((await http('GET', `${server.url}/v1/user`)).status, 401, 'the API needs a token');
 
-    const stopped = await server.stop('SIGTERM');
-    assert.deepEqual(stopped, { code: 0, signal: null }, server.stderr());
-    server = undefined;
-    assert.ok(!existsSync(join(dataDir, 'folio.lock')), 'the lock is released at exit');
+    // The administration socket: this OS user only.
+    const socket = statSync(join(dataDir, 'folio.sock'));
+    assert.ok(socket.isSocket());
+    assert.equal(socket.mode & 0o777, 0o600);
   });
 
-  test('migrate prints JSON and exits 0', { timeout: PROCESS_TIMEOUT_MS }, async () => {
-    const res = await runCli(['migrate'], env);
-    assert.equal(res.code, 0, res.stderr);
-    // serve already brought the schema up to date: nothing is left to apply.
-    assert.deepEqual(oneJsonLine(res.stdout), { applied: [] });
-    assert.ok(!existsSync(join(dataDir, 'folio.lock')), 'the lock is released when the command ends');
+  test('GET / says what Folio is: JSON for API clients, a page for browsers; health, OpenAPI and docs answer', { timeout: PROCESS_TIMEOUT_MS }, async () => {
+    assert.ok(server, 'the server of the previous test runs');
+    const json = await http('GET', `${server.url}/`);
+    assert.equal(json.status, 200);
+    assert.match(json.headers.get('content-type') ?? '', /^application\/json/);
+    assert.equal(json.body.name, 'Folio');
+    assert.match(json.body.description, /GitBook REST API v1/);
+    assert.deepEqual(json.body.links, {
+      api: `${server.url}/v1`,
+      docs: `${server.url}/docs`,
+      openapi: `${server.url}/v1/openapi.json`,
+      health: `${server.url}/healthz`,
+      readiness: `${server.url}/readyz`,
+    });
+    const res = await fetch(`${server.url}/`, { headers: { accept: 'text/html,application/xhtml+xml,application/xml;q=0.9,*/*;q=0.8' } });
+    assert.equal(res.status, 200);
+    assert.match(res.headers.get('content-type') ?? '', /^text\/html/);
+    const html = await res.text();
+    assert.match(html, /<title>Folio<\/title>/);
+    for (const href of ['/docs', '/v1/openapi.json', '/healthz', '/readyz']) assert.ok(html.includes(`href="${server.url}${href}"`), href);
+    const apiClient = await fetch(`${server.url}/`, { headers: { accept: 'application/json, text/html;q=0.5' } });
+    assert.match(apiClient.headers.get('content-type') ?? '', /^application\/json/);
+
+    assert.deepEqual((await http('GET', `${server.url}/healthz`)).body, { ok: true });
+    assert.deepEqual((await http('GET', `${server.url}/readyz`)).body, { ok: true });
+    const spec = await http('GET', `${server.url}/v1/openapi.json`);
+    assert.equal(spec.status, 200);
+    assert.match(spec.body.openapi, /^3\./);
+    assert.ok(spec.body.paths['/v1/orgs/{organizationId}']?.get, 'GET /v1/orgs/{organizationId} is documented');
+    const docs = await http('GET', `${server.url}/docs`);
+    assert.equal(docs.status, 200);
+    assert.match(docs.text, /<html/i);
   });
 
-  test('users create prints the user and a token as one JSON line', { timeout: PROCESS_TIMEOUT_MS }, async () => {
+  test('while serve runs, users create goes through the server and its token works at once', { timeout: PROCESS_TIMEOUT_MS }, async () => {
+    assert.ok(server, 'the server of the previous test runs');
+    assert.equal(JSON.parse(readFileSync(join(dataDir, 'folio.lock'), 'utf8')).pid, server.child.pid, 'the server holds the data dir');
     const res = await runCli(['users', 'create', '--email', email, '--name', 'Ann Example'], env);
     assert.equal(res.code, 0, res.stderr);
     const out = oneJsonLine(res.stdout);
     assert.deepEqual(Object.keys(out).sort(), ['token', 'user']);
     assert.equal(out.user.object, 'user');
-    assert.equal(typeof out.user.id, 'string');
-    assert.ok(out.user.id.length > 0);
     assert.equal(out.user.displayName, 'Ann Example');
     assert.equal(out.user.email, email);
-    // PUBLIC_URL defaults to http://HOST:PORT.
-    assert.equal(out.user.urls.location, `http://127.0.0.1:${cliPort}/v1/users/${out.user.id}`);
-    assert.equal(typeof out.token, 'string');
-    assert.ok(out.token.length >= 20, `token looks too short: ${out.token}`);
+    assert.equal(out.user.urls.location, `${server.url}/v1/users/${out.user.id}`);
     user = { id: out.user.id, token: out.token };
     tokens.push(out.token);
+
+    const me = await http('GET', `${server.url}/v1/user`, { token: out.token });
+    assert.equal(me.status, 200, me.text);
+    assert.equal(me.body.id, user.id);
+
+    const taken = await runCli(['users', 'create', '--email', email.toUpperCase(), '--name', 'Ann Again'], env);
+    assert.equal(taken.code, 1);
+    assert.equal(taken.stdout, '');
+    assert.match(taken.stderr, /already exists/);
+    assert.ok(taken.stderr.includes(email), taken.stderr);
+    assert.doesNotMatch(taken.stderr, NO_STACK, 'a clear message, not a stack trace');
+    const invalid = await runCli(['users', 'create', '--email', 'not-an-email', '--name', 'X'], env);
+    assert.equal(invalid.code, 1);
+    assert.match(invalid.stderr, /Invalid email address/);
   });
 
-  test('users create refuses an email that is taken (in any case)', { timeout: PROCESS_TIMEOUT_MS }, async () => {
-    const res = await runCli(['users', 'create', '--email', email.toUpperCase(), '--name', 'Ann Again'], env);
-    assert.notEqual(res.code, 0);
-    assert.equal(res.stdout, '');
-    assert.match(res.stderr, /already exists/);
-    assert.ok(res.stderr.includes(email), res.stderr);
-    assert.doesNotMatch(res.stderr, /\n\s+at /, 'a clear message, not a stack trace');
-  });
-
-  test('users create without --email exits 2 with the usage', { timeout: PROCESS_TIMEOUT_MS }, async () => {
-    const res = await runCli(['users', 'create', '--name', 'Nobody'], env);
-    assert.equal(res.code, 2);
-    assert.equal(res.stdout, '');
-    assert.match(res.stderr, /--email/);
-    assert.match(res.stderr, /Usage: folio/);
-    const unknown = await runCli(['users', 'create', '--email', 'x@example.com', '--name', 'X', '--admin', 'yes'], env);
-    assert.equal(unknown.code, 2, 'an unknown option is a usage error');
-    assert.match(unknown.stderr, /Usage: folio/);
-  });
-
-  test('tokens create by user id and by email prints a new token', { timeout: PROCESS_TIMEOUT_MS }, async () => {
+  test('while serve runs, tokens create, list and revoke go through the server; a revoked token stops at once', { timeout: 2 * PROCESS_TIMEOUT_MS }, async () => {
+    assert.ok(server && user, 'the server and user of the previous tests');
     for (const who of [user.id, email.toUpperCase()]) {
       const res = await runCli(['tokens', 'create', '--user', who], env);
       assert.equal(res.code, 0, res.stderr);
       const out = oneJsonLine(res.stdout);
       assert.deepEqual(Object.keys(out).sort(), ['createdAt', 'id', 'token']);
-      assert.equal(typeof out.token, 'string');
       assert.ok(!tokens.includes(out.token), 'each token is new');
       tokens.push(out.token);
     }
-  });
-
-  test('tokens create for an unknown user fails with a message', { timeout: PROCESS_TIMEOUT_MS }, async () => {
-    const res = await runCli(['tokens', 'create', '--user', 'nobody@example.com'], env);
-    assert.notEqual(res.code, 0);
-    assert.equal(res.stdout, '');
-    assert.match(res.stderr, /No user with id or email "nobody@example\.com"/);
-    const missing = await runCli(['tokens', 'create'], env);
-    assert.equal(missing.code, 2);
-    assert.match(missing.stderr, /--user/);
-  });
-
-  test('tokens create --name --expires-in, tokens list and tokens revoke', { timeout: 4 * PROCESS_TIMEOUT_MS }, async () => {
     const before = Date.now();
     const named = await runCli(['tokens', 'create', '--user', email, '--name', 'CI deploy', '--expires-in', '30d'], env);
     assert.equal(named.code, 0, named.stderr);
@@ -346,13 +441,19 @@ describe('folio CLI on the embedded database', () => {
     assert.equal(made.name, 'CI deploy');
     const expires = Date.parse(made.expiresAt) - before;
     assert.ok(expires > 29.9 * 86_400_000 && expires < 30.1 * 86_400_000, `expires in ${expires} ms`);
-    const doomed = oneJsonLine((await runCli(['tokens', 'create', '--user', user.id], env)).stdout);
+    const own = await http('GET', `${server.url}/v1/user/tokens`, { token: made.token });
+    assert.equal(own.status, 200, own.text);
+    assert.ok(own.body.items.some((i: { name?: string; current: boolean }) => i.name === 'CI deploy' && i.current));
 
+    // Used once (so the server has it cached), then revoked: refused at the next request.
+    const doomed = oneJsonLine((await runCli(['tokens', 'create', '--user', user.id], env)).stdout);
+    assert.equal((await http('GET', `${server.url}/v1/user`, { token: doomed.token })).status, 200);
     const revoke = await runCli(['tokens', 'revoke', doomed.id], env);
     assert.equal(revoke.code, 0, revoke.stderr);
     const revoked = oneJsonLine(revoke.stdout).revoked;
     assert.equal(revoked.id, doomed.id);
     assert.ok(revoked.revokedAt);
+    assert.equal((await http('GET', `${server.url}/v1/user`, { token: doomed.token })).status, 401);
     const twice = await runCli(['tokens', 'revoke', doomed.id], env);
     assert.equal(twice.code, 1);
     assert.match(twice.stderr, /No live token with id/);
@@ -366,105 +467,70 @@ describe('folio CLI on the embedded database', () => {
     assert.equal((byId.get(made.id) as { expiresAt: string }).expiresAt, made.expiresAt);
     assert.equal((byId.get(doomed.id) as { revokedAt: string }).revokedAt, revoked.revokedAt);
 
-    for (const bad of [['--expires-in', 'soon'], ['--expires-in', '0d']]) {
-      const res = await runCli(['tokens', 'create', '--user', email, ...bad], env);
-      assert.equal(res.code, 1);
+    const failures = await Promise.all([
+      runCli(['tokens', 'create', '--user', email, '--expires-in', 'soon'], env),
+      runCli(['tokens', 'create', '--user', email, '--expires-in', '0d'], env),
+      runCli(['tokens', 'create', '--user', 'nobody@example.com'], env),
+    ]);
+    for (const res of failures.slice(0, 2)) {
+      assert.equal(res.code, 1, res.stderr);
       assert.match(res.stderr, /Invalid duration/);
     }
-    assert.equal((await runCli(['tokens', 'revoke'], env)).code, 2, 'revoke without an id is a usage error');
-    assert.equal((await runCli(['tokens', 'list'], env)).code, 2, 'list without --user is a usage error');
-    lifecycle.named = made.token;
-    lifecycle.revoked = doomed.token;
+    assert.equal(failures[2]!.code, 1);
+    assert.match(failures[2]!.stderr, /No user with id or email "nobody@example\.com"/);
+
+    const migrated = await runCli(['migrate'], env);
+    assert.equal(migrated.code, 0, migrated.stderr);
+    assert.deepEqual(oneJsonLine(migrated.stdout), { applied: [] });
+    for (const token of tokens) assert.equal((await http('GET', `${server.url}/v1/user`, { token })).status, 200);
   });
 
-  test('serve: every token from the CLI authenticates GET /v1/user', { timeout: PROCESS_TIMEOUT_MS }, async () => {
-    server = await serve({ DATA_DIR: dataDir });
-    assertBanner(server, `embedded database in ${dataDir}`);
-    assert.ok(!server.stderr().includes('No users yet'), 'a data dir with a user does not ask to create one');
-    assert.equal(tokens.length, 3);
-    for (const token of tokens) {
-      const res = await http('GET', `${server.url}/v1/user`, { token });
-      assert.equal(res.status, 200, res.text);
-      assert.equal(res.body.object, 'user');
-      assert.equal(res.body.id, user.id);
-      assert.equal(res.body.email, email);
-      assert.equal(res.body.displayName, 'Ann Example');
-      assert.equal(res.body.urls.location, `${server.url}/v1/users/${user.id}`);
-    }
-    const wrong = await http('GET', `${server.url}/v1/user`, { token: 'folio_not-a-token' });
-    assert.equal(wrong.status, 401);
-
-    const created = await http('POST', `${server.url}/v1/orgs`, { token: user.token, body: { title: 'Acme' } });
-    assert.equal(created.status, 201, created.text);
-    assert.equal(created.body.title, 'Acme');
-    orgId = created.body.id;
-  });
-
-  test('serve: a token revoked with the CLI is refused, a named expiring one works', { timeout: PROCESS_TIMEOUT_MS }, async () => {
-    assert.ok(server && lifecycle.named && lifecycle.revoked, 'the server and tokens of the previous tests');
-    const revoked = await http('GET', `${server.url}/v1/user`, { token: lifecycle.revoked });
-    assert.equal(revoked.status, 401);
-    const named = await http('GET', `${server.url}/v1/user`, { token: lifecycle.named });
-    assert.equal(named.status, 200, named.text);
-    const own = await http('GET', `${server.url}/v1/user/tokens`, { token: lifecycle.named });
-    assert.equal(own.status, 200, own.text);
-    assert.ok(own.body.items.some((i: { name?: string; current: boolean }) => i.name === 'CI deploy' && i.current));
-  });
-
-  test('while serve runs, a CLI command on the same data dir is refused by the lock', { timeout: PROCESS_TIMEOUT_MS }, async () => {
-    assert.ok(server, 'the server of the previous test runs');
-    const lockPath = join(dataDir, 'folio.lock');
-    const holder = JSON.parse(readFileSync(lockPath, 'utf8'));
-    assert.equal(holder.pid, server.child.pid);
-
-    const res = await runCli(['users', 'create', '--email', 'bob@example.com', '--name', 'Bob'], env);
-    assert.equal(res.code, 1);
-    assert.equal(res.stdout, '');
-    assert.match(res.stderr, /data directory .* is in use by another Folio process/);
-    assert.ok(res.stderr.includes(dataDir), res.stderr);
-    assert.ok(res.stderr.includes(`pid ${server.child.pid}`), res.stderr);
-
-    // The refused process left the lock and the database alone: the server goes on working.
-    assert.deepEqual(JSON.parse(readFileSync(lockPath, 'utf8')), holder);
-    assert.equal((await http('GET', `${server.url}/readyz`)).status, 200);
-    const me = await http('GET', `${server.url}/v1/user`, { token: user.token });
-    assert.equal(me.status, 200, me.text);
-    const org = await http('GET', `${server.url}/v1/orgs/${orgId}`, { token: user.token });
-    assert.equal(org.status, 200, org.text);
-    assert.equal(org.body.title, 'Acme');
-    const second = await http('POST', `${server.url}/v1/orgs`, { token: user.token, body: { title: 'Beta' } });
-    assert.equal(second.status, 201, second.text);
-    const list = await http('GET', `${server.url}/v1/orgs`, { token: user.token });
-    assert.equal(list.status, 200, list.text);
-    assert.deepEqual(list.body.items.map((o: { title: string }) => o.title).sort(), ['Acme', 'Beta']);
-  });
-
-  test('SIGTERM stops serve with exit 0, releases the lock, and the data survives a restart', { timeout: 2 * PROCESS_TIMEOUT_MS }, async () => {
-    assert.ok(server, 'the server of the previous test runs');
+  test('SIGTERM stops serve with exit 0 and removes the lock and the socket; the CLI then opens the data dir itself', { timeout: 2 * PROCESS_TIMEOUT_MS }, async () => {
+    assert.ok(server, 'the server of the previous tests runs');
     const stopped = await server.stop('SIGTERM');
     assert.deepEqual(stopped, { code: 0, signal: null }, server.stderr());
     assert.match(server.stderr(), /SIGTERM: finishing in-flight requests/);
     assert.ok(!existsSync(join(dataDir, 'folio.lock')), 'the lock file is removed');
+    assert.ok(!existsSync(join(dataDir, 'folio.sock')), 'the socket is removed');
     server = undefined;
 
-    // The lock is released: a CLI command works now.
     const res = await runCli(['tokens', 'create', '--user', email], env);
     assert.equal(res.code, 0, res.stderr);
-    const { token } = oneJsonLine(res.stdout);
+    tokens.push(oneJsonLine(res.stdout).token);
+    assert.ok(!existsSync(join(dataDir, 'folio.lock')), 'the lock is released when the command ends');
+  });
 
-    server = await serve({ DATA_DIR: dataDir });
-    const org = await http('GET', `${server.url}/v1/orgs/${orgId}`, { token });
+  test('a restart creates no administrator again, applies nothing, and the data and tokens are there', { timeout: PROCESS_TIMEOUT_MS }, async () => {
+    server = await serve({ DATA_DIR: dataDir, PORT: String(port) });
+    assertBanner(server, `embedded database in ${dataDir}`);
+    const err = server.stderr();
+    assert.match(err, /^Database schema up to date$/m);
+    assert.doesNotMatch(err, /Creating the embedded database|administrator/);
+    assert.equal(printedToken(err), undefined);
+    for (const token of [admin.token, ...tokens]) assert.equal((await http('GET', `${server.url}/v1/user`, { token })).status, 200);
+    const org = await http('GET', `${server.url}/v1/orgs/${orgId}`, { token: admin.token });
     assert.equal(org.status, 200, org.text);
-    assert.equal(org.body.id, orgId);
     assert.equal(org.body.title, 'Acme');
-    const list = await http('GET', `${server.url}/v1/orgs`, { token: user.token });
-    assert.equal(list.status, 200, list.text);
-    assert.deepEqual(list.body.items.map((o: { title: string }) => o.title).sort(), ['Acme', 'Beta']);
-
     const again = await server.stop('SIGINT');
     assert.deepEqual(again, { code: 0, signal: null }, server.stderr());
-    assert.ok(!existsSync(join(dataDir, 'folio.lock')));
     server = undefined;
+  });
+
+  test('a data dir held by another process without a socket is refused by the lock, and left alone', { timeout: PROCESS_TIMEOUT_MS }, async () => {
+    const lockPath = join(dataDir, 'folio.lock');
+    // This test process is alive: as if another Folio command held the directory.
+    const holder = { pid: process.pid, purpose: 'tokens create', since: new Date().toISOString() };
+    writeFileSync(lockPath, JSON.stringify(holder));
+    try {
+      const res = await runCli(['users', 'create', '--email', 'bob@example.com', '--name', 'Bob'], env);
+      assert.equal(res.code, 1);
+      assert.equal(res.stdout, '');
+      assert.match(res.stderr, /data directory .* is in use by another Folio process/);
+      assert.ok(res.stderr.includes(`pid ${process.pid}`), res.stderr);
+      assert.deepEqual(JSON.parse(readFileSync(lockPath, 'utf8')), holder);
+    } finally {
+      rmSync(lockPath, { force: true });
+    }
   });
 });
 
@@ -537,7 +603,8 @@ describe('folio CLI on PostgreSQL', () => {
 
     server = await serve({ DATABASE_URL: databaseUrl, DATA_DIR: dataDir, AUTH_CACHE_TTL_MS: '500' });
     assertBanner(server, 'PostgreSQL (DATABASE_URL)');
-    assert.ok(!server.stderr().includes('No users yet'));
+    assert.equal(printedToken(server.stderr()), undefined, 'a database with a user gets no administrator');
+    assert.doesNotMatch(server.stderr(), /folio\.sock/, 'no socket: on PostgreSQL the CLI opens the database itself');
     assert.ok(!server.stderr().includes(name), 'the connection string is not printed');
     const me = await http('GET', `${server.url}/v1/user`, { token });
     assert.equal(me.status, 200, me.text);
@@ -562,5 +629,40 @@ describe('folio CLI on PostgreSQL', () => {
     assert.deepEqual(stopped, { code: 0, signal: null }, server.stderr());
     server = undefined;
     assert.deepEqual(readdirSync(dataDir), [], 'the embedded data dir is not used');
+  });
+  test('N serve (WORKERS=false) + M worker processes: every job runs exactly once', { skip: TEST_DATABASE_URL ? false : NO_POSTGRES, timeout: 2 * PROCESS_TIMEOUT_MS }, async () => {
+    const client = new pg.Client({ connectionString: databaseUrl });
+    await client.connect();
+    const workers: Served[] = [];
+    try {
+      server = await serve({ DATABASE_URL: databaseUrl, DATA_DIR: dataDir, WORKERS: 'false', JOB_POLL_MS: '20' });
+      assert.match(server.stderr(), /WORKERS=false/);
+      // Jobs of a type the workers know (purging a space that is not there is a no-op).
+      const count = 120;
+      await client.query(
+        `INSERT INTO jobs (type, payload, run_at, max_attempts, created_at)
+         SELECT 'space.purge', jsonb_build_object('spaceId', 'none-' || i), now(), 5, now() FROM generate_series(1, $1) AS i`,
+        [count],
+      );
+      await new Promise((r) => setTimeout(r, 300));
+      const untouched = await client.query(`SELECT count(*)::int AS n FROM jobs WHERE status = 'queued'`);
+      assert.equal(untouched.rows[0].n, count, 'serve with WORKERS=false runs no job');
+
+      workers.push(...(await Promise.all([1, 2].map(() => serve({ DATABASE_URL: databaseUrl, DATA_DIR: dataDir, JOB_POLL_MS: '20' }, 'worker')))));
+      for (const w of workers) {
+        assert.match(w.stderr(), /Running background jobs only \(no HTTP API\)/);
+        assert.match(w.stderr(), /^Ready in \d+\.\d s/m);
+      }
+      await waitFor('every job to be done', async () => (await client.query(`SELECT count(*)::int AS n FROM jobs WHERE status <> 'done'`)).rows[0].n === 0, 30_000);
+      // A claim adds one attempt: a job claimed by two workers would show two.
+      const rows = await client.query(`SELECT attempts, count(*)::int AS n FROM jobs GROUP BY attempts`);
+      assert.deepEqual(rows.rows, [{ attempts: 1, n: count }]);
+      for (const w of workers) assert.deepEqual(await w.stop('SIGTERM'), { code: 0, signal: null }, w.stderr());
+      assert.deepEqual(await server.stop('SIGTERM'), { code: 0, signal: null }, server.stderr());
+      server = undefined;
+    } finally {
+      for (const w of workers) await w.stop('SIGKILL');
+      await client.end();
+    }
   });
 });

@@ -33,6 +33,7 @@ import { searchRoutes } from '../search/routes.ts';
 import { linkRoutes } from '../links/routes.ts';
 import { templateRoutes } from '../templates/routes.ts';
 import { pdfRoutes } from '../pdf/routes.ts';
+import { homeRoutes } from './home.ts';
 
 export type FolioApp = FastifyInstance<
   RawServerDefault,
@@ -314,6 +315,7 @@ export async function buildApp(
     }
   });
   app.get('/v1/openapi.json', { config: { public: true }, schema: { hide: true } }, async () => app.swagger());
+  await homeRoutes(app as unknown as FastifyInstance, services.config.publicUrl);
 
   await app.register(
     async (v1) => {

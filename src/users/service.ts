@@ -6,7 +6,8 @@ import { newId } from '../platform/ids.ts';
 import type { Ctx } from '../platform/context.ts';
 import { sql } from 'kysely';
 
-const EMAIL = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
+/** An address with a dotted domain, or at `localhost` (the first administrator's default, admin@localhost). */
+const EMAIL = /^[^\s@]+@(?:[^\s@]+\.[^\s@]+|localhost)$/;
 
 export function normalizeEmail(email: string): string {
   const value = email.trim().toLowerCase();

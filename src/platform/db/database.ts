@@ -111,6 +111,9 @@ export async function openDatabase(
 
 /** Brings the schema to the latest migration; safe to run at every start and from several processes. */
 export async function migrate(db: Db): Promise<string[]> {
+  // Every start lands here: when all migrations are recorded, one query says so (the Migrator
+  // would take the lock and run several statements to find nothing to do).
+  if (await allMigrationsApplied(db)) return [];
   // Serialize concurrent starts against one PostgreSQL (N API processes booting together).
   return db.connection().execute(async (conn) => {
     await sql`SELECT pg_advisory_lock(727274)`.execute(conn);
@@ -123,6 +126,16 @@ export async function migrate(db: Db): Promise<string[]> {
       await sql`SELECT pg_advisory_unlock(727274)`.execute(conn);
     }
   });
+}
+
+async function allMigrationsApplied(db: Db): Promise<boolean> {
+  try {
+    const rows = await sql<{ name: string }>`SELECT name FROM kysely_migration`.execute(db);
+    const applied = new Set(rows.rows.map((r) => r.name));
+    return Object.keys(migrations).every((name) => applied.has(name));
+  } catch {
+    return false; // a new database: no migration table yet
+  }
 }
 
 /** A JSON value for a jsonb column (drivers would otherwise turn JS arrays into SQL arrays). */
