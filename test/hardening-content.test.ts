@@ -200,3 +200,40 @@ describe('finding 4: depth and size limits on every rich-text document', () => {
     assert.equal(res.status, 200, JSON.stringify(res.body).slice(0, 300));
   });
 });
+
+describe('large pages through the real server process', () => {
+  // bin/folio registers its TypeScript loader in code, which worker threads do not inherit: a
+  // conversion worker that could not load once ended the whole process on the first large page.
+  test('bin/folio serve converts a large page on a worker thread and keeps serving', { timeout: 120_000 }, async () => {
+    const { freshDatabaseConfig } = await import('./support/server.ts');
+    const { folioEnv, runCli, serve } = await import('./support/process.ts');
+    const { GitBookAPI } = await import('@gitbook/api');
+    const { validatingFetch } = await import('./support/official-schema.ts');
+    const db = await freshDatabaseConfig(undefined, { migrated: true });
+    const env = folioEnv(db.config.databaseUrl ? { DATABASE_URL: db.config.databaseUrl } : { DATA_DIR: db.config.dataDir! });
+    const made = await runCli(['users', 'create', '--email', 'large.pages@example.com', '--name', 'Lara'], env);
+    assert.equal(made.code, 0, made.stderr);
+    const { token } = JSON.parse(made.stdout) as { token: string };
+    const server = await serve(env);
+    try {
+      const api = new GitBookAPI({ authToken: token, endpoint: server.url, serviceBinding: { fetch: validatingFetch } as never });
+      const { data: org } = await api.orgs.createOrganization({ title: 'Large pages' });
+      const { data: space } = await api.orgs.createSpace(org.id, { title: 'Docs' });
+      const { data: cr } = await api.spaces.createChangeRequest(space.id, { subject: 'big' });
+      const markdown = Array.from({ length: 2_000 }, (_, i) => `## Part ${i}\n\nParagraph ${i} of a page well over the inline size.`).join('\n\n');
+      await api.spaces.updateChangeRequestContent(space.id, cr.id, {
+        changes: [{ operation: 'insert_page', title: 'Big', document: { markdown } }] as never,
+      });
+      const { data: tree } = await api.spaces.listPagesInChangeRequest(space.id, cr.id);
+      const { data: page } = await api.spaces.getPageInChangeRequestById(space.id, cr.id, tree.pages[0]!.id, { format: 'document' });
+      assert.equal((page as { document: { nodes: unknown[] } }).document.nodes.length, 4_000);
+      await api.spaces.mergeChangeRequest(space.id, cr.id);
+      const { data: found } = await api.spaces.searchSpaceContent(space.id, { query: 'Paragraph 1999' });
+      assert.ok(found.items.length > 0);
+      assert.equal((await fetch(`${server.url}/healthz`)).status, 200);
+    } finally {
+      await server.stop();
+      await db.cleanup();
+    }
+  });
+});
