@@ -58,6 +58,13 @@ function assertOpen(cr: ChangeRequestRow, action: string) {
   }
 }
 
+/*
+ * Locks on spaces and change requests are FOR NO KEY UPDATE, never FOR UPDATE: they serialize the
+ * writers of a row as well, but do not block the foreign-key checks (FOR KEY SHARE) of rows that
+ * point at it. With FOR UPDATE, a content edit (holding its change request, inserting a revision
+ * of the space) and an update or merge (holding the space, waiting for the change request)
+ * deadlocked on PostgreSQL.
+ */
 async function newRevision(trx: Db, space: SpaceRow, root: string, parents: string[], type: string, userId: string) {
   const id = newId();
   await trx
@@ -73,7 +80,7 @@ export async function createChangeRequest(ctx: Ctx, spaceId: string, input: { su
   const now = new Date();
   const cr = await ctx.db.transaction().execute(async (trx) => {
     // Numbers are per space: lock the space row so two creations never take the same number.
-    const locked = await trx.selectFrom('spaces').select('revision_id').where('id', '=', space.id).forUpdate().executeTakeFirstOrThrow();
+    const locked = await trx.selectFrom('spaces').select('revision_id').where('id', '=', space.id).forNoKeyUpdate().executeTakeFirstOrThrow();
     const last = await trx.selectFrom('change_requests').select(sql<number>`coalesce(max(number), 0)`.as('n')).where('space_id', '=', space.id).executeTakeFirstOrThrow();
     return trx
       .insertInto('change_requests')
@@ -286,7 +293,7 @@ export async function editContent(ctx: Ctx, spaceId: string, idOrNumber: string,
 
   return ctx.db.transaction().execute(async (trx) => {
     // One edit at a time per change request: the head we edit is the head we replace.
-    const current = await trx.selectFrom('change_requests').selectAll().where('id', '=', cr.id).forUpdate().executeTakeFirstOrThrow();
+    const current = await trx.selectFrom('change_requests').selectAll().where('id', '=', cr.id).forNoKeyUpdate().executeTakeFirstOrThrow();
     assertOpen(current, 'edit the content');
     const head = await loadRevision(trx, space.id, current.revision);
     const editor = new ContentEditor(trx, head.root);
@@ -460,9 +467,9 @@ export async function mergeChangeRequest(ctx: Ctx, spaceId: string, idOrNumber: 
   assertLive(space, 'merge');
   assertOpen(cr, 'merge');
   const merged = await ctx.db.transaction().execute(async (trx) => {
-    const locked = await trx.selectFrom('spaces').selectAll().where('id', '=', space.id).forUpdate().executeTakeFirstOrThrow();
+    const locked = await trx.selectFrom('spaces').selectAll().where('id', '=', space.id).forNoKeyUpdate().executeTakeFirstOrThrow();
     assertLive(locked, 'merge');
-    const current = await trx.selectFrom('change_requests').selectAll().where('id', '=', cr.id).forUpdate().executeTakeFirstOrThrow();
+    const current = await trx.selectFrom('change_requests').selectAll().where('id', '=', cr.id).forNoKeyUpdate().executeTakeFirstOrThrow();
     assertOpen(current, 'merge');
     if (current.conflicts.length) {
       throw new MergeConflictError('Resolve the conflicts left by the last update before merging', current.conflicts.map((page) => ({ page, title: '', reason: 'conflict markers left by an update' })));
@@ -508,8 +515,8 @@ export async function updateFromSpace(ctx: Ctx, spaceId: string, idOrNumber: str
   assertLive(space, 'update change requests');
   assertOpen(cr, 'update');
   return ctx.db.transaction().execute(async (trx) => {
-    const locked = await trx.selectFrom('spaces').selectAll().where('id', '=', space.id).forUpdate().executeTakeFirstOrThrow();
-    const current = await trx.selectFrom('change_requests').selectAll().where('id', '=', cr.id).forUpdate().executeTakeFirstOrThrow();
+    const locked = await trx.selectFrom('spaces').selectAll().where('id', '=', space.id).forNoKeyUpdate().executeTakeFirstOrThrow();
+    const current = await trx.selectFrom('change_requests').selectAll().where('id', '=', cr.id).forNoKeyUpdate().executeTakeFirstOrThrow();
     const baseId = current.revision_merged_ancestor ?? current.revision_initial;
     if (locked.revision_id === baseId) return { revision: current.revision, result: 'update' as const };
     const [base, main, head] = await Promise.all([

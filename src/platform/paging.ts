@@ -40,13 +40,15 @@ export function encodeCursor(cursor: Cursor): string {
   return Buffer.from(JSON.stringify(cursor)).toString('base64url');
 }
 
+const INVALID_CURSOR = 'Invalid "page" cursor: pass the value of "next.page" from the previous response';
+
 export function decodeCursor(page: string | undefined, kind: string): Cursor | undefined {
   if (page === undefined || page === '') return undefined;
   try {
     const parsed = JSON.parse(Buffer.from(page, 'base64url').toString('utf8'));
     if (
       parsed &&
-      typeof parsed.s === 'number' &&
+      Number.isSafeInteger(parsed.s) &&
       parsed.k === kind &&
       (parsed.v === null || typeof parsed.v === 'string' || typeof parsed.v === 'number')
     ) {
@@ -55,7 +57,7 @@ export function decodeCursor(page: string | undefined, kind: string): Cursor | u
   } catch {
     // fall through
   }
-  throw new BadRequestError('Invalid "page" cursor: pass the value of "next.page" from the previous response');
+  throw new BadRequestError(INVALID_CURSOR);
 }
 
 export interface KeysetSpec {
@@ -74,6 +76,8 @@ export function afterCursor(spec: KeysetSpec, cursor: Cursor): Expression<SqlBoo
   const cmp = sql.raw(spec.direction === 'asc' ? '>' : '<');
   if (!spec.sortExpr) return sql<SqlBool>`${spec.seqExpr} ${cmp} ${cursor.s}`;
   const value = spec.sortType === 'timestamp' && cursor.v !== null ? new Date(cursor.v as string) : cursor.v;
+  // A tampered cursor's value must still be a date here: an invalid one cannot be sent to SQL.
+  if (value instanceof Date && Number.isNaN(value.getTime())) throw new BadRequestError(INVALID_CURSOR);
   return sql<SqlBool>`(${spec.sortExpr}, ${spec.seqExpr}) ${cmp} (${value}, ${cursor.s})`;
 }
 
