@@ -147,6 +147,22 @@ describe('finding 3 and 9: limits on what a page may make the server parse', () 
   });
 });
 
+describe('large pages are searchable', () => {
+  test('a page of 1.8 MB of varied words merges and is found (its text is indexed up to a bound)', { timeout: 120_000 }, async () => {
+    const s = await spaceWithPage();
+    // Varied words make a tsvector larger than PostgreSQL accepts (1 MB) if the whole page were indexed.
+    const words = Array.from({ length: 200_000 }, (_, i) => `w${((i * 2654435761) % 2 ** 32).toString(36)}`);
+    const lines: string[] = [];
+    for (let i = 0; i < words.length; i += 20) lines.push(words.slice(i, i + 20).join(' '));
+    const markdown = `Findme marker.\n\n${lines.join('\n\n')}\n`;
+    const res = await edit(s, [{ operation: 'update_page', page: s.page.id, document: { markdown } }]);
+    assert.equal(res.status, 200, JSON.stringify(res.body).slice(0, 300));
+    await s.admin.api.spaces.mergeChangeRequest(s.space.id, s.cr.id);
+    const { data: found } = await s.admin.api.spaces.searchSpaceContent(s.space.id, { query: 'findme' });
+    assert.equal(found.items.length, 1);
+  });
+});
+
 describe('finding 4: depth and size limits on every rich-text document', () => {
   const nested = (depth: number) => {
     let node: Record<string, unknown> = { object: 'text', leaves: [{ object: 'leaf', text: 'deep', marks: [] }] };

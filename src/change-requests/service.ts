@@ -501,8 +501,10 @@ export async function mergeChangeRequest(ctx: Ctx, spaceId: string, idOrNumber: 
     return { revision, result: 'merge' as const };
   });
   // The search index follows the space's content, page by changed page, outside the merge's
-  // transaction: extracting the text of a large page must not hold the space locked.
-  await refreshSearchIndex(ctx.db, space.id);
+  // transaction: extracting the text of a large page must not hold the space locked. The merge
+  // has committed: a failure here is reported, not answered, and the next merge or start-up
+  // (refreshStaleSearchIndexes) catches the index up.
+  await refreshSearchIndex(ctx.db, space.id).catch((err) => ctx.jobs.logger?.error({ err, space: space.id }, 'search index refresh failed'));
   return merged;
 }
 

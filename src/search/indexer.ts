@@ -16,6 +16,24 @@ type SearchRow = {
 };
 
 /**
+ * Characters of a page's text that are indexed. PostgreSQL refuses a tsvector over 1 MB (about
+ * 750,000 characters of varied words), so without a bound a large page could never be indexed;
+ * the start of a page is what search needs most.
+ */
+export const INDEXED_CHARS = 300_000;
+
+function clipped(text: { sections: { id: string; title: string; body: string }[]; body: string }) {
+  if (text.body.length <= INDEXED_CHARS) return text;
+  let room = INDEXED_CHARS;
+  const sections = text.sections.map((section) => {
+    const body = section.body.slice(0, Math.max(0, room));
+    room -= body.length;
+    return { ...section, body };
+  });
+  return { sections, body: text.body.slice(0, INDEXED_CHARS) };
+}
+
+/**
  * The search rows that change between two roots of a space. Only the pages that differ are
  * read — plus the pages below a page whose title or slug changed, since their paths and ancestors
  * change with it — so the cost follows what changed, not the space's size.
@@ -51,7 +69,7 @@ async function indexChanges(db: Db, spaceId: string, from: string, root: string)
     pages.map(async (page) => {
       const ancestors = await reader.ancestors(page);
       const markdown = page.doc ? (texts.get(page.doc) ?? '') : '';
-      const text = await searchTextOf(markdown);
+      const text = clipped(await searchTextOf(markdown));
       return {
         space_id: spaceId,
         page_id: page.id,
