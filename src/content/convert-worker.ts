@@ -1,8 +1,15 @@
+import { checkMarkdownLimits, ContentLimitError } from './limits.ts';
 import { documentToMarkdown, markdownLinkTargets, markdownSearchText, markdownToDocument, type GitBookDocument } from './markdown.ts';
+import { SCHEMA_VERSION } from './markdown-shared.ts';
 
 /**
- * The conversions a worker thread runs for `convert.ts`. Inputs and results cross the thread
- * boundary by structured clone, so everything here takes and returns plain data.
+ * The conversions a worker thread runs for `convert.ts` (small inputs run in the calling thread).
+ * Inputs and results cross the thread boundary by structured clone, so everything here takes and
+ * returns plain data.
+ *
+ * Reads of stored markdown never fail: the limits are checked here, where the work happens (a
+ * scan of a 2 MB page is work too), and markdown stored before a limit existed, or grown past one
+ * by a merge, reads as plain paragraphs of its text.
  */
 export type ConvertTask =
   | { kind: 'toDocument'; markdown: string }
@@ -11,23 +18,53 @@ export type ConvertTask =
   | { kind: 'searchText'; markdown: string }
   | { kind: 'linkTargets'; markdown: string };
 
+/** Runs `read` on markdown within the limits; anything past them (or too deep for the parser) gets `fallback`. */
+function readSafely<T>(markdown: string, read: () => T, fallback: () => T): T {
+  try {
+    checkMarkdownLimits(markdown);
+    return read();
+  } catch (err) {
+    if (err instanceof ContentLimitError || err instanceof RangeError) return fallback();
+    throw err;
+  }
+}
+
 export function runConversion(task: ConvertTask): unknown {
   switch (task.kind) {
     case 'toDocument':
-      return markdownToDocument(task.markdown);
+      return readSafely(task.markdown, () => markdownToDocument(task.markdown), () => plainDocument(task.markdown));
     case 'toDocumentJson':
       // Text crosses the thread boundary as one copy; a document object would be rebuilt node by
       // node on the receiving thread, and serialized there again.
-      return JSON.stringify(markdownToDocument(task.markdown));
+      return JSON.stringify(readSafely(task.markdown, () => markdownToDocument(task.markdown), () => plainDocument(task.markdown)));
     case 'toMarkdown':
       return documentToMarkdown(task.document);
     case 'linkTargets':
-      return markdownLinkTargets(task.markdown);
-    case 'searchText': {
-      const text = markdownSearchText(task.markdown);
-      return { sections: text.sections.map((s) => ({ id: s.id, title: s.title, body: s.body })), body: text.body };
-    }
+      return readSafely(task.markdown, () => markdownLinkTargets(task.markdown), () => ({ urls: [], anchors: [] }));
+    case 'searchText':
+      return readSafely(
+        task.markdown,
+        () => {
+          const text = markdownSearchText(task.markdown);
+          return { sections: text.sections.map((s) => ({ id: s.id, title: s.title, body: s.body })), body: text.body };
+        },
+        () => ({ sections: [], body: task.markdown }),
+      );
   }
+}
+
+/** Markdown shown as it is: one paragraph per block of lines. Linear, and never recursive. */
+export function plainDocument(markdown: string): GitBookDocument {
+  const nodes = markdown
+    .split(/\r?\n(?:[ \t]*\r?\n)+/)
+    .filter((chunk) => chunk.trim() !== '')
+    .map((chunk) => ({
+      object: 'block' as const,
+      type: 'paragraph' as const,
+      data: {},
+      nodes: [{ object: 'text' as const, leaves: [{ object: 'leaf' as const, text: chunk, marks: [] }] }],
+    }));
+  return { object: 'document', data: { schemaVersion: SCHEMA_VERSION }, nodes } as GitBookDocument;
 }
 
 export default runConversion;

@@ -2,9 +2,8 @@ import { availableParallelism } from 'node:os';
 import { Piscina } from 'piscina';
 import { BadRequestError } from '../platform/errors.ts';
 import { runConversion, type ConvertTask } from './convert-worker.ts';
-import { checkDocumentInput, checkMarkdownLimits, ContentLimitError } from './limits.ts';
+import { checkDocumentInput, checkMarkdownLimits } from './limits.ts';
 import type { GitBookDocument } from './markdown.ts';
-import { SCHEMA_VERSION } from './markdown-shared.ts';
 
 /**
  * The one door through which request handlers convert content. Small inputs convert in this
@@ -96,18 +95,9 @@ export async function normalizeDocumentInput(doc: unknown, field: string): Promi
   return markdownToDocumentForRead(await documentInputToMarkdown(doc, field));
 }
 
-/**
- * The JSON document of stored markdown. Reads never fail: markdown that was stored before a limit
- * existed, or that a merge grew past one, is served as plain paragraphs of its text.
- */
+/** The JSON document of stored markdown (reads never fail: see convert-worker.ts). */
 export async function markdownToDocumentForRead(markdown: string): Promise<GitBookDocument> {
-  try {
-    checkMarkdownLimits(markdown);
-    return await convert<GitBookDocument>({ kind: 'toDocument', markdown }, markdown.length);
-  } catch (err) {
-    if (err instanceof ContentLimitError || err instanceof RangeError) return plainDocument(markdown);
-    throw err;
-  }
+  return convert({ kind: 'toDocument', markdown }, markdown.length);
 }
 
 /**
@@ -115,65 +105,23 @@ export async function markdownToDocumentForRead(markdown: string): Promise<GitBo
  * serialization both happen on a worker thread, so the event loop only copies the text.
  */
 export async function markdownToDocumentJsonForRead(markdown: string): Promise<string> {
-  try {
-    checkMarkdownLimits(markdown);
-    if (markdown.length <= INLINE_CHARS) return JSON.stringify(runConversion({ kind: 'toDocument', markdown }));
-    return (await workers().run({ kind: 'toDocumentJson', markdown } satisfies ConvertTask)) as string;
-  } catch (err) {
-    if (err instanceof ContentLimitError || err instanceof RangeError) return JSON.stringify(plainDocument(markdown));
-    throw err;
-  }
+  return convert({ kind: 'toDocumentJson', markdown }, markdown.length);
 }
 
 /** Whether a read of this markdown is worth serializing off the event loop. */
 export const isLargeMarkdown = (markdown: string) => markdown.length > INLINE_CHARS;
 
-/**
- * The same for short texts (comments, at most 100,000 characters) whose presenters are
- * synchronous: converted in this thread, under the same limits and with the same fallback.
- */
+/** The same for short texts (comments, at most 100,000 characters) whose presenters are synchronous. */
 export function shortMarkdownToDocument(markdown: string): GitBookDocument {
-  try {
-    checkMarkdownLimits(markdown);
-    return runConversion({ kind: 'toDocument', markdown }) as GitBookDocument;
-  } catch (err) {
-    if (err instanceof ContentLimitError || err instanceof RangeError) return plainDocument(markdown);
-    throw err;
-  }
+  return runConversion({ kind: 'toDocument', markdown }) as GitBookDocument;
 }
 
 /** Headings with their text, and the whole visible text, for the search index. */
 export async function searchTextOf(markdown: string): Promise<{ sections: { id: string; title: string; body: string }[]; body: string }> {
-  try {
-    checkMarkdownLimits(markdown);
-    return await convert({ kind: 'searchText', markdown }, markdown.length);
-  } catch (err) {
-    if (err instanceof ContentLimitError || err instanceof RangeError) return { sections: [], body: markdown };
-    throw err;
-  }
+  return convert({ kind: 'searchText', markdown }, markdown.length);
 }
 
 /** Link and image URLs of a page and the anchors of its headings, for link checking. */
 export async function linkTargetsOf(markdown: string): Promise<{ urls: string[]; anchors: string[] }> {
-  try {
-    checkMarkdownLimits(markdown);
-    return await convert({ kind: 'linkTargets', markdown }, markdown.length);
-  } catch (err) {
-    if (err instanceof ContentLimitError || err instanceof RangeError) return { urls: [], anchors: [] };
-    throw err;
-  }
-}
-
-/** Markdown shown as it is: one paragraph per block of lines. Linear, and never recursive. */
-export function plainDocument(markdown: string): GitBookDocument {
-  const nodes = markdown
-    .split(/\r?\n(?:[ \t]*\r?\n)+/)
-    .filter((chunk) => chunk.trim() !== '')
-    .map((chunk) => ({
-      object: 'block' as const,
-      type: 'paragraph' as const,
-      data: {},
-      nodes: [{ object: 'text' as const, leaves: [{ object: 'leaf' as const, text: chunk, marks: [] }] }],
-    }));
-  return { object: 'document', data: { schemaVersion: SCHEMA_VERSION }, nodes } as GitBookDocument;
+  return convert({ kind: 'linkTargets', markdown }, markdown.length);
 }
