@@ -4,6 +4,7 @@ import { test } from 'node:test';
 import fc from 'fast-check';
 import { parseMarkdown } from '../src/content/markdown-parse.ts';
 import { splitTopLevel } from '../src/content/markdown-chunks.ts';
+import { markdownToDocument, markdownToDocumentJson } from '../src/content/markdown.ts';
 
 /**
  * Long pages are parsed in pieces (markdown-chunks.ts). Cutting at every place the splitter allows
@@ -76,4 +77,10 @@ test('long pages are cut, and only at the left margin after a blank line', () =>
   for (const piece of pieces.slice(1)) assert.match(piece, /^(#|[A-Za-z])/);
   // References across the page keep it whole.
   assert.equal(splitTopLevel(`${page}\n[x]: https://example.com\n`, 1000).length, 1);
+});
+
+test('a long page serialized piece by piece is the JSON of its whole document', () => {
+  const page = Array.from({ length: 3000 }, (_, i) => SNIPPETS[i % SNIPPETS.length]!.replace(/\[\^1\]|\[ref\]/g, '')).join('\n\n');
+  assert.ok(splitTopLevel(page, 32 * 1024).length > 3);
+  assert.equal(markdownToDocumentJson(page), JSON.stringify(markdownToDocument(page)));
 });

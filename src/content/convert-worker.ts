@@ -1,5 +1,5 @@
 import { checkMarkdownLimits, ContentLimitError } from './limits.ts';
-import { documentToMarkdown, markdownLinkTargets, markdownSearchText, markdownToDocument, type GitBookDocument } from './markdown.ts';
+import { documentToMarkdown, markdownLinkTargets, markdownSearchText, markdownToDocument, markdownToDocumentJson, type GitBookDocument } from './markdown.ts';
 import { SCHEMA_VERSION } from './markdown-shared.ts';
 
 /**
@@ -36,7 +36,7 @@ export function runConversion(task: ConvertTask): unknown {
     case 'toDocumentJson':
       // Text crosses the thread boundary as one copy; a document object would be rebuilt node by
       // node on the receiving thread, and serialized there again.
-      return JSON.stringify(readSafely(task.markdown, () => markdownToDocument(task.markdown), () => plainDocument(task.markdown)));
+      return readSafely(task.markdown, () => markdownToDocumentJson(task.markdown), () => JSON.stringify(plainDocument(task.markdown)));
     case 'toMarkdown':
       return documentToMarkdown(task.document);
     case 'linkTargets':

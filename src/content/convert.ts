@@ -18,18 +18,18 @@ const INLINE_CHARS = 16 * 1024;
 let pool: Piscina | undefined;
 
 function workers(): Piscina {
-  pool ??= new Piscina({
-    filename: new URL('./convert-worker-entry.mjs', import.meta.url).href,
-    // One thread is left for the event loop and the database driver.
-    maxThreads: Math.max(1, availableParallelism() - 1),
-    minThreads: 0,
-    idleTimeout: 30_000,
-  });
-  // A worker that fails to start rejects the conversions it was given (a 500 for that request);
-  // without a listener the pool's 'error' event would end the whole process.
-  pool.on('error', (err: unknown) => {
-    console.error('conversion worker failed', err);
-  });
+  if (!pool) {
+    pool = new Piscina({
+      filename: new URL('./convert-worker-entry.mjs', import.meta.url).href,
+      // One thread is left for the event loop and the database driver.
+      maxThreads: Math.max(1, availableParallelism() - 1),
+      minThreads: 0,
+      idleTimeout: 30_000,
+    });
+    // A worker that fails to start rejects the conversions it was given (a 500 for that request);
+    // without a listener the pool's 'error' event would end the whole process.
+    pool.on('error', (err: unknown) => console.error('conversion worker failed', err));
+  }
   return pool;
 }
 

@@ -1441,15 +1441,9 @@ function withKeys(nodes: Keyed[], prefix: string, keyFor: (path: string) => stri
 }
 
 export function parseMarkdown(markdown: string, opts: ParseOptions = {}): ParsedMarkdown {
-  const keyFor = opts.keyFor ?? hashKey;
-  const pieces = splitTopLevel(markdown, opts.pieceChars ?? PIECE_CHARS);
-  if (pieces.length === 1) return parsePiece(markdown, keyFor);
-  // Each piece parses alone; its blocks take the positions (and so the keys) they have in the page.
   const nodes: GitBookDocument['nodes'] = [];
   const headingDepth = new WeakMap<object, number>();
-  for (const piece of pieces) {
-    const offset = nodes.length;
-    const parsed = parsePiece(piece, (path) => keyFor(shiftPath(path, offset)));
+  for (const parsed of parseMarkdownPieces(markdown, opts)) {
     for (const node of parsed.document.nodes) {
       nodes.push(node);
       const depth = parsed.headingDepth.get(node);
@@ -1457,6 +1451,22 @@ export function parseMarkdown(markdown: string, opts: ParseOptions = {}): Parsed
     }
   }
   return { document: { object: 'document', data: { schemaVersion: SCHEMA_VERSION }, nodes }, headingDepth };
+}
+
+/**
+ * The page parsed piece by piece (one piece for a short page): each piece's blocks take the
+ * positions, and so the keys, they have in the whole page. A caller that consumes pieces as they
+ * come (serializing them, say) never holds the whole document's objects at once.
+ */
+export function* parseMarkdownPieces(markdown: string, opts: ParseOptions = {}): Generator<ParsedMarkdown> {
+  const keyFor = opts.keyFor ?? hashKey;
+  let offset = 0;
+  for (const piece of splitTopLevel(markdown, opts.pieceChars ?? PIECE_CHARS)) {
+    const at = offset;
+    const parsed = parsePiece(piece, at === 0 ? keyFor : (path) => keyFor(shiftPath(path, at)));
+    offset += parsed.document.nodes.length;
+    yield parsed;
+  }
 }
 
 /** Pages longer than this are parsed in pieces of about this size (see markdown-chunks.ts). */

@@ -1,7 +1,7 @@
 import type { DocumentBlockHeading } from '@gitbook/api';
-import { type ParseOptions, parseMarkdown } from './markdown-parse.ts';
+import { type ParseOptions, parseMarkdown, parseMarkdownPieces } from './markdown-parse.ts';
 import { serializeDocument } from './markdown-serialize.ts';
-import type { Block, GitBookDocument } from './markdown-shared.ts';
+import { type Block, type GitBookDocument, SCHEMA_VERSION } from './markdown-shared.ts';
 import { type LinkRef, Slugger, blockLines, blocksText, collectLinks, slugify } from './markdown-text.ts';
 
 /**
@@ -28,6 +28,18 @@ export { slugify } from './markdown-text.ts';
  */
 export function markdownToDocument(markdown: string, opts?: ParseOptions): GitBookDocument {
   return parseMarkdown(markdown, opts).document;
+}
+
+/**
+ * The document of a page as JSON text, serialized piece by piece as it is parsed: for large
+ * pages, the whole document's objects never need to be alive at once (less garbage to collect).
+ */
+export function markdownToDocumentJson(markdown: string): string {
+  const parts: string[] = [];
+  for (const piece of parseMarkdownPieces(markdown)) {
+    for (const node of piece.document.nodes) parts.push(JSON.stringify(node));
+  }
+  return `{"object":"document","data":{"schemaVersion":${SCHEMA_VERSION}},"nodes":[${parts.join(',')}]}`;
 }
 
 /** Writes a document as markdown that `markdownToDocument` reads back to the same document. */
