@@ -19,6 +19,8 @@ const MAX_SOCKET_PATH = 103;
 const MAX_REQUEST_BYTES = 64 * 1024;
 /** A client that connects and sends nothing is dropped after this long, so shutdown never waits on it. */
 const IDLE_MS = 10_000;
+/** How long a command waits for the server's answer; nothing is left idle that long. */
+const ANSWER_TIMEOUT_MS = 120_000;
 
 export function adminSocketPath(dataDir: string): string {
   return join(dataDir, ADMIN_SOCKET_NAME);
@@ -135,6 +137,11 @@ export async function askAdminSocket(dataDir: string, request: unknown): Promise
     let connected = false;
     let received = '';
     socket.setEncoding('utf8');
+    // A server that accepted the connection but never answers (stopped under a debugger, say).
+    socket.setTimeout(ANSWER_TIMEOUT_MS, () => {
+      socket.destroy();
+      reject(new Error(`The server listening on ${path} did not answer within ${ANSWER_TIMEOUT_MS / 1000} s`));
+    });
     socket.on('connect', () => {
       connected = true;
       socket.write(JSON.stringify(request) + '\n');
