@@ -93,13 +93,15 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
   try {
     const services = await createServices(config, database);
     const { jobs } = services;
-    const firstAdmin = opts.firstAdmin !== undefined ? await createFirstAdmin(database.db, opts.firstAdmin) : undefined;
     const app = await buildApp(services, { logLevel: config.logLevel, logStream: opts.logStream });
     jobs.logger = app.log;
     registerJobHandlers(services);
     // A merge killed between its commit and its search update leaves the index behind the content.
     await refreshStaleSearchIndexes(database.db);
     await app.listen({ port: config.port, host: config.host });
+    // Only once the port is ours: a start that fails to listen must not create an administrator
+    // whose token nobody sees (it is created only while no user exists).
+    const firstAdmin = opts.firstAdmin !== undefined ? await createFirstAdmin(database.db, opts.firstAdmin) : undefined;
     if (opts.adminSocket && database.engine === 'pglite') {
       try {
         adminSocket = await listenAdminSocket(
