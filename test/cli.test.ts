@@ -18,37 +18,11 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { after, before, describe, test } from 'node:test';
 import pg from 'pg';
+import { folioEnv, killAll, PROCESS_TIMEOUT_MS, runCli, type CliResult } from './support/process.ts';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const BIN = './bin/folio';
-/** Upper bound for one CLI command or one server start (PGlite's first start runs initdb, ~3-6 s). */
-const PROCESS_TIMEOUT_MS = 60_000;
-
-/** Folio's own settings, removed from the inherited environment so the tests are not steered by the caller's. */
-const FOLIO_ENV = [
-  'DATABASE_URL',
-  'DATA_DIR',
-  'PORT',
-  'HOST',
-  'PUBLIC_URL',
-  'APP_URL',
-  'LOG_LEVEL',
-  'RATE_LIMIT_MAX',
-  'RATE_LIMIT_WINDOW_MS',
-  'BODY_LIMIT',
-  'JOB_POLL_MS',
-  'WORKERS',
-  'AUTH_CACHE_TTL_MS',
-  'FOLIO_ADMIN_EMAIL',
-  // Set by node's test runner for its own children; the CLI is not a test file.
-  'NODE_TEST_CONTEXT',
-];
-
-function childEnv(vars: Record<string, string>): NodeJS.ProcessEnv {
-  const env: NodeJS.ProcessEnv = { ...process.env };
-  for (const name of FOLIO_ENV) delete env[name];
-  return { ...env, LOG_LEVEL: 'silent', ...vars };
-}
+const childEnv = folioEnv;
 
 /** A TCP port that was free a moment ago (listen on 0, read it, close). */
 async function freePort(): Promise<number> {
@@ -70,39 +44,6 @@ function tempDir(): string {
 
 /** Every process a test started and has not seen exit, so `after` can end it if a test failed midway. */
 const running = new Set<ChildProcess>();
-
-interface CliResult {
-  code: number | null;
-  signal: NodeJS.Signals | null;
-  stdout: string;
-  stderr: string;
-}
-
-/** Runs `./bin/folio ...args` to completion. */
-function runCli(args: string[], env: NodeJS.ProcessEnv): Promise<CliResult> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(BIN, args, { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] });
-    running.add(child);
-    let stdout = '';
-    let stderr = '';
-    child.stdout!.setEncoding('utf8').on('data', (d: string) => (stdout += d));
-    child.stderr!.setEncoding('utf8').on('data', (d: string) => (stderr += d));
-    const timer = setTimeout(() => {
-      child.kill('SIGKILL');
-      reject(new Error(`folio ${args.join(' ')} did not finish in ${PROCESS_TIMEOUT_MS} ms; stderr:\n${stderr}`));
-    }, PROCESS_TIMEOUT_MS);
-    child.on('error', (err) => {
-      clearTimeout(timer);
-      running.delete(child);
-      reject(err);
-    });
-    child.on('close', (code, signal) => {
-      clearTimeout(timer);
-      running.delete(child);
-      resolve({ code, signal, stdout, stderr });
-    });
-  });
-}
 
 /** Parses stdout that must be exactly one JSON line. */
 function oneJsonLine(out: string): any {
@@ -205,6 +146,7 @@ async function http(method: string, url: string, opts: { token?: string; body?: 
 after(async () => {
   // Only reached with live processes when a test failed midway.
   for (const child of running) child.kill('SIGKILL');
+  killAll();
 });
 
 /** The lines `folio serve` prints on stderr once it listens. */

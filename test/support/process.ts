@@ -13,7 +13,7 @@ export const PROCESS_TIMEOUT_MS = 60_000;
 /** Folio's own settings, removed from the inherited environment so a test is not steered by its caller's. */
 const FOLIO_ENV = [
   'DATABASE_URL', 'DATA_DIR', 'PORT', 'HOST', 'PUBLIC_URL', 'APP_URL', 'LOG_LEVEL', 'RATE_LIMIT_MAX',
-  'RATE_LIMIT_WINDOW_MS', 'BODY_LIMIT', 'JOB_POLL_MS', 'WORKERS', 'AUTH_CACHE_TTL_MS',
+  'RATE_LIMIT_WINDOW_MS', 'BODY_LIMIT', 'JOB_POLL_MS', 'WORKERS', 'AUTH_CACHE_TTL_MS', 'FOLIO_ADMIN_EMAIL',
   // Set by node's test runner for its own children; the CLI is not a test file.
   'NODE_TEST_CONTEXT',
 ];
