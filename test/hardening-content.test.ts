@@ -1,8 +1,11 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import { putDocuments } from '../src/content/model.ts';
+import { GitBookAPI } from '@gitbook/api';
+import { ContentEditor, putDocuments } from '../src/content/model.ts';
 import { newOrg, newMember } from './support/factories.ts';
-import { startTestServer, type TestServer } from './support/server.ts';
+import { validatingFetch } from './support/official-schema.ts';
+import { folioEnv, runCli, serve } from './support/process.ts';
+import { freshDatabaseConfig, startTestServer, type TestServer } from './support/server.ts';
 
 /**
  * Regression tests for what an adversarial review found in the content code (issue 17, findings
@@ -123,7 +126,6 @@ describe('finding 3 and 9: limits on what a page may make the server parse', () 
   test('stored markdown past the limits (from before them) still reads, as plain paragraphs', LIMIT, async () => {
     const s = await spaceWithPage();
     // Bypass the API to store what it now refuses, as an older version could have.
-    const { ContentEditor } = await import('../src/content/model.ts');
     const db = t.server.services.db;
     const row = await db.selectFrom('change_requests').innerJoin('revisions', 'revisions.id', 'change_requests.revision').select(['revisions.root']).where('change_requests.id', '=', s.cr.id).executeTakeFirstOrThrow();
     const editor = new ContentEditor(db, row.root);
@@ -221,10 +223,6 @@ describe('large pages through the real server process', () => {
   // bin/folio registers its TypeScript loader in code, which worker threads do not inherit: a
   // conversion worker that could not load once ended the whole process on the first large page.
   test('bin/folio serve converts a large page on a worker thread and keeps serving', { timeout: 120_000 }, async () => {
-    const { freshDatabaseConfig } = await import('./support/server.ts');
-    const { folioEnv, runCli, serve } = await import('./support/process.ts');
-    const { GitBookAPI } = await import('@gitbook/api');
-    const { validatingFetch } = await import('./support/official-schema.ts');
     const db = await freshDatabaseConfig(undefined, { migrated: true });
     const env = folioEnv(db.config.databaseUrl ? { DATABASE_URL: db.config.databaseUrl } : { DATA_DIR: db.config.dataDir! });
     const made = await runCli(['users', 'create', '--email', 'large.pages@example.com', '--name', 'Lara'], env);

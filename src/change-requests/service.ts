@@ -15,7 +15,8 @@ import { assertContentRole } from '../platform/policy.ts';
 import { orgRoleOf } from '../permissions/effective.ts';
 import { loadSpace, type SpaceAccess } from '../spaces/access.ts';
 import { visibleSpaces } from '../spaces/service.ts';
-import { assertMarkdownWithinLimits, documentInputToMarkdown, normalizeDocumentInput } from '../content/convert.ts';
+import { documentInputToMarkdown, normalizeDocumentInput } from '../content/convert.ts';
+import { checkMarkdownLimits } from '../content/limits.ts';
 import type { ContentChangeInput } from './schemas.ts';
 
 export class MergeConflictError extends ConflictError {
@@ -219,7 +220,7 @@ type DocumentInput = { markdown: string } | { document: unknown } | Record<strin
 async function markdownOf(input: DocumentInput | undefined): Promise<string | undefined> {
   if (!input) return undefined;
   if ('markdown' in input) {
-    assertMarkdownWithinLimits(input.markdown, 'document.markdown');
+    checkMarkdownLimits(input.markdown, 'document.markdown');
     return input.markdown;
   }
   if ('document' in input) return documentInputToMarkdown(input.document, 'document');

@@ -1,5 +1,6 @@
 import { Type, type TSchema } from '@sinclair/typebox';
-import { assertMarkdownWithinLimits, documentInputToMarkdown } from '../content/convert.ts';
+import { documentInputToMarkdown } from '../content/convert.ts';
+import { checkMarkdownLimits } from '../content/limits.ts';
 import { errorResponses, type FolioApp } from '../platform/app.ts';
 import type { Ctx } from '../platform/context.ts';
 import { ListOf, PageQuery } from '../platform/paging.ts';
@@ -27,7 +28,7 @@ type BodyInput = { markdown: string } | { document: unknown };
 async function markdownOf(body: BodyInput | undefined): Promise<string | undefined> {
   if (!body) return undefined;
   if ('markdown' in body) {
-    assertMarkdownWithinLimits(body.markdown, 'body.markdown');
+    checkMarkdownLimits(body.markdown, 'body.markdown');
     return body.markdown;
   }
   return documentInputToMarkdown(body.document, 'body.document');

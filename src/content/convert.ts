@@ -63,14 +63,6 @@ function documentSize(doc: unknown): number {
 }
 
 /**
- * Markdown a client sent, checked against the limits: 400 naming `field` and the limit, so the
- * page is never stored in a form that cannot be read back.
- */
-export function assertMarkdownWithinLimits(markdown: string, field: string): void {
-  checkMarkdownLimits(markdown, field);
-}
-
-/**
  * A client's rich-text document as markdown: its shape and size are checked first (400 naming the
  * node), then it is written out.
  */

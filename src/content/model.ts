@@ -263,9 +263,9 @@ export class ContentEditor extends ContentReader {
     for (let i = 2; ; i++) if (!taken.has(`${wanted}-${i}`)) return `${wanted}-${i}`;
   }
 
-  /** Refuses a parent that would put a page deeper than MAX_PAGE_DEPTH. */
-  private async assertDepthBelow(parent: PageEntry) {
-    if ((await this.ancestors(parent)).length + 2 > MAX_PAGE_DEPTH) {
+  /** Refuses a parent (given with its ancestors) that would put a page deeper than MAX_PAGE_DEPTH. */
+  private assertDepthBelow(parentChain: PageEntry[]) {
+    if (parentChain.length + 1 > MAX_PAGE_DEPTH) {
       throw new BadRequestError(`into: pages can be nested at most ${MAX_PAGE_DEPTH} levels deep`);
     }
   }
@@ -273,7 +273,7 @@ export class ContentEditor extends ContentReader {
   async insertPage(input: PageInput & { parent: string | null; at?: number | undefined; doc: string | null; title: string; id?: string }): Promise<PageEntry> {
     const parent = input.parent ? await this.page(input.parent) : undefined;
     if (input.parent && !parent) throw new BadRequestError(`into: page ${input.parent} not found`);
-    if (parent) await this.assertDepthBelow(parent);
+    if (parent) this.assertDepthBelow([...(await this.ancestors(parent)), parent]);
     const now = new Date().toISOString();
     const id = input.id ?? newId();
     // Ids are the server's: a new page never takes the place of one that exists.
@@ -309,7 +309,7 @@ export class ContentEditor extends ContentReader {
         if (!target) throw new BadRequestError(`into: page ${input.into} not found`);
         const chain = [...(await this.ancestors(target)), target];
         if (chain.some((p) => p.id === id)) throw new BadRequestError('into: a page cannot move under itself or one of its descendants');
-        await this.assertDepthBelow(target);
+        this.assertDepthBelow(chain);
       }
       await this.setChildren(current.parent, (await this.childIds(current.parent)).filter((c) => c !== id));
       parent = input.into;

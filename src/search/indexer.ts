@@ -121,6 +121,15 @@ export async function reindexSpace(db: Db, spaceId: string, root: string): Promi
   await writeIndexChanges(db, spaceId, root, await indexChanges(db, spaceId, from, root));
 }
 
+/** Spaces with the root of their current content and the root their search index describes. */
+function indexState(db: Db) {
+  return db
+    .selectFrom('spaces')
+    .innerJoin('revisions', 'revisions.id', 'spaces.revision_id')
+    .leftJoin('search_state', 'search_state.space_id', 'spaces.id')
+    .select(['spaces.id as id', 'revisions.root as root', 'search_state.root as indexed']);
+}
+
 /**
  * Brings a space's search rows to its current content, after a merge has committed. The text of
  * changed pages is extracted outside any transaction (a large page converts on a worker thread
@@ -130,13 +139,7 @@ export async function reindexSpace(db: Db, spaceId: string, root: string): Promi
  */
 export async function refreshSearchIndex(db: Db, spaceId: string): Promise<void> {
   for (let attempt = 0; attempt < 5; attempt++) {
-    const space = await db
-      .selectFrom('spaces')
-      .innerJoin('revisions', 'revisions.id', 'spaces.revision_id')
-      .leftJoin('search_state', 'search_state.space_id', 'spaces.id')
-      .select(['revisions.root as root', 'search_state.root as indexed'])
-      .where('spaces.id', '=', spaceId)
-      .executeTakeFirst();
+    const space = await indexState(db).where('spaces.id', '=', spaceId).executeTakeFirst();
     if (!space) return;
     const from = space.indexed ?? EMPTY;
     if (from === space.root) return;
@@ -159,13 +162,7 @@ export async function refreshSearchIndex(db: Db, spaceId: string): Promise<void>
  * run at start, before requests are served. Returns how many spaces it updated.
  */
 export async function refreshStaleSearchIndexes(db: Db): Promise<number> {
-  const stale = await db
-    .selectFrom('spaces')
-    .innerJoin('revisions', 'revisions.id', 'spaces.revision_id')
-    .leftJoin('search_state', 'search_state.space_id', 'spaces.id')
-    .select('spaces.id')
-    .where(sql<boolean>`coalesce(search_state.root, ${EMPTY}) <> revisions.root`)
-    .execute();
+  const stale = await indexState(db).where(sql<boolean>`coalesce(search_state.root, ${EMPTY}) <> revisions.root`).execute();
   for (const { id } of stale) await refreshSearchIndex(db, id);
   return stale.length;
 }
