@@ -7,8 +7,8 @@ import addFormats from 'ajv-formats';
 import Fastify, { type FastifyBaseLogger, type FastifyInstance, type FastifyServerOptions, type RawServerDefault } from 'fastify';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { sql } from 'kysely';
-import { authenticateToken, bearerToken } from './auth.ts';
-import type { Ctx, Services } from './context.ts';
+import { authenticates, authenticateTokenHash, bearerToken, hashToken } from './auth.ts';
+import type { Caller, Ctx, Services } from './context.ts';
 import type { UserRow } from './db/schema.ts';
 import { HttpError, UnauthorizedError } from './errors.ts';
 import { ErrorResponse } from './schemas.ts';
@@ -47,7 +47,7 @@ declare module 'fastify' {
   interface FastifyRequest {
     caller: UserRow | undefined;
     /** The token the caller authenticated with. */
-    callerToken: { id: string; expiresAt: Date | null } | undefined;
+    callerToken: Caller['token'];
     /** The request context for services: database, configuration and the authenticated caller. */
     ctx(): Ctx;
   }
@@ -282,17 +282,17 @@ export async function buildApp(
   app.decorate('services', services);
   app.decorateRequest('caller', undefined);
   app.decorateRequest('callerToken', undefined);
-  app.decorateRequest('ctx', function (this: { caller: UserRow | undefined; callerToken: { id: string; expiresAt: Date | null } | undefined }) {
+  app.decorateRequest('ctx', function (this: { caller: UserRow | undefined; callerToken: Caller['token'] }) {
     if (!this.caller) throw new UnauthorizedError();
     return { ...services, user: this.caller, ...(this.callerToken ? { token: this.callerToken } : {}) };
   });
 
   app.addHook('onRequest', async (req, reply) => {
-    if (req.routeOptions.config?.public || req.url.startsWith('/docs')) return;
-    if (!req.routeOptions.url) return; // unknown route: the not-found handler answers
+    if (!authenticates(req)) return; // public, the docs, or unknown (the not-found handler answers)
     const token = bearerToken(req.headers.authorization);
     if (!token) throw new UnauthorizedError();
-    const auth = await authenticateToken(services.db, token, services.tokenCache);
+    // The rate limiter has hashed the token already (routes it skips are public).
+    const auth = await authenticateTokenHash(services.db, req.tokenHash ?? hashToken(token), services.tokenCache);
     // A token not yet known valid is counted now: against itself if valid, else against the address.
     const limited = auth ? limiter.tokenAccepted(req, reply) : limiter.tokenRefused(req, reply);
     if (limited) throw limited;

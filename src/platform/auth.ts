@@ -1,4 +1,5 @@
 import { createHash, randomBytes } from 'node:crypto';
+import type { FastifyRequest } from 'fastify';
 import type { Db } from './db/database.ts';
 import type { ApiTokensTable, UserRow } from './db/schema.ts';
 import { newId } from './ids.ts';
@@ -101,10 +102,6 @@ export class TokenCache {
     this.entries.set(hash, { auth, expires });
   }
 
-  has(hash: string): boolean {
-    return this.get(hash) !== undefined;
-  }
-
   delete(hash: string): void {
     this.entries.delete(hash);
   }
@@ -114,9 +111,11 @@ export class TokenCache {
   }
 }
 
-/** The user and token a bearer token authenticates; undefined for an unknown, expired or revoked token. */
-export async function authenticateToken(db: Db, token: string, cache?: TokenCache): Promise<Authenticated | undefined> {
-  const hash = hashToken(token);
+/**
+ * The user and token a bearer token authenticates, from its hash (`hashToken`, computed once per
+ * request by the rate limiter); undefined for an unknown, expired or revoked token.
+ */
+export async function authenticateTokenHash(db: Db, hash: string, cache?: TokenCache): Promise<Authenticated | undefined> {
   const cached = cache?.get(hash);
   if (cached) return cached;
   const row = await db
@@ -135,9 +134,12 @@ export async function authenticateToken(db: Db, token: string, cache?: TokenCach
   return auth;
 }
 
-/** The user a bearer token belongs to, or undefined for an unknown, expired or revoked token. */
-export async function userForToken(db: Db, token: string, cache?: TokenCache): Promise<UserRow | undefined> {
-  return (await authenticateToken(db, token, cache))?.user;
+/**
+ * Whether the request is authenticated by the onRequest hook of buildApp: a known route that is
+ * neither public nor the docs. The rate limiter asks the same, to leave the token's count to it.
+ */
+export function authenticates(req: FastifyRequest): boolean {
+  return !req.routeOptions.config?.public && !!req.routeOptions.url && !req.url.startsWith('/docs');
 }
 
 export function bearerToken(header: string | undefined): string | undefined {

@@ -1,5 +1,5 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { bearerToken, hashToken } from './auth.ts';
+import { authenticates, bearerToken, hashToken } from './auth.ts';
 import { HttpError } from './errors.ts';
 
 declare module 'fastify' {
@@ -11,8 +11,10 @@ declare module 'fastify' {
     rateLimiter: RateLimiter;
   }
   interface FastifyRequest {
-    /** Hash of a bearer token not yet known valid: counted once authentication decides. */
-    rateLimitPendingToken: string | undefined;
+    /** `hashToken` of the request's bearer token, computed once here and reused by authentication. */
+    tokenHash: string | undefined;
+    /** The bearer token is not yet known valid: it is counted once authentication decides. */
+    rateLimitPending: boolean;
   }
 }
 
@@ -80,10 +82,6 @@ export class RateLimiter {
     this.valid.set(hash, now + this.opts.windowMs);
   }
 
-  forgetToken(hash: string): void {
-    this.valid.delete(hash);
-  }
-
   /** Forgets finished windows and stale token knowledge. */
   sweep(now = Date.now()): void {
     for (const [key, w] of this.windows) if (w.resetAt <= now) this.windows.delete(key);
@@ -104,17 +102,16 @@ export class RateLimiter {
 
   /** Authentication accepted the pending token of `req`: its requests count against the token from now on. */
   tokenAccepted(req: FastifyRequest, reply: FastifyReply): HttpError | undefined {
-    const hash = req.rateLimitPendingToken;
-    if (!hash) return undefined;
-    req.rateLimitPendingToken = undefined;
-    this.rememberValidToken(hash);
-    return this.apply(reply, this.hit(`t:${hash}`));
+    if (!req.rateLimitPending || !req.tokenHash) return undefined;
+    req.rateLimitPending = false;
+    this.rememberValidToken(req.tokenHash);
+    return this.apply(reply, this.hit(`t:${req.tokenHash}`));
   }
 
   /** Authentication refused the pending token of `req`: it counts against the address. */
   tokenRefused(req: FastifyRequest, reply: FastifyReply): HttpError | undefined {
-    if (!req.rateLimitPendingToken) return undefined;
-    req.rateLimitPendingToken = undefined;
+    if (!req.rateLimitPending) return undefined;
+    req.rateLimitPending = false;
     return this.apply(reply, this.hit(`ip:${req.ip}`));
   }
 }
@@ -140,7 +137,8 @@ export function registerRateLimit(app: FastifyInstance, opts: { max: number; win
   sweep.unref();
   app.addHook('onClose', async () => clearInterval(sweep));
   app.decorate('rateLimiter', limiter);
-  app.decorateRequest('rateLimitPendingToken', undefined);
+  app.decorateRequest('tokenHash', undefined);
+  app.decorateRequest('rateLimitPending', false);
 
   app.addHook('onRequest', (req: FastifyRequest, reply: FastifyReply, done: (err?: Error) => void) => {
     const config = req.routeOptions.config;
@@ -149,12 +147,13 @@ export function registerRateLimit(app: FastifyInstance, opts: { max: number; win
     const now = Date.now();
     if (token) {
       const hash = hashToken(token);
+      req.tokenHash = hash;
       if (limiter.isValidToken(hash, now)) return done(limiter.apply(reply, limiter.hit(`t:${hash}`, now), now));
       // Routes without authentication (public ones, unknown ones) never decide on the token.
-      if (!config?.public && req.routeOptions.url && !req.url.startsWith('/docs')) {
+      if (authenticates(req)) {
         const address = limiter.peek(`ip:${req.ip}`, now);
         if (address && address.count >= opts.max) return done(limiter.apply(reply, limiter.hit(`ip:${req.ip}`, now), now));
-        req.rateLimitPendingToken = hash;
+        req.rateLimitPending = true;
         return done();
       }
     }
