@@ -2,7 +2,6 @@ import type {
   DocumentBlockCode,
   DocumentBlockColumn,
   DocumentBlockColumns,
-  DocumentBlockDrawing,
   DocumentBlockEmbed,
   DocumentBlockExpandable,
   DocumentBlockFile,
@@ -50,10 +49,12 @@ import {
   HTML_MARKS,
   SCHEMA_VERSION,
   colorMark,
+  emoji,
   emojiCode,
   hashKey,
   imageRefFromUrl,
   isTextColor,
+  markKey,
   markObjects,
   refFromUrl,
   sortMarks,
@@ -269,7 +270,7 @@ function plainOfPieces(pieces: Piece[]): string {
       if (p.kind === 'text') return p.text;
       if (p.node.type === 'inline-math') return `$$${p.node.data.formula}$$`;
       if (p.node.type === 'expression') return p.node.data.expression;
-      if (p.node.type === 'emoji') return String.fromCodePoint(...p.node.data.code.split('-').map((h) => parseInt(h, 16)));
+      if (p.node.type === 'emoji') return emoji(p.node.data.code);
       if (p.node.type === 'button') return p.node.data.label;
       if (p.node.type === 'annotation') return p.node.nodes.map((t) => t.leaves.map((l) => l.text).join('')).join('');
       return '';
@@ -554,7 +555,7 @@ class Reader {
       }
       case 'content-ref':
         if (!closed && a.url === undefined) return null;
-        return [{ object: 'block', type: 'content-ref', data: { ref: refFromUrl(a.url ?? '') }, isVoid: true }];
+        return voidBlock('content-ref', { ref: refFromUrl(a.url ?? '') });
       case 'embed': {
         const url = a.url ?? tag.args[0];
         if (url === undefined) return null;
@@ -575,13 +576,12 @@ class Reader {
       }
       case 'drawing': {
         const ref = a.src === undefined ? undefined : refFromUrl(a.src);
-        const data: DocumentBlockDrawing['data'] = ref?.kind === 'file' ? { ref } : {};
-        return [{ object: 'block', type: 'drawing', data, isVoid: true }];
+        return voidBlock('drawing', ref?.kind === 'file' ? { ref } : {});
       }
       case 'include': {
         const path = tag.args[0] ?? a.src;
         if (path === undefined) return null;
-        return [{ object: 'block', type: 'reusable-content', data: { ref: { kind: 'reusable-content', reusableContent: includeId(path) } }, isVoid: true }];
+        return voidBlock('reusable-content', { ref: { kind: 'reusable-content', reusableContent: includeId(path) } });
       }
       case 'openapi':
       case 'swagger': {
@@ -590,39 +590,25 @@ class Reader {
         const data: DocumentBlockOpenAPI['data'] = { ref: ref.kind === 'file' ? ref : { kind: 'url', url: src }, path: a.path ?? '', method: a.method ?? '' };
         if (isTrue(a.expanded)) data.expanded = true;
         if (isTrue(a.fullWidth)) data.fullWidth = true;
-        return [{ object: 'block', type: 'swagger', data, isVoid: true }];
+        return voidBlock('swagger', data);
       }
       case 'openapi-operation':
-        return [
-          {
-            object: 'block',
-            type: 'openapi-operation',
-            data: { ref: { kind: 'openapi', spec: a.spec ?? '' }, path: a.path ?? '', method: a.method ?? '' },
-            isVoid: true,
-          },
-        ];
+        return voidBlock('openapi-operation', { ref: { kind: 'openapi', spec: a.spec ?? '' }, path: a.path ?? '', method: a.method ?? '' });
       case 'openapi-schemas': {
         const schemas = (a.schemas ?? '').split(',').map((x) => x.trim()).filter(Boolean);
         const data: DocumentBlockOpenAPISchemas['data'] = { ref: { kind: 'openapi', spec: a.spec ?? '' }, schemas };
         if (a.grouped !== undefined) data.grouped = isTrue(a.grouped);
         if (a.title !== undefined) data.title = a.title;
-        return [{ object: 'block', type: 'openapi-schemas', data, isVoid: true }];
+        return voidBlock('openapi-schemas', data);
       }
       case 'openapi-webhook':
-        return [
-          {
-            object: 'block',
-            type: 'openapi-webhook',
-            data: { ref: { kind: 'openapi', spec: a.spec ?? '' }, name: a.name ?? '', method: a.method ?? '' },
-            isVoid: true,
-          },
-        ];
+        return voidBlock('openapi-webhook', { ref: { kind: 'openapi', spec: a.spec ?? '' }, name: a.name ?? '', method: a.method ?? '' });
       default: {
         if (!tag.name.startsWith('@')) return null;
         const slash = tag.name.indexOf('/');
         const integration = slash > 0 ? tag.name.slice(1, slash) : tag.name.slice(1);
         const block = slash > 0 ? tag.name.slice(slash + 1) : '';
-        return [{ object: 'block', type: 'integration', data: { integration, block, props: { ...a } }, isVoid: true }];
+        return voidBlock('integration', { integration, block, props: { ...a } });
       }
     }
   }
@@ -710,7 +696,6 @@ class Reader {
         return [];
     }
   }
-
 
   /** A paragraph's block: none when it holds only whitespace (markdown can't write an empty paragraph). */
   private paragraphBlock(node: md.Paragraph, allowed: Set<string>, align?: string): Block[] {
@@ -840,8 +825,13 @@ class Reader {
         if (u.kind === 'open' && u.name === 'img') img = u.attrs;
         if (u.kind === 'open' && u.name === 'source' && (u.attrs.media ?? '').includes('dark')) dark = u.attrs.srcset;
         if (u.kind === 'open' && u.name === 'figcaption') {
-          const close = tokens.findIndex((v, j) => j > k && v.kind === 'close' && v.name === 'figcaption');
-          if (close > 0) {
+          // The `</figcaption>` after it, searched from here on (not from the start).
+          let close = k + 1;
+          for (; close < tokens.length; close++) {
+            const v = tokens[close]!;
+            if (v.kind === 'close' && v.name === 'figcaption') break;
+          }
+          if (close < tokens.length) {
             const inner = html.slice(u.end, tokens[close]!.start).trim().replace(/^<p>/i, '').replace(/<\/p>$/i, '');
             const pieces = this.inlineMarkdown(inner);
             caption = pieces.some((p) => p.kind === 'inline' || p.text !== '') ? assemble(pieces) : null;
@@ -953,8 +943,9 @@ class Reader {
           }
           case 'number':
           case 'rating': {
-            const n = Number(text());
-            values[column] = text() === '' || !Number.isFinite(n) ? null : n;
+            const t = text();
+            const n = Number(t);
+            values[column] = t === '' || !Number.isFinite(n) ? null : n;
             break;
           }
           case 'checkbox':
@@ -988,15 +979,16 @@ class Reader {
 
   /** A cell's rich text: one paragraph per `<p>`, or one paragraph. */
   private cellParagraphs(raw: string): DocumentBlockParagraph[] {
-    const tokens = tokenizeHtml(raw);
-    const ps = tokens.filter((t) => t.kind === 'open' && t.name === 'p');
-    const parts: string[] = [];
-    if (ps.length === 0) parts.push(raw);
-    else
-      for (const p of ps) {
-        const close = tokens.find((t) => t.kind === 'close' && t.name === 'p' && t.start > p.start);
-        parts.push(raw.slice(p.end, close ? close.start : raw.length));
-      }
+    // Each `<p>` runs to the first `</p>` after it (or to the end), found in one pass.
+    const spans: { from: number; to: number }[] = [];
+    let open = 0;
+    for (const t of tokenizeHtml(raw)) {
+      if (t.kind === 'open' && t.name === 'p') {
+        spans.push({ from: t.end, to: raw.length });
+        open++;
+      } else if (t.kind === 'close' && t.name === 'p') for (; open > 0; open--) spans[spans.length - open]!.to = t.start;
+    }
+    const parts = spans.length === 0 ? [raw] : spans.map(({ from, to }) => raw.slice(from, to));
     return parts.map((part) => paragraph(assemble(this.inlineMarkdown(part.replace(/\n/g, ' ')))));
   }
 
@@ -1295,6 +1287,11 @@ function blocksPlain(blocks: Block[]): string {
   return lines.join('\n');
 }
 
+/** A void block (one that holds no blocks), as the one-element list a tag stands for. */
+function voidBlock<T extends Block['type']>(type: T, data: Extract<Block, { type: T }>['data']): Block[] {
+  return [{ object: 'block', type, data, isVoid: true } as Block];
+}
+
 function mathBlock(formula: string): DocumentBlockMath {
   return { object: 'block', type: 'math', data: { formula }, isVoid: true };
 }
@@ -1409,10 +1406,7 @@ function mergeTexts(nodes: InlineOrText[]): InlineOrText[] {
   const pieces: Piece[] = [];
   for (const node of nodes) {
     if (node.object === 'text') {
-      for (const l of node.leaves) {
-        const marks = l.marks.map((m) => (m.type === 'color' ? colorMark(m.data.text, m.data.background) : m.type));
-        pieces.push({ kind: 'text', text: l.text, marks });
-      }
+      for (const l of node.leaves) pieces.push({ kind: 'text', text: l.text, marks: l.marks.map(markKey) });
     } else pieces.push({ kind: 'inline', node });
   }
   return assemble(pieces);

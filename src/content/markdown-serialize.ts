@@ -224,7 +224,8 @@ function wrap(mark: MarkType, children: md.PhrasingContent[]): md.PhrasingConten
 }
 
 function phrasing(nodes: readonly InlineOrText[], notes: Notes, opts: Partial<Context> = {}): md.PhrasingContent[] {
-  return group(items(nodes, { inCell: false, inHeading: false, notes, ...opts }), new Set(), { inCell: false, inHeading: false, notes, ...opts });
+  const ctx: Context = { inCell: false, inHeading: false, notes, ...opts };
+  return group(items(nodes, ctx), new Set(), ctx);
 }
 
 /** Rich text as one line of markdown, for places inside HTML (captions, cells, summaries). */
@@ -287,7 +288,6 @@ function fragmentOf(block: DocumentBlockTable, value: unknown): DocumentFragment
 }
 
 function cellValue(block: DocumentBlockTable, def: DocumentTableDefinition | undefined, value: unknown, notes: Notes): md.PhrasingContent[] {
-  const ctx: Context = { inCell: true, inHeading: false, notes };
   if (value === undefined || value === null) return [];
   if (def?.type === 'text' || (def === undefined && typeof value === 'string')) {
     const fragment = fragmentOf(block, value);
@@ -295,7 +295,7 @@ function cellValue(block: DocumentBlockTable, def: DocumentTableDefinition | und
     const out: md.PhrasingContent[] = [];
     for (const node of fragment.nodes) {
       if (out.length > 0) out.push(html('<br>'));
-      if (node.type === 'paragraph' || node.type.startsWith('heading-')) out.push(...group(items((node as { nodes: InlineOrText[] }).nodes, ctx), new Set(), ctx));
+      if (node.type === 'paragraph' || node.type.startsWith('heading-')) out.push(...phrasing((node as { nodes: InlineOrText[] }).nodes, notes, { inCell: true }));
       else out.push({ type: 'text', value: textOf([node]).replace(/\n/g, ' ') });
     }
     return out;

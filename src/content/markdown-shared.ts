@@ -76,11 +76,14 @@ export function markObjects(marks: readonly MarkType[]): DocumentTextMark[] {
   });
 }
 
-/** The mark keys of a leaf (see `MarkType`), sorted. */
+/** A mark's key (see `MarkType`). */
+export function markKey(mark: DocumentTextMark): MarkType {
+  return mark.type === 'color' ? colorMark(mark.data?.text ?? 'default', mark.data?.background ?? 'default') : mark.type;
+}
+
+/** The mark keys of a leaf, sorted. */
 export function leafMarks(leaf: DocumentTextLeaf): MarkType[] {
-  return sortMarks(
-    leaf.marks.map((m) => (m.type === 'color' ? colorMark(m.data?.text ?? 'default', m.data?.background ?? 'default') : m.type)).filter(isMarkType),
-  );
+  return sortMarks(leaf.marks.map(markKey).filter(isMarkType));
 }
 
 export function textNode(leaves: DocumentTextLeaf[]): DocumentText {
