@@ -8,6 +8,7 @@ import { ConfigError, loadConfig, type Config } from './platform/config.ts';
 import type { Db } from './platform/db/database.ts';
 import { DataDirLockedError } from './platform/db/lock.ts';
 import { HttpError } from './platform/errors.ts';
+import { version } from './platform/home.ts';
 
 // The database, the HTTP app and the areas are imported when a command needs them (import('...')
 // below): help, usage errors and commands answered by a running server never load them, which
@@ -184,14 +185,6 @@ function print(value: unknown): void {
 
 function say(line: string): void {
   process.stderr.write(line + '\n');
-}
-
-function version(): string {
-  try {
-    return JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')).version ?? '';
-  } catch {
-    return '';
-  }
 }
 
 /** Runs one administration command with the database open, and always closes it. */

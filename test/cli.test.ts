@@ -9,19 +9,15 @@
  * the last group runs on PostgreSQL when TEST_DATABASE_URL is set.
  */
 import assert from 'node:assert/strict';
-import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { after, before, describe, test } from 'node:test';
 import pg from 'pg';
-import { folioEnv, killAll, PROCESS_TIMEOUT_MS, runCli, type CliResult } from './support/process.ts';
+import { folioEnv, killAll, PROCESS_TIMEOUT_MS, runCli, serve, type CliResult, type ServeProcess } from './support/process.ts';
 
-const ROOT = fileURLToPath(new URL('..', import.meta.url));
-const BIN = './bin/folio';
 const childEnv = folioEnv;
 
 /** A TCP port that was free a moment ago (listen on 0, read it, close). */
@@ -42,9 +38,6 @@ function tempDir(): string {
   return mkdtempSync(join(tmpdir(), 'folio-cli-test-'));
 }
 
-/** Every process a test started and has not seen exit, so `after` can end it if a test failed midway. */
-const running = new Set<ChildProcess>();
-
 /** Parses stdout that must be exactly one JSON line. */
 function oneJsonLine(out: string): any {
   assert.ok(out.endsWith('\n'), `stdout must end with a newline: ${JSON.stringify(out)}`);
@@ -60,72 +53,6 @@ async function waitFor(what: string, check: () => boolean | Promise<boolean>, ti
     if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
     await new Promise((r) => setTimeout(r, 50));
   }
-}
-
-interface Served {
-  child: ChildProcess;
-  url: string;
-  port: number;
-  stderr(): string;
-  stdout(): string;
-  /** Resolves with the exit code (or signal name) when the process ends. */
-  exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
-  /** Sends the signal and waits for the process to end. */
-  stop(signal?: NodeJS.Signals): Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
-}
-
-/** Starts `./bin/folio <command>` and waits until it prints that it is ready (and /healthz answers, for serve). */
-async function serve(vars: Record<string, string>, command = 'serve'): Promise<Served> {
-  const port = vars.PORT ? Number(vars.PORT) : await freePort();
-  const env = childEnv({ HOST: '127.0.0.1', PORT: String(port), ...vars });
-  const child = spawn(BIN, [command], { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] });
-  running.add(child);
-  let stdout = '';
-  let stderr = '';
-  child.stdout!.setEncoding('utf8').on('data', (d: string) => (stdout += d));
-  child.stderr!.setEncoding('utf8').on('data', (d: string) => (stderr += d));
-  let done: { code: number | null; signal: NodeJS.Signals | null } | undefined;
-  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) => {
-    child.on('close', (code, signal) => {
-      running.delete(child);
-      done = { code, signal };
-      resolve(done);
-    });
-  });
-  const url = `http://127.0.0.1:${port}`;
-  try {
-    await waitFor(`folio ${command} on ${url}`, async () => {
-      if (done) throw new Error(`folio ${command} exited early (${done.code ?? done.signal}); stderr:\n${stderr}`);
-      if (!/^Ready in \d+\.\d s/m.test(stderr)) return false;
-      if (command !== 'serve') return true;
-      try {
-        const res = await fetch(`${url}/healthz`);
-        return res.status === 200;
-      } catch {
-        return false; // not listening yet
-      }
-    });
-  } catch (err) {
-    child.kill('SIGKILL');
-    throw err;
-  }
-  return {
-    child,
-    url,
-    port,
-    stderr: () => stderr,
-    stdout: () => stdout,
-    exited,
-    async stop(signal = 'SIGTERM') {
-      if (!done) child.kill(signal);
-      const timer = setTimeout(() => child.kill('SIGKILL'), PROCESS_TIMEOUT_MS);
-      try {
-        return await exited;
-      } finally {
-        clearTimeout(timer);
-      }
-    },
-  };
 }
 
 async function http(method: string, url: string, opts: { token?: string; body?: unknown } = {}) {
@@ -145,12 +72,11 @@ async function http(method: string, url: string, opts: { token?: string; body?: 
 
 after(async () => {
   // Only reached with live processes when a test failed midway.
-  for (const child of running) child.kill('SIGKILL');
   killAll();
 });
 
 /** The lines `folio serve` prints on stderr once it listens. */
-function assertBanner(server: Served, where: string): void {
+function assertBanner(server: ServeProcess, where: string): void {
   const err = server.stderr();
   assert.ok(err.includes(`Folio listening on ${server.url} (${where})`), err);
   assert.ok(err.includes(`API reference: ${server.url}/docs`), err);
@@ -257,7 +183,7 @@ describe('folio CLI on the embedded database', () => {
   let admin: { token: string };
   let user: { id: string; token: string };
   const tokens: string[] = [];
-  let server: Served | undefined;
+  let server: ServeProcess | undefined;
   let orgId: string;
 
   before(async () => {
@@ -272,7 +198,7 @@ describe('folio CLI on the embedded database', () => {
 
   test('serve on an empty data dir says what it does, creates the first administrator and prints its token', { timeout: PROCESS_TIMEOUT_MS }, async () => {
     assert.deepEqual(readdirSync(dataDir), []);
-    server = await serve({ DATA_DIR: dataDir, PORT: String(port) });
+    server = await serve(env);
     const err = server.stderr();
     assertBanner(server, `embedded database in ${dataDir}`);
     assert.ok(err.includes(`Creating the embedded database in ${dataDir}`), err);
@@ -443,7 +369,7 @@ describe('folio CLI on the embedded database', () => {
   });
 
   test('a restart creates no administrator again, applies nothing, and the data and tokens are there', { timeout: PROCESS_TIMEOUT_MS }, async () => {
-    server = await serve({ DATA_DIR: dataDir, PORT: String(port) });
+    server = await serve(env);
     assertBanner(server, `embedded database in ${dataDir}`);
     const err = server.stderr();
     assert.match(err, /^Database schema up to date$/m);
@@ -486,7 +412,7 @@ describe('folio CLI on PostgreSQL', () => {
   let dataDir: string;
   let databaseUrl: string;
   let migrated: CliResult;
-  let server: Served | undefined;
+  let server: ServeProcess | undefined;
 
   before(async () => {
     if (!TEST_DATABASE_URL) return;
@@ -543,7 +469,7 @@ describe('folio CLI on PostgreSQL', () => {
     assert.equal(user.displayName, 'Pat');
     assert.equal(user.urls.location, `http://127.0.0.1:8080/v1/users/${user.id}`);
 
-    server = await serve({ DATABASE_URL: databaseUrl, DATA_DIR: dataDir, AUTH_CACHE_TTL_MS: '500' });
+    server = await serve(childEnv({ DATABASE_URL: databaseUrl, DATA_DIR: dataDir, AUTH_CACHE_TTL_MS: '500' }));
     assertBanner(server, 'PostgreSQL (DATABASE_URL)');
     assert.equal(printedToken(server.stderr()), undefined, 'a database with a user gets no administrator');
     assert.doesNotMatch(server.stderr(), /folio\.sock/, 'no socket: on PostgreSQL the CLI opens the database itself');
@@ -575,9 +501,9 @@ describe('folio CLI on PostgreSQL', () => {
   test('N serve (WORKERS=false) + M worker processes: every job runs exactly once', { skip: TEST_DATABASE_URL ? false : NO_POSTGRES, timeout: 2 * PROCESS_TIMEOUT_MS }, async () => {
     const client = new pg.Client({ connectionString: databaseUrl });
     await client.connect();
-    const workers: Served[] = [];
+    const workers: ServeProcess[] = [];
     try {
-      server = await serve({ DATABASE_URL: databaseUrl, DATA_DIR: dataDir, WORKERS: 'false', JOB_POLL_MS: '20' });
+      server = await serve(childEnv({ DATABASE_URL: databaseUrl, DATA_DIR: dataDir, WORKERS: 'false', JOB_POLL_MS: '20' }));
       assert.match(server.stderr(), /WORKERS=false/);
       // Jobs of a type the workers know (purging a space that is not there is a no-op).
       const count = 120;
@@ -590,7 +516,7 @@ describe('folio CLI on PostgreSQL', () => {
       const untouched = await client.query(`SELECT count(*)::int AS n FROM jobs WHERE status = 'queued'`);
       assert.equal(untouched.rows[0].n, count, 'serve with WORKERS=false runs no job');
 
-      workers.push(...(await Promise.all([1, 2].map(() => serve({ DATABASE_URL: databaseUrl, DATA_DIR: dataDir, JOB_POLL_MS: '20' }, 'worker')))));
+      workers.push(...(await Promise.all([1, 2].map(() => serve(childEnv({ DATABASE_URL: databaseUrl, DATA_DIR: dataDir, JOB_POLL_MS: '20' }), 'worker')))));
       for (const w of workers) {
         assert.match(w.stderr(), /Running background jobs only \(no HTTP API\)/);
         assert.match(w.stderr(), /^Ready in \d+\.\d s/m);

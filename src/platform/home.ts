@@ -14,7 +14,8 @@ function links(base: string) {
 
 const DESCRIPTION = 'A self-hostable documentation platform server, compatible with the GitBook REST API v1.';
 
-function version(): string {
+/** Folio's version, from package.json ('' when it cannot be read). The CLI prints it too. */
+export function version(): string {
   try {
     return JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')).version ?? '';
   } catch {

@@ -72,7 +72,7 @@ export interface Exit {
 
 export interface ServeProcess {
   child: ChildProcess;
-  /** Where it listens (read from its start-up line, so PORT=0 works). */
+  /** Where it listens (read from its start-up line, so PORT=0 works); '' for `worker`, which does not listen. */
   url: string;
   stdout(): string;
   stderr(): string;
@@ -82,11 +82,12 @@ export interface ServeProcess {
 }
 
 /**
- * Starts `./bin/folio serve` and waits until it prints where it listens and /readyz answers 200
- * (the database is open). PORT defaults to 0: the system picks a free port.
+ * Starts `./bin/folio serve` (or `worker`) and waits until it prints that it is ready and, for
+ * serve, until it prints where it listens and /readyz answers 200 (the database is open). PORT
+ * defaults to 0: the system picks a free port.
  */
-export async function serve(env: NodeJS.ProcessEnv): Promise<ServeProcess> {
-  const child = spawn(BIN, ['serve'], { cwd: ROOT, env: { PORT: '0', ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+export async function serve(env: NodeJS.ProcessEnv, command: 'serve' | 'worker' = 'serve'): Promise<ServeProcess> {
+  const child = spawn(BIN, [command], { cwd: ROOT, env: { PORT: '0', ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
   running.add(child);
   let stdout = '';
   let stderr = '';
@@ -101,15 +102,15 @@ export async function serve(env: NodeJS.ProcessEnv): Promise<ServeProcess> {
     });
   });
   const deadline = Date.now() + PROCESS_TIMEOUT_MS;
-  let url: string | undefined;
+  let url = '';
   try {
     for (;;) {
-      if (done) throw new Error(`folio serve exited early (${done.code ?? done.signal}); stderr:\n${stderr}`);
-      if (Date.now() > deadline) throw new Error(`folio serve was not ready in ${PROCESS_TIMEOUT_MS} ms; stderr:\n${stderr}`);
-      url ??= /Folio listening on (http:\/\/\S+) /.exec(stderr)?.[1];
-      if (url) {
-        const ready = await fetch(`${url}/readyz`).then((r) => r.status === 200, () => false);
-        if (ready) break;
+      if (done) throw new Error(`folio ${command} exited early (${done.code ?? done.signal}); stderr:\n${stderr}`);
+      if (Date.now() > deadline) throw new Error(`folio ${command} was not ready in ${PROCESS_TIMEOUT_MS} ms; stderr:\n${stderr}`);
+      if (/^Ready in \d+\.\d s/m.test(stderr)) {
+        if (command !== 'serve') break;
+        url ||= /Folio listening on (http:\/\/\S+) /.exec(stderr)?.[1] ?? '';
+        if (url && (await fetch(`${url}/readyz`).then((r) => r.status === 200, () => false))) break;
       }
       await new Promise((r) => setTimeout(r, 50));
     }
