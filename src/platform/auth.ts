@@ -1,7 +1,8 @@
 import { createHash, randomBytes } from 'node:crypto';
 import type { FastifyRequest } from 'fastify';
+import type { ExpressionBuilder } from 'kysely';
 import type { Db } from './db/database.ts';
-import type { ApiTokensTable, UserRow } from './db/schema.ts';
+import type { ApiTokensTable, Database, UserRow } from './db/schema.ts';
 import { newId } from './ids.ts';
 
 const TOKEN_PREFIX = 'folio_';
@@ -41,6 +42,12 @@ export async function createApiToken(db: Db, userId: string): Promise<string> {
 }
 
 /** The columns of a token a listing shows (never the hash). */
+/** The condition on `api_tokens` rows that still authenticate at `at`: not revoked, and not expired. */
+export function liveTokens(at: Date) {
+  return (eb: ExpressionBuilder<Database, 'api_tokens'>) =>
+    eb.and([eb('api_tokens.revoked_at', 'is', null), eb.or([eb('api_tokens.expires_at', 'is', null), eb('api_tokens.expires_at', '>', at)])]);
+}
+
 export const TOKEN_INFO_COLUMNS = ['id', 'user_id', 'name', 'created_at', 'expires_at', 'revoked_at'] as const;
 
 /**
@@ -124,8 +131,7 @@ export async function authenticateTokenHash(db: Db, hash: string, cache?: TokenC
     .selectAll('users')
     .select(['api_tokens.id as token_id', 'api_tokens.expires_at as token_expires_at'])
     .where('api_tokens.token_hash', '=', hash)
-    .where('api_tokens.revoked_at', 'is', null)
-    .where((eb) => eb.or([eb('api_tokens.expires_at', 'is', null), eb('api_tokens.expires_at', '>', new Date())]))
+    .where(liveTokens(new Date()))
     .executeTakeFirst();
   if (!row) return undefined;
   const { token_id, token_expires_at, ...user } = row;

@@ -1,4 +1,4 @@
-import { issueApiToken, revokeApiToken, TOKEN_INFO_COLUMNS, type ApiTokenInfo } from '../platform/auth.ts';
+import { issueApiToken, liveTokens, revokeApiToken, TOKEN_INFO_COLUMNS, type ApiTokenInfo } from '../platform/auth.ts';
 import type { Ctx } from '../platform/context.ts';
 import type { Db } from '../platform/db/database.ts';
 import { BadRequestError, ConflictError } from '../platform/errors.ts';
@@ -32,8 +32,7 @@ export async function listLiveTokens(ctx: Ctx): Promise<ApiTokenInfo[]> {
     .selectFrom('api_tokens')
     .select(TOKEN_INFO_COLUMNS)
     .where('user_id', '=', ctx.user.id)
-    .where('revoked_at', 'is', null)
-    .where((eb) => eb.or([eb('expires_at', 'is', null), eb('expires_at', '>', new Date())]))
+    .where(liveTokens(new Date()))
     .orderBy('created_at', 'desc')
     .orderBy('id')
     .execute();
@@ -65,8 +64,7 @@ export async function createToken(
       .selectFrom('api_tokens')
       .select((eb) => eb.fn.countAll<number>().as('n'))
       .where('user_id', '=', userId)
-      .where('revoked_at', 'is', null)
-      .where((eb) => eb.or([eb('expires_at', 'is', null), eb('expires_at', '>', new Date(now))]))
+      .where(liveTokens(new Date(now)))
       .executeTakeFirstOrThrow();
     if (Number(live.n) >= MAX_LIVE_TOKENS) {
       throw new ConflictError(`A user may hold at most ${MAX_LIVE_TOKENS} live tokens: revoke some first`);
