@@ -94,12 +94,12 @@ import {
 import { searchSite, SiteSearchBody, SiteSearchResults } from './search.ts';
 
 const tags = ['sites'];
-const NoContent = { 204: Type.Null(), ...errorResponses };
 const ShareKey = Type.Object(ShareKeyQuery);
 const StructureItem = Type.Union([SiteSpace, SiteSection, SiteSectionGroup]);
 
 export async function siteRoutes(app: FolioApp): Promise<void> {
-  app.addSchema(SiteSectionGroup);
+  // Built here, not at module level: app.ts imports this module while defining errorResponses.
+  const NoContent = { 204: Type.Null(), ...errorResponses };
   const base = '/orgs/:organizationId/sites/:siteId';
 
   // Sites
@@ -275,12 +275,12 @@ export async function siteRoutes(app: FolioApp): Promise<void> {
   // Section groups
   app.get(
     `${base}/section-groups`,
-    { schema: { operationId: 'listSiteSectionGroups', tags, params: SiteIdParams, querystring: Type.Object(PageQuery), response: { 200: ListOf(Type.Ref(SiteSectionGroup)), ...errorResponses } } },
+    { schema: { operationId: 'listSiteSectionGroups', tags, params: SiteIdParams, querystring: Type.Object(PageQuery), response: { 200: ListOf(SiteSectionGroup), ...errorResponses } } },
     async (req) => listGroups(req.ctx(), req.params.organizationId, req.params.siteId, req.query),
   );
   app.post(
     `${base}/section-groups`,
-    { schema: { operationId: 'addSectionGroupToSite', tags, params: SiteIdParams, body: AddGroupBody, response: { 201: Type.Ref(SiteSectionGroup), ...errorResponses } } },
+    { schema: { operationId: 'addSectionGroupToSite', tags, params: SiteIdParams, body: AddGroupBody, response: { 201: SiteSectionGroup, ...errorResponses } } },
     async (req, reply) => {
       reply.status(201);
       return addGroup(req.ctx(), req.params.organizationId, req.params.siteId, req.body);
@@ -288,7 +288,7 @@ export async function siteRoutes(app: FolioApp): Promise<void> {
   );
   app.patch(
     `${base}/section-groups/:siteSectionGroupId`,
-    { schema: { operationId: 'updateSiteSectionGroupById', tags, params: SiteSectionGroupIdParams, body: UpdateGroupBody, response: { 200: Type.Ref(SiteSectionGroup), ...errorResponses } } },
+    { schema: { operationId: 'updateSiteSectionGroupById', tags, params: SiteSectionGroupIdParams, body: UpdateGroupBody, response: { 200: SiteSectionGroup, ...errorResponses } } },
     async (req) => updateGroup(req.ctx(), req.params.organizationId, req.params.siteId, req.params.siteSectionGroupId, req.body),
   );
   app.delete(`${base}/section-groups/:siteSectionGroupId`, { schema: { operationId: 'deleteSiteSectionGroupById', tags, params: SiteSectionGroupIdParams, response: NoContent } }, async (req, reply) => {
@@ -297,7 +297,7 @@ export async function siteRoutes(app: FolioApp): Promise<void> {
   });
   app.post(
     `${base}/section-groups/:siteSectionGroupId/sections`,
-    { schema: { operationId: 'addSectionToSiteSectionGroup', tags, params: SiteSectionGroupIdParams, body: GroupAddSectionBody, response: { 200: Type.Ref(SiteSectionGroup), ...errorResponses } } },
+    { schema: { operationId: 'addSectionToSiteSectionGroup', tags, params: SiteSectionGroupIdParams, body: GroupAddSectionBody, response: { 200: SiteSectionGroup, ...errorResponses } } },
     async (req) => groupAddSection(req.ctx(), req.params.organizationId, req.params.siteId, req.params.siteSectionGroupId, req.body.sectionId),
   );
   app.delete(
@@ -310,7 +310,7 @@ export async function siteRoutes(app: FolioApp): Promise<void> {
   );
   app.post(
     `${base}/section-groups/:siteSectionGroupId/move`,
-    { schema: { operationId: 'moveSiteSectionGroup', tags, params: SiteSectionGroupIdParams, body: MoveGroupBody, response: { 200: Type.Ref(SiteSectionGroup), ...errorResponses } } },
+    { schema: { operationId: 'moveSiteSectionGroup', tags, params: SiteSectionGroupIdParams, body: MoveGroupBody, response: { 200: SiteSectionGroup, ...errorResponses } } },
     async (req) => {
       const p = req.body.position ?? {};
       return (await moveByPointer(req.ctx(), req.params.organizationId, req.params.siteId, { type: 'site-section-group', id: req.params.siteSectionGroupId }, {

@@ -144,21 +144,24 @@ export const SiteSection = Type.Object({
 });
 export type SiteSectionResource = Static<typeof SiteSection>;
 
-/** A group's children are sections and groups, nested to any depth. */
-export const SiteSectionGroup = Type.Recursive(
-  (Self) =>
-    Type.Object({
-      object: Type.Literal('site-section-group'),
-      id: Type.String(),
-      title: Type.String(),
-      sectionGroup: Type.Optional(Type.String({ description: 'Parent group' })),
-      draft: Type.Boolean(),
-      sections: Type.Array(SiteSection, { description: 'Sections directly in the group (deprecated: use children)' }),
-      children: Type.Array(Type.Union([SiteSection, Self])),
-      icon: Type.Optional(Type.String()),
-    }),
-  { $id: 'SiteSectionGroup' },
-);
+/** Section groups nest at most this deep (a group at the root is at depth 1). */
+export const MAX_GROUP_DEPTH = 5;
+
+/** A group's children are sections and groups; spelled out level by level (no recursive $ref). */
+function groupSchema(depth: number): TSchema {
+  const child = depth > 1 ? Type.Union([SiteSection, groupSchema(depth - 1)]) : SiteSection;
+  return Type.Object({
+    object: Type.Literal('site-section-group'),
+    id: Type.String(),
+    title: Type.String(),
+    sectionGroup: Type.Optional(Type.String({ description: 'Parent group' })),
+    draft: Type.Boolean(),
+    sections: Type.Array(SiteSection, { description: 'Sections directly in the group (deprecated: use children)' }),
+    children: Type.Array(child),
+    icon: Type.Optional(Type.String()),
+  });
+}
+export const SiteSectionGroup = groupSchema(MAX_GROUP_DEPTH);
 export type SiteSectionGroupResource = {
   object: 'site-section-group';
   id: string;

@@ -9,6 +9,7 @@ import { paginate } from '../platform/paging.ts';
 import { loadSpace } from '../spaces/access.ts';
 import { readableSite, requireSite, type SiteAccess } from './access.ts';
 import { StructurePresenter } from './presenter.ts';
+import { MAX_GROUP_DEPTH } from './schemas.ts';
 import type {
   AddGroupInput,
   AddSectionInput,
@@ -432,12 +433,26 @@ export async function listGroups(ctx: Ctx, organizationId: string, siteId: strin
   return { ...page, items: page.items.map((g) => tree!.groupById(g.id)) };
 }
 
-/** Groups of a site by id, and the check that putting `groupId` under `parentId` makes no cycle. */
-async function assertNoCycle(trx: Db, siteId: string, groupId: string, parentId: string | null, field: string) {
+/**
+ * Checks that putting group `groupId` (undefined: a new group) under `parentId` makes no cycle and
+ * keeps groups at most MAX_GROUP_DEPTH deep.
+ */
+async function assertNoCycle(trx: Db, siteId: string, groupId: string | undefined, parentId: string | null, field: string) {
   if (parentId === null) return;
   const groups = new Map((await trx.selectFrom('site_section_groups').select(['id', 'parent_id']).where('site_id', '=', siteId).execute()).map((g) => [g.id, g.parent_id]));
+  let depth = 0;
   for (let at: string | null | undefined = parentId; at; at = groups.get(at)) {
     if (at === groupId) throw new BadRequestError(`${field}: a section group cannot be placed inside itself or one of its own groups`);
+    depth++;
+  }
+  const height = (id: string | undefined): number => {
+    if (!id) return 1;
+    let most = 0;
+    for (const [child, parent] of groups) if (parent === id) most = Math.max(most, height(child));
+    return 1 + most;
+  };
+  if (depth + height(groupId) > MAX_GROUP_DEPTH) {
+    throw new BadRequestError(`${field}: section groups nest at most ${MAX_GROUP_DEPTH} levels deep`);
   }
 }
 
@@ -446,6 +461,7 @@ export async function addGroup(ctx: Ctx, organizationId: string, siteId: string,
   const id = await ctx.db.transaction().execute(async (trx) => {
     const site = await lockSite(trx, access.site);
     const parentId = input.parent !== undefined ? (await group(trx, site.id, input.parent, 'parent')).id : null;
+    await assertNoCycle(trx, site.id, undefined, parentId, 'parent');
     const sectionIds = [...new Set(input.sections ?? [])];
     for (const [i, sid] of sectionIds.entries()) await section(trx, site.id, sid, `sections[${i}]`);
     const created = await trx
