@@ -248,3 +248,248 @@ describe('site spaces and sections', () => {
 });
 
 
+
+async function publishPages(user: TestUser, spaceId: string, changes: unknown[]) {
+  const { data: cr } = await user.api.spaces.createChangeRequest(spaceId, { subject: 'Content' });
+  await user.api.spaces.updateChangeRequestContent(spaceId, cr.id, { changes: changes as never });
+  await user.api.spaces.mergeChangeRequest(spaceId, cr.id);
+}
+
+describe('publishing and access', () => {
+  test('published content site: structure, customizations, scripts; share links rotate and revoke', async () => {
+    const { admin, org } = await newOrg();
+    const visitor = await t.user('Visitor');
+    const space = await newSpace(admin, org.id, 'Guide');
+    const site = await newSite(admin, org.id, { spaces: [space.id], visibility: SiteVisibility.ShareLink });
+    await admin.api.orgs.publishSite(org.id, site.id);
+
+    const { data: mine } = await admin.api.orgs.getPublishedContentSite(org.id, site.id);
+    assert.equal(mine.object, 'published-content-site');
+    assert.equal(mine.site.id, site.id);
+    assert.equal(mine.structure.type, 'siteSpaces');
+    assert.equal(mine.structure.structure.length, 1);
+    assert.deepEqual(mine.scripts, []);
+    assert.equal(mine.customizations.site.styling.theme, 'clean');
+
+    // A visitor needs an active share key.
+    await expectStatus(visitor.api.orgs.getPublishedContentSite(org.id, site.id), 404);
+    const { data: link } = await admin.api.orgs.createSiteShareLink(org.id, site.id, { name: 'Partners' });
+    assert.equal(link.active, true);
+    const key = new URL(link.urls.published!).searchParams.get('share')!;
+    assert.ok(Buffer.from(key, 'base64url').length >= 16, 'at least 128 bits');
+    const { data: seen } = await visitor.api.orgs.getPublishedContentSite(org.id, site.id, { shareKey: key });
+    assert.equal(seen.site.id, site.id);
+    assert.equal(seen.site.permissions.view, false);
+    assert.match((seen.structure.structure[0] as { urls: { published: string } }).urls.published, new RegExp(`share=${key}`));
+    assert.equal((await visitor.api.orgs.listSiteSpaces(org.id, site.id, { shareKey: key })).data.count, 1);
+    assert.equal((await visitor.api.orgs.getSiteStructure(org.id, site.id, { shareKey: key })).data.structure.length, 1);
+    await expectStatus(visitor.api.orgs.getSiteById(org.id, site.id), 404);
+
+    // Rotation: a new link works, the old one revoked (turned off, then deleted) does not.
+    const { data: next } = await admin.api.orgs.createSiteShareLink(org.id, site.id, { name: 'Partners 2' });
+    const nextKey = new URL(next.urls.published!).searchParams.get('share')!;
+    assert.notEqual(nextKey, key);
+    const { data: off } = await admin.api.orgs.updateSiteShareLinkById(org.id, site.id, link.id, { active: false });
+    assert.equal(off.active, false);
+    await expectStatus(visitor.api.orgs.getPublishedContentSite(org.id, site.id, { shareKey: key }), 404);
+    assert.equal((await admin.api.orgs.updateSiteShareLinkById(org.id, site.id, link.id, { active: true, name: 'Back' })).data.name, 'Back');
+    assert.equal((await visitor.api.orgs.getPublishedContentSite(org.id, site.id, { shareKey: key })).status, 200);
+    await admin.api.orgs.deleteSiteShareLinkById(org.id, site.id, link.id);
+    await expectStatus(visitor.api.orgs.getPublishedContentSite(org.id, site.id, { shareKey: key }), 404);
+    assert.equal((await visitor.api.orgs.getPublishedContentSite(org.id, site.id, { shareKey: nextKey })).status, 200);
+    const { data: links } = await admin.api.orgs.listSiteShareLinks(org.id, site.id);
+    assert.deepEqual(links.items.map((l) => l.id), [next.id]);
+    assert.equal((await admin.api.orgs.listSiteShareLinks(org.id, site.id, { search: 'nothing' })).data.count, 0);
+
+    // Unpublished: visitors see nothing even with a key; public sites need none.
+    await admin.api.orgs.unpublishSite(org.id, site.id);
+    await expectStatus(visitor.api.orgs.getPublishedContentSite(org.id, site.id, { shareKey: nextKey }), 404);
+    await admin.api.orgs.updateSiteById(org.id, site.id, { visibility: SiteVisibility.Public });
+    await admin.api.orgs.publishSite(org.id, site.id);
+    assert.equal((await visitor.api.orgs.getPublishedContentSite(org.id, site.id)).status, 200);
+  });
+
+  test('customization: site settings over defaults, site-space overrides patched and reset', async () => {
+    const { admin, org } = await newOrg();
+    const space = await newSpace(admin, org.id);
+    const site = await newSite(admin, org.id, { spaces: [space.id] });
+    const ssId = (await admin.api.orgs.listSiteSpaces(org.id, site.id)).data.items[0]!.id;
+    const { data: initial } = await admin.api.orgs.getSiteCustomizationById(org.id, site.id);
+    assert.equal(initial.updatedAt, undefined);
+    const { data: set } = await admin.api.orgs.updateSiteCustomizationById(org.id, site.id, {
+      title: 'Branded',
+      styling: { theme: 'bold', primaryColor: { light: '#ff0000', dark: '#00ff00' } },
+      announcement: { enabled: true, message: 'Hello visitors', style: 'info' },
+    } as never);
+    assert.equal(set.title, 'Branded');
+    assert.equal(set.styling.theme, 'bold');
+    assert.equal(set.styling.corners, 'rounded', 'defaults fill what was not set');
+    assert.ok(set.updatedAt);
+    const { data: over } = await admin.api.orgs.overrideSiteSpaceCustomizationById(org.id, site.id, ssId, { title: 'Variant', styling: { theme: 'muted' } } as never);
+    assert.equal(over.title, 'Variant');
+    assert.equal(over.styling.theme, 'muted');
+    assert.equal(over.styling.primaryColor.light, '#ff0000');
+    const { data: reset } = await admin.api.orgs.overrideSiteSpaceCustomizationById(org.id, site.id, ssId, { title: null } as never);
+    assert.equal(reset.title, 'Branded');
+    assert.equal(reset.styling.theme, 'muted');
+    assert.equal((await admin.api.orgs.getSiteSpaceCustomizationById(org.id, site.id, ssId)).data.styling.theme, 'muted');
+    const published = (await admin.api.orgs.getPublishedContentSite(org.id, site.id)).data;
+    assert.equal(published.customizations.siteSpaces[ssId]!.styling.theme, 'muted');
+    await admin.api.orgs.deleteSiteSpaceCustomizationById(org.id, site.id, ssId);
+    assert.equal((await admin.api.orgs.getSiteSpaceCustomizationById(org.id, site.id, ssId)).data.styling.theme, 'bold');
+    await expect400(raw(admin, 'PUT', `/orgs/${org.id}/sites/${site.id}/customization`, { styling: { primaryColor: { light: 'red', dark: '#000' } } }), /primaryColor/);
+    await expect400(raw(admin, 'PUT', `/orgs/${org.id}/sites/${site.id}/customization`, { colour: 'red' }), /unknown field "colour"/);
+  });
+
+  test('adaptive schema: validated on PUT with a 400 that says what to fix; template conditions from the claims', async () => {
+    const { admin, org } = await newOrg();
+    const site = await newSite(admin, org.id);
+    const { data: empty } = await admin.api.orgs.getSiteAdaptiveSchema(org.id, site.id);
+    assert.equal(empty.object, 'site-adaptive-schema');
+    const jsonSchema = {
+      $schema: 'http://json-schema.org/draft-07/schema#',
+      type: 'object',
+      properties: {
+        isAdmin: { type: 'boolean', description: 'The visitor administers an account' },
+        unsigned: {
+          type: 'object',
+          description: 'Unsigned claims of the site visitor.',
+          properties: { isBetaUser: { type: 'boolean', description: 'Joined the beta' } },
+          additionalProperties: false,
+        },
+      },
+      additionalProperties: false,
+    };
+    const { data: saved } = await admin.api.orgs.updateSiteAdaptiveSchema(org.id, site.id, { jsonSchema } as never);
+    assert.deepEqual(saved.jsonSchema, jsonSchema);
+    const { data: conditions } = await admin.api.orgs.listSiteAdaptiveTemplateConditions(org.id, site.id);
+    assert.deepEqual(conditions.items, [
+      { description: 'The visitor administers an account', condition: 'visitor.claims.isAdmin' },
+      { description: 'Joined the beta', condition: 'visitor.claims.unsigned.isBetaUser' },
+    ]);
+    const put = (schema: unknown) => raw(admin, 'PUT', `/orgs/${org.id}/sites/${site.id}/adaptive-schema`, { jsonSchema: schema });
+    await expect400(put({ ...jsonSchema, $schema: 'https://json-schema.org/draft/2020-12/schema' }), /draft-07/);
+    await expect400(put({ ...jsonSchema, additionalProperties: true }), /additionalProperties.*false/);
+    await expect400(put({ ...jsonSchema, properties: { age: { type: 'number', description: 'Age' } } }), /claim "age".*boolean/);
+    await expect400(put({ ...jsonSchema, properties: { beta: { type: 'boolean' } } }), /claim "beta" needs a non-empty "description"/);
+    await expect400(put({ ...jsonSchema, properties: { unsigned: { type: 'object', properties: { x: { type: 'string', description: 'x' } }, additionalProperties: false } } }), /unsigned: claim "x"/);
+    await expect400(put({ ...jsonSchema, required: ['isAdmin'] }), /unexpected keywords required/);
+    await expect400(put({ type: 'array' }), /"type" must be "object"/);
+    const reader = await factories.newMember(t, org.id, 'read');
+    await expectStatus(reader.api.orgs.getSiteAdaptiveSchema(org.id, site.id), 403);
+  });
+
+  test('publishing auth: the visitor key is readable by admins, regenerated, with fallback and logout URLs', async () => {
+    const { admin, org } = await newOrg();
+    const site = await newSite(admin, org.id, { visibility: SiteVisibility.VisitorAuth });
+    const { data: auth } = await admin.api.orgs.getSitePublishingAuthById(org.id, site.id);
+    assert.equal(auth.object, 'publishing-auth');
+    assert.ok(Buffer.from(auth.privateKey, 'base64url').length >= 16);
+    const { data: updated } = await admin.api.orgs.updateSitePublishingAuthById(org.id, site.id, {
+      backend: 'custom',
+      fallbackURL: 'https://login.example.com/',
+      logoutURL: 'https://login.example.com/out',
+    } as never);
+    assert.equal(updated.fallbackURL, 'https://login.example.com/');
+    assert.equal(updated.privateKey, auth.privateKey);
+    const { data: cleared } = await admin.api.orgs.updateSitePublishingAuthById(org.id, site.id, { backend: 'custom', fallbackURL: null } as never);
+    assert.equal(cleared.fallbackURL, undefined);
+    assert.equal(cleared.logoutURL, 'https://login.example.com/out');
+    const { data: fresh } = await admin.api.orgs.regenerateSitePublishingAuthById(org.id, site.id);
+    assert.notEqual(fresh.privateKey, auth.privateKey);
+    await expect400(raw(admin, 'PATCH', `/orgs/${org.id}/sites/${site.id}/publishing/auth`, { backend: 'custom', fallbackURL: 'javascript:alert(1)' }), /fallbackURL/);
+    const creator = await factories.newMember(t, org.id, 'create');
+    await expectStatus(creator.api.orgs.getSitePublishingAuthById(org.id, site.id), 403);
+  });
+
+  test('redirects: create, bulk upsert, list, update, delete, and resolution by source', async () => {
+    const { admin, org } = await newOrg();
+    const space = await newSpace(admin, org.id, 'Guide');
+    await publishPages(admin, space.id, [
+      { operation: 'insert_page', ref: 'install', title: 'Install', document: { markdown: 'Install it.\n' } },
+      { operation: 'insert_page', into: 'install', title: 'Linux', document: { markdown: 'On Linux.\n' } },
+    ]);
+    const site = await newSite(admin, org.id, { spaces: [space.id] });
+    const ss = (await admin.api.orgs.listSiteSpaces(org.id, site.id)).data.items[0]!;
+    const base = `${t.url}/${org.id}/docs/`;
+
+    const { data: exact } = await admin.api.orgs.createSiteRedirect(org.id, site.id, {
+      source: '/old-install',
+      destination: { kind: 'path', spaceId: space.id, path: 'install/linux' },
+      permanent: true,
+    } as never);
+    assert.equal(exact.destination.kind, 'site-page');
+    assert.equal(exact.permanent, true);
+    const { data: wildcard } = await admin.api.orgs.createSiteRedirect(org.id, site.id, {
+      source: '/blog/*',
+      captureWildcard: true,
+      destination: { kind: 'external', url: 'https://blog.example.com' },
+    } as never);
+    await admin.api.orgs.createSiteRedirect(org.id, site.id, { source: '/blog/special', destination: { kind: 'site-space', siteSpaceId: ss.id } } as never);
+
+    const lookup = async (source: string) => (await admin.api.orgs.getSiteRedirectBySource(org.id, site.id, { source })).data;
+    assert.equal((await lookup('/old-install')).target, `${base}install/linux`);
+    assert.equal((await lookup('/blog/2020/post')).target, 'https://blog.example.com/2020/post');
+    assert.equal((await lookup('/blog/2020/post')).redirect.id, wildcard.id);
+    assert.equal((await lookup('/blog/special')).target, base, 'exact beats wildcard');
+    await expectStatus(admin.api.orgs.getSiteRedirectBySource(org.id, site.id, { source: '/nowhere' }), 404);
+
+    // Taken sources conflict; bad sources and destinations are 400s naming the field.
+    assert.equal((await raw(admin, 'POST', `/orgs/${org.id}/sites/${site.id}/redirects`, { source: '/old-install', destination: { kind: 'site-space', siteSpaceId: ss.id } })).status, 409);
+    await expect400(raw(admin, 'POST', `/orgs/${org.id}/sites/${site.id}/redirects`, { source: 'no-slash', destination: { kind: 'site-space', siteSpaceId: ss.id } }), /source/);
+    await expect400(raw(admin, 'POST', `/orgs/${org.id}/sites/${site.id}/redirects`, { source: '/x', destination: { kind: 'site-space', siteSpaceId: 'nope' } }), /destination\.siteSpaceId/);
+    await expect400(raw(admin, 'POST', `/orgs/${org.id}/sites/${site.id}/redirects`, { source: '/x', destination: { kind: 'path', spaceId: space.id, path: 'missing' } }), /destination\.path: no page/);
+
+    // Bulk: a draft, a publication of it, an update and a deletion in one call.
+    const { data: bulk } = await admin.api.orgs.bulkUpsertSiteRedirects(org.id, site.id, {
+      redirects: [
+        { source: '/draft-me', intent: 'draft', destination: { kind: 'site-space', siteSpaceId: ss.id } },
+        { source: '/old-install', destination: { kind: 'external', url: 'https://example.com/install' } },
+        { source: '/blog/special', destination: null },
+      ],
+    } as never);
+    assert.deepEqual(bulk.results.map((r) => [r.status, r.source, r.draft]), [
+      ['created', '/draft-me', true],
+      ['updated', '/old-install', false],
+      ['deleted', '/blog/special', false],
+    ]);
+    await expectStatus(admin.api.orgs.getSiteRedirectBySource(org.id, site.id, { source: '/draft-me' }), 404);
+    const { data: pub } = await admin.api.orgs.bulkUpsertSiteRedirects(org.id, site.id, { redirects: [{ source: '/draft-me', intent: 'publish' }] } as never);
+    assert.equal(pub.results[0]!.status, 'published');
+    assert.equal((await lookup('/draft-me')).target, base);
+    assert.equal((await lookup('/blog/special')).redirect.id, wildcard.id);
+
+    const { data: live } = await admin.api.orgs.listSiteRedirects(org.id, site.id, { orderBy: 'source' as never });
+    assert.deepEqual(live.items.map((r) => r.source), ['/blog/*', '/draft-me', '/old-install']);
+    const { data: firstPage } = await admin.api.orgs.listSiteRedirects(org.id, site.id, { limit: 2 });
+    const { data: secondPage } = await admin.api.orgs.listSiteRedirects(org.id, site.id, { limit: 2, page: firstPage.next!.page });
+    assert.equal(new Set([...firstPage.items, ...secondPage.items].map((r) => r.id)).size, 3);
+    assert.equal((await admin.api.orgs.listSiteRedirects(org.id, site.id, { draft: true })).data.count, 0);
+
+    const { data: changed } = await admin.api.orgs.updateSiteRedirectById(org.id, site.id, exact.id, { source: '/older-install' });
+    assert.equal(changed.source, '/older-install');
+    assert.ok(changed.updatedAt);
+    await admin.api.orgs.deleteSiteRedirectById(org.id, site.id, exact.id);
+    await expectStatus(admin.api.orgs.getSiteRedirectBySource(org.id, site.id, { source: '/older-install' }), 404);
+  });
+
+  test('site search covers the site spaces in scope', async () => {
+    const { admin, org } = await newOrg();
+    const guide = await newSpace(admin, org.id, 'Guide');
+    const api = await newSpace(admin, org.id, 'API');
+    const outside = await newSpace(admin, org.id, 'Outside');
+    await publishPages(admin, guide.id, [{ operation: 'insert_page', title: 'Zebra crossing', document: { markdown: 'About zebras.\n' } }]);
+    await publishPages(admin, api.id, [{ operation: 'insert_page', title: 'Zebra endpoint', document: { markdown: 'The zebra API.\n' } }]);
+    await publishPages(admin, outside.id, [{ operation: 'insert_page', title: 'Zebra elsewhere', document: { markdown: 'Not on the site.\n' } }]);
+    const site = await newSite(admin, org.id, { spaces: [guide.id, api.id] });
+    const [ssGuide, ssApi] = (await admin.api.orgs.listSiteSpaces(org.id, site.id)).data.items;
+    const search = async (body: object) => (await admin.api.orgs.searchSiteContent(org.id, site.id, { query: 'zebra', ...body } as never)).data.items.map((i) => i.id).sort();
+    assert.deepEqual(await search({ scope: { mode: 'all' } }), [guide.id, api.id].sort());
+    assert.deepEqual(await search({ scope: { mode: 'default' } }), [guide.id]);
+    assert.deepEqual(await search({ scope: { mode: 'default', currentSiteSpace: ssApi!.id } }), [guide.id, api.id].sort());
+    assert.deepEqual(await search({ scope: { mode: 'default', currentSiteSpace: ssApi!.id, restrictTo: 'currentSiteSpace' } }), [api.id]);
+    assert.deepEqual(await search({ scope: { mode: 'specific', siteSpaceIds: [ssApi!.id] } }), [api.id]);
+    void ssGuide;
+    await expect400(raw(admin, 'POST', `/orgs/${org.id}/sites/${site.id}/search`, { query: 'zebra', scope: { mode: 'specific', siteSpaceIds: ['nope'] } }), /siteSpaceIds\[0\]/);
+  });
+});
