@@ -219,6 +219,8 @@ export const operationDocs: Record<string, readonly [summary: string, descriptio
   getSitePublishingAuthById: ['Get visitor authentication', 'The key that signs visitor JWTs (HS256) of a visitor-auth site, and its fallback and logout URLs. Admins only.'],
   updateSitePublishingAuthById: ['Update visitor authentication', 'Changes the backend and the fallback and logout URLs (null removes one). Admins only.'],
   regenerateSitePublishingAuthById: ['Regenerate the visitor key', 'Replaces the signing key: visitor tokens signed with the old key stop working at once. Admins only.'],
+  getPublishedContentByUrl: ['Resolve a published URL (deprecated)', 'Same as resolvePublishedContentByUrl, with the URL and visitor token in the query string.'],
+  resolvePublishedContentByUrl: ['Resolve a published URL', 'The site, section, site space, space and page path a published URL points at, with a short-lived API token of the caller; a redirect when a site redirect applies. Share-link sites need ?share= in the URL, visitor-auth sites a visitor JWT (HS256, signed with the site key, not expired): 401 otherwise.'],
   searchSiteContent: ['Search a site', 'Full-text search of the spaces of a site: the default content of each section, some site spaces, or all of them.'],
 };
 
