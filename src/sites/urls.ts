@@ -59,9 +59,18 @@ export const PublishedLookup = Type.Union([
   Type.Object({ target: Type.Union([Type.Literal('content'), Type.Literal('external')]), site: Type.Optional(Type.String()), redirect: Type.String() }),
 ]);
 
+/** A path segment decoded; one that is not valid percent-encoding stays as it is. */
+function decodeSegment(segment: string): string {
+  try {
+    return decodeURIComponent(segment);
+  } catch {
+    return segment;
+  }
+}
+
 /** The site a URL points at, and the path segments after the site's base. */
 async function siteOfUrl(ctx: Ctx, url: URL): Promise<{ site: SiteRow; rest: string[] } | undefined> {
-  const segments = url.pathname.split('/').filter(Boolean).map((s) => decodeURIComponent(s));
+  const segments = url.pathname.split('/').filter(Boolean).map(decodeSegment);
   const host = url.hostname.toLowerCase();
   const own = new URL(ctx.config.publicUrl);
   const ownBase = own.pathname.split('/').filter(Boolean);
