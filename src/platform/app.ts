@@ -35,6 +35,7 @@ import { templateRoutes } from '../templates/routes.ts';
 import { pdfRoutes } from '../pdf/routes.ts';
 import { siteRoutes } from '../sites/routes.ts';
 import { homeRoutes } from './home.ts';
+import { publishedSiteRoutes } from '../site/routes.ts';
 
 export type FolioApp = FastifyInstance<
   RawServerDefault,
@@ -341,6 +342,8 @@ export async function buildApp(
     },
     { prefix: '/v1' },
   );
+  // Published sites, at PUBLIC_URL/<organization>/<basename>/ (outside the API and its tokens).
+  await publishedSiteRoutes(app as unknown as FastifyInstance, services);
 
   return app;
 }
