@@ -169,6 +169,17 @@ export const operationDocs: Record<string, readonly [summary: string, descriptio
   listSpaceLinks: ['List links of a space', 'Links found in the live pages of a space, with their status (ok, broken, in-app).'],
   listPageLinks: ['List links of a page', 'Links found in one live page, with their status.'],
   listFileBacklinks: ['List pages using a file', 'The live pages that reference a file.'],
+
+  // Single sign-on (SAML)
+  listSAMLProvidersInOrganizationById: ['List SAML providers', 'The SAML identity providers of an organization with their status and the values to give each provider (service). Admins only.'],
+  createOrganizationSAMLProvider: ['Add a SAML provider', 'Adds an identity provider. Only `label` is required; it stays `pending` until `entityID`, `certificate` (PEM or bare base64; refused when it does not parse or is not valid now) and `ssoURL` are set, then it is `active`. Users signing in join with `defaultRole` (read unless given) and `defaultTeam`. Admins only.'],
+  getOrganizationSAMLProviderById: ['Get a SAML provider', 'One SAML identity provider of the organization, with `service`: the ACS URL, start URL and Folio entity id to configure in the identity provider (the entity id is also the URL of Folio\'s SP metadata XML). Admins only.'],
+  updateOrganizationSAMLProvider: ['Update a SAML provider', 'Changes the given fields of a SAML provider, with the same checks as on creation. Admins only.'],
+  deleteOrganizationSAMLProvider: ['Delete a SAML provider', 'Deletes a SAML provider with its pending sign-ins; its users keep their accounts and memberships. Answers 204 also when it did not exist. Admins only.'],
+  listSSOProviderLoginsInOrganization: ['List sign-in options', 'The active identity providers of an organization, as `{id, label, startURL}` for a login page. Needs no token and shows no authentication details.'],
+  getSamlServiceProviderMetadata: ['SAML service provider metadata', 'Folio\'s SP metadata XML for one provider: entity id (this URL), ACS URL (HTTP-POST) and the certificate Folio signs its authentication requests with. Import it into the identity provider. Needs no token.'],
+  startSamlLogin: ['Start a SAML sign-in', 'Redirects the browser to the identity provider with a signed AuthnRequest (HTTP-Redirect binding). Needs no token; an error page explains a provider that is unknown or not fully configured.'],
+  consumeSamlAssertion: ['SAML assertion consumer service', 'Where the identity provider posts its response (HTTP-POST binding, form field SAMLResponse). A verified response signs the person in (creating the account on first sign-in), sets the session cookie and redirects to /sso/session, where an API token can be made. A refused one shows an error page and the reason is logged.'],
 };
 
 /** onRoute hook: fills a route's `summary` and `description` from the table (the route's own win). */
