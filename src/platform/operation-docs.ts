@@ -177,9 +177,6 @@ export const operationDocs: Record<string, readonly [summary: string, descriptio
   updateOrganizationSAMLProvider: ['Update a SAML provider', 'Changes the given fields of a SAML provider, with the same checks as on creation. Admins only.'],
   deleteOrganizationSAMLProvider: ['Delete a SAML provider', 'Deletes a SAML provider with its pending sign-ins; its users keep their accounts and memberships. Answers 204 also when it did not exist. Admins only.'],
   listSSOProviderLoginsInOrganization: ['List sign-in options', 'The active identity providers of an organization, as `{id, label, startURL}` for a login page. Needs no token and shows no authentication details.'],
-  getSamlServiceProviderMetadata: ['SAML service provider metadata', 'Folio\'s SP metadata XML for one provider: entity id (this URL), ACS URL (HTTP-POST) and the certificate Folio signs its authentication requests with. Import it into the identity provider. Needs no token.'],
-  startSamlLogin: ['Start a SAML sign-in', 'Redirects the browser to the identity provider with a signed AuthnRequest (HTTP-Redirect binding). Needs no token; an error page explains a provider that is unknown or not fully configured.'],
-  consumeSamlAssertion: ['SAML assertion consumer service', 'Where the identity provider posts its response (HTTP-POST binding, form field SAMLResponse). A verified response signs the person in (creating the account on first sign-in), sets the session cookie and redirects to /sso/session, where an API token can be made. A refused one shows an error page and the reason is logged.'],
 };
 
 /** onRoute hook: fills a route's `summary` and `description` from the table (the route's own win). */

@@ -111,7 +111,8 @@ function readCookie(req: FastifyRequest, name: string): string | undefined {
 }
 
 /**
- * The browser side of single sign-on, outside /v1 because it answers HTML and redirects:
+ * The browser side of single sign-on, outside /v1 and out of the OpenAPI document because it
+ * answers HTML, XML and redirects, not JSON (the README documents these URLs):
  *  - GET  /sso/saml/{providerId}/metadata: Folio's SP metadata XML (its URL is also the SP entity id);
  *  - GET  /sso/saml/{providerId}/start: redirects to the identity provider with a signed AuthnRequest;
  *  - POST /sso/saml/{providerId}/acs: the assertion consumer service (HTTP-POST binding);
@@ -154,7 +155,7 @@ export async function ssoWebRoutes(app: FastifyInstance): Promise<void> {
     return html(reply, 500, errorPage('Something went wrong on our side while signing you in. Try again in a moment.', req.id));
   };
 
-  app.get('/sso/saml/:providerId/metadata', { ...web, schema: { operationId: 'getSamlServiceProviderMetadata', tags, security: [], params: ProviderIdParams } }, async (req, reply) => {
+  app.get('/sso/saml/:providerId/metadata', { ...web, schema: { ...hidden, params: ProviderIdParams } }, async (req, reply) => {
     const { providerId } = req.params as { providerId: string };
     const provider = await findProvider(services.db, providerId);
     if (!provider) return reply.status(404).send({ error: { code: 404, message: 'SAML provider not found' } });
@@ -165,7 +166,7 @@ export async function ssoWebRoutes(app: FastifyInstance): Promise<void> {
     return reply.header('content-type', 'application/samlmetadata+xml; charset=utf-8').send(xml);
   });
 
-  app.get('/sso/saml/:providerId/start', { ...web, schema: { operationId: 'startSamlLogin', tags, security: [], params: ProviderIdParams } }, async (req, reply) => {
+  app.get('/sso/saml/:providerId/start', { ...web, schema: { ...hidden, params: ProviderIdParams } }, async (req, reply) => {
     const { providerId } = req.params as { providerId: string };
     try {
       const url = await startLogin(services, providerId);
@@ -175,7 +176,7 @@ export async function ssoWebRoutes(app: FastifyInstance): Promise<void> {
     }
   });
 
-  app.post('/sso/saml/:providerId/acs', { ...web, schema: { operationId: 'consumeSamlAssertion', tags, security: [], params: ProviderIdParams } }, async (req, reply) => {
+  app.post('/sso/saml/:providerId/acs', { ...web, schema: { ...hidden, params: ProviderIdParams } }, async (req, reply) => {
     const { providerId } = req.params as { providerId: string };
     try {
       const body = (req.body ?? {}) as Record<string, unknown>;
