@@ -60,7 +60,7 @@ async function newProvider(opts: { cert?: string; role?: 'read' | 'edit' | null 
     certificate: opts.cert ?? idp.certificate,
     ssoURL: IDP_SSO,
     defaultTeam: team.id,
-    defaultRole: opts.role === undefined ? 'edit' : opts.role,
+    defaultRole: (opts.role === undefined ? 'edit' : opts.role) as never,
   });
   assert.equal(provider.status, 'active');
   return { id: provider.id, orgId: org.id, admin, teamId: team.id, service: provider.service };

@@ -285,7 +285,24 @@ export async function completeLogin(services: Pick<Services, 'db' | 'urls' | 'co
   const assertion = checkAssertion(profile.getAssertionXml!(), acsURL);
   const person = personOf(profile);
   const nameId = profile.nameID;
+  if (typeof nameId !== 'string' || !nameId || nameId.length > 1024) {
+    throw new SsoLoginError('assertion has no usable NameID', 'The identity provider did not say who you are (no NameID).');
+  }
 
+  try {
+    return await signIn(services, provider, { requestId, assertion, person, nameId });
+  } catch (err) {
+    // Two sign-ins of the same new person at once: one creates the account, the other is told to retry.
+    if (isUniqueViolation(err)) throw new SsoLoginError('concurrent sign-in of the same person', 'Another sign-in for you was in progress. Start again.', 409);
+    throw err;
+  }
+}
+
+async function signIn(
+  services: Pick<Services, 'db' | 'config'>,
+  provider: SamlProviderRow,
+  { requestId, assertion, person, nameId }: { requestId: string; assertion: AssertionFacts; person: { email: string; name: string }; nameId: string },
+): Promise<LoginResult> {
   return services.db.transaction().execute(async (trx) => {
     const now = new Date();
     const consumed = await trx
