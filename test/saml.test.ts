@@ -320,6 +320,26 @@ describe('SAML sign-in', () => {
     assert.equal((await sessionPage(s.cookie)).status, 401);
   });
 
+  test('a response signed as a whole (not its assertion) is accepted too', async () => {
+    const p = await newProvider();
+    const { requestId } = await startLogin(p);
+    const res = await post(p, sign(responseXml(p, { requestId }), idp, 'Response'));
+    assert.equal(res.status, 303);
+    assert.match(res.cookie!, /^folio_sso_session=folio_/);
+  });
+
+  test('an existing member of only this organization signs in to their account, keeps their role, becomes SSO', async () => {
+    const p = await newProvider({ role: 'read' });
+    const reviewer = await newMember(t, p.orgId, 'review');
+    const { data: before } = await p.admin.api.orgs.getMemberInOrganizationById(p.orgId, reviewer.id);
+    assert.equal(before.sso, false);
+    const s = await login(p, reviewer.email);
+    assert.equal(s.userId, reviewer.id);
+    const { data: member } = await p.admin.api.orgs.getMemberInOrganizationById(p.orgId, reviewer.id);
+    assert.equal(member.role, 'review');
+    assert.equal(member.sso, true);
+  });
+
   test('a token request without the form token of the session is refused', async () => {
     const p = await newProvider();
     const s = await login(p);
@@ -345,7 +365,6 @@ describe('SSO enforcement', () => {
     // Not enforced yet: any token works.
     await plain.orgs.getOrganizationById(p.orgId);
     await p.admin.api.orgs.updateOrganizationById(p.orgId, { sso: true });
-    t.server.services.tokenCache.clear();
     await expectStatus(plain.orgs.getOrganizationById(p.orgId), 403);
     await expectStatus(plain.spaces.getSpaceById(space.id), 403);
     await expectStatus(plain.orgs.listMembersInOrganizationById(p.orgId), 403);
@@ -363,8 +382,11 @@ describe('SSO enforcement', () => {
     await editor.api.orgs.getOrganizationById(p.orgId);
     const { data: marked } = await p.admin.api.orgs.setUserAsSsoMemberForOrganization(p.orgId, editor.id);
     assert.equal(marked.sso, true);
-    t.server.services.tokenCache.clear();
     await expectStatus(editor.api.orgs.getOrganizationById(p.orgId), 403);
+    // Turning enforcement off is the admins' recovery path: ordinary tokens work again.
+    await p.admin.api.orgs.updateOrganizationById(p.orgId, { sso: false });
+    await plain.orgs.getOrganizationById(p.orgId);
+    await editor.api.orgs.getOrganizationById(p.orgId);
     // The login page listing stays reachable.
     assert.equal((await t.request('GET', `/v1/orgs/${p.orgId}/sso`)).status, 200);
   });

@@ -257,7 +257,7 @@ export interface LoginResult {
  * of a pending request of this provider, and a never-seen assertion id. Then finds or creates the
  * user, makes them an SSO member with the provider's default role and team, and opens a session.
  */
-export async function completeLogin(services: Pick<Services, 'db' | 'urls' | 'config'>, providerId: string, samlResponse: unknown): Promise<LoginResult> {
+export async function completeLogin(services: Pick<Services, 'db' | 'urls' | 'config' | 'tokenCache'>, providerId: string, samlResponse: unknown): Promise<LoginResult> {
   const provider = requireActive(await findProvider(services.db, providerId), providerId);
   if (typeof samlResponse !== 'string' || samlResponse.length === 0) {
     throw new SsoLoginError('no SAMLResponse field', 'No SAML response was received. Start the login again from your organization\'s login page.');
@@ -290,7 +290,10 @@ export async function completeLogin(services: Pick<Services, 'db' | 'urls' | 'co
   }
 
   try {
-    return await signIn(services, provider, { requestId, assertion, person, nameId });
+    const result = await signIn(services, provider, { requestId, assertion, person, nameId });
+    // The member is marked SSO now: SSO enforcement applies to their other tokens (see sso-gate.ts).
+    services.tokenCache.clear();
+    return result;
   } catch (err) {
     // Two sign-ins of the same new person at once: one creates the account, the other is told to retry.
     if (isUniqueViolation(err)) throw new SsoLoginError('concurrent sign-in of the same person', 'Another sign-in for you was in progress. Start again.', 409);
