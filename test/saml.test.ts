@@ -607,6 +607,18 @@ describe('forged responses are refused', () => {
     await expectRefused(p, sign(responseXml(shared, { requestId: sharedReq, destination: p.service.acsURL, recipient: p.service.acsURL }), idp), /validation failed/);
   });
 
+  test('a pinned certificate that has expired since it was set stops sign-ins', async () => {
+    const q = await newProvider();
+    const { requestId } = await startLogin(q);
+    const expired = await selfSignedCertificate('Old IdP', { notBefore: new Date(Date.now() - 10 * 86_400_000), notAfter: new Date(Date.now() - 86_400_000) });
+    // Set behind the API's back: the API refuses expired certificates.
+    await t.server.services.db.updateTable('saml_providers').set({ certificate: expired.certificate }).where('id', '=', q.id).execute();
+    await expectRefused(q, sign(responseXml(q, { requestId }), expired), /provider certificate expired/);
+    const start = await fetch(q.service.startURL, { redirect: 'manual' });
+    assert.equal(start.status, 400);
+    assert.match(await start.text(), /certificate configured in Folio has expired/);
+  });
+
   test('not a form, no response, not base64, pending or unknown provider: clear error pages', async () => {
     const res = await fetch(p.service.acsURL, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: 'RelayState=x' });
     assert.equal(res.status, 400);

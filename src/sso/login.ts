@@ -1,3 +1,4 @@
+import { X509Certificate } from 'node:crypto';
 import { SAML, ValidateInResponseTo, type CacheProvider, type Profile } from '@node-saml/node-saml';
 import { DOMParser, type Document, type Element, type Node } from '@xmldom/xmldom';
 import { sql } from 'kysely';
@@ -112,6 +113,14 @@ function requireActive(provider: SamlProviderRow | undefined, providerId: string
     throw new SsoLoginError(
       'provider is pending (entityID, certificate or ssoURL missing)',
       'This identity provider is not fully configured yet. An administrator must set its entity id, certificate and single sign-on URL.',
+    );
+  }
+  // Checked when it was set, but a certificate expires while it is in use.
+  const validTo = new Date(new X509Certificate(provider.certificate!).validTo);
+  if (validTo <= new Date()) {
+    throw new SsoLoginError(
+      `provider certificate expired on ${validTo.toISOString()}`,
+      'The identity provider\'s certificate configured in Folio has expired. An administrator must set the provider\'s current certificate.',
     );
   }
   return provider;
