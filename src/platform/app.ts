@@ -33,6 +33,7 @@ import { searchRoutes } from '../search/routes.ts';
 import { linkRoutes } from '../links/routes.ts';
 import { templateRoutes } from '../templates/routes.ts';
 import { pdfRoutes } from '../pdf/routes.ts';
+import { siteRoutes } from '../sites/routes.ts';
 import { homeRoutes } from './home.ts';
 import { runWithSsoGate } from './sso-gate.ts';
 import { ssoRoutes, ssoWebRoutes } from '../sso/routes.ts';
@@ -349,6 +350,7 @@ export async function buildApp(
       await templateRoutes(api);
       await pdfRoutes(api);
       await ssoRoutes(api);
+      await siteRoutes(api);
     },
     { prefix: '/v1' },
   );
