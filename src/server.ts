@@ -50,6 +50,8 @@ export interface StartOptions {
   firstAdmin?: string;
   /** Let administration commands reach this process over DATA_DIR/folio.sock (embedded database only). */
   adminSocket?: boolean;
+  /** Adds routes before the server listens (benchmarks compare Folio with a baseline served the same way). */
+  extend?: (app: FolioApp) => void;
 }
 
 /** Opens and migrates the database, saying what it does; the first start of PGlite runs initdb. */
@@ -95,6 +97,7 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
     const { jobs } = services;
     const app = await buildApp(services, { logLevel: config.logLevel, logStream: opts.logStream });
     jobs.logger = app.log;
+    opts.extend?.(app);
     registerJobHandlers(services);
     // A merge killed between its commit and its search update leaves the index behind the content.
     await refreshStaleSearchIndexes(database.db);

@@ -36,6 +36,7 @@ import { pdfRoutes } from '../pdf/routes.ts';
 import { siteRoutes } from '../sites/routes.ts';
 import { homeRoutes } from './home.ts';
 import { publishedSiteRoutes } from '../site/routes.ts';
+import { SiteHosts } from '../site/hosts.ts';
 import { runWithSsoGate } from './sso-gate.ts';
 import { ssoRoutes, ssoWebRoutes } from '../sso/routes.ts';
 
@@ -164,8 +165,11 @@ export async function buildApp(
   services: Services,
   opts: { logLevel: string; logStream?: NodeJS.WritableStream | undefined },
 ): Promise<FolioApp> {
+  const siteHosts = new SiteHosts(services.db);
   const app = Fastify({
     logger: loggerOptions(opts.logLevel, opts.logStream),
+    // Requests for a published site's custom hostname are routed to that site.
+    rewriteUrl: (req) => siteHosts.rewrite(req),
     bodyLimit: services.config.bodyLimit,
     requestIdHeader: 'x-request-id',
     genReqId: () => randomUUID(),
@@ -357,6 +361,11 @@ export async function buildApp(
   );
   // Published sites, at PUBLIC_URL/<organization>/<basename>/ (outside the API and its tokens).
   await publishedSiteRoutes(app as unknown as FastifyInstance, services);
+  app.addHook('onReady', async () => {
+    await siteHosts.refresh();
+    siteHosts.start(services.config.siteHostsRefreshMs);
+  });
+  app.addHook('onClose', async () => siteHosts.stop());
 
   return app;
 }

@@ -40,6 +40,10 @@ export interface Config {
   spaceRetentionMs: number;
   /** How long this process trusts a token it has checked before looking it up again. */
   authCacheTtlMs: number;
+  /** How often custom hostnames of published sites are re-read (src/site/hosts.ts). */
+  siteHostsRefreshMs: number;
+  /** How long a published site's settings and structure are reused before being read again (src/site/routes.ts). */
+  siteCacheTtlMs: number;
   /** Whether insert_files may fetch URLs that resolve to private or loopback addresses. */
   fetchAllowPrivate: boolean;
   /** Address ranges (CIDR) insert_files may fetch from although they are not public. */
@@ -146,6 +150,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     runWorkers: env.WORKERS !== 'false',
     spaceRetentionMs: intFrom(env, 'SPACE_RETENTION_MS', 7 * 24 * 3600 * 1000, 0),
     authCacheTtlMs: intFrom(env, 'AUTH_CACHE_TTL_MS', 5000, 0),
+    siteHostsRefreshMs: intFrom(env, 'SITE_HOSTS_REFRESH_MS', 5000, 100),
+    siteCacheTtlMs: intFrom(env, 'SITE_CACHE_TTL_MS', 1000, 0),
     fetchAllowPrivate: env.FETCH_ALLOW_PRIVATE === 'true',
     fetchAllowCidrs: cidrsFrom(env, 'FETCH_ALLOW_CIDRS'),
     fetchTimeoutMs: intFrom(env, 'FETCH_TIMEOUT_MS', 30_000, 1),
