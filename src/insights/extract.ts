@@ -36,17 +36,19 @@ export interface ExtractedIssue {
 
 const HIGH = [
   /\bdata[- ]loss\b/, /\blost (all|my|our|the|every)\b/, /\b(wiped|vanished|disappeared|gone missing)\b/, /\bcorrupt(ed|s|ion)?\b/,
-  /\bcrash(es|ed|ing)?\b/, /\b(completely|totally|fully) (broken|blocked|stuck|down|unusable)\b/, /\bblock(ed|ing|s)? (us|me|our|the whole|everyone|all)\b/,
+  /\bcrash(es|ed|ing)?\b/, /\b(completely|totally|fully) (broken|blocked|stuck|down|unusable)\b/, /\bblock(ed|ing|s)? (us|me|our|the whole|everyone|all)\b/, /\b(am|are|is|were|was|been|i'm|we're) (completely |totally |fully )?blocked\b/,
   /\b(is|are|went|been) down\b/, /\boutage\b/, /\burgent(ly)?\b/, /\bnothing works\b/, /\bno (viable )?workaround\b/, /\b(every single time|every time|always fails|keeps failing)\b/,
   /\bunusable\b/, /\bcan(no|')?t (do|use) anything\b/, /\bproduction\b.*\b(down|broken|fail)/, /\bsecurity\b.*\b(leak|expos|breach)/, /\bemergency\b/,
 ];
 
 const MEDIUM = [
-  /\berrors?\b/, /\bfail(s|ed|ing|ure|ures)?\b/, /\bbroken\b/, /\bbreaks?\b/, /\b(doesn't|does not|didn't|did not|don't|do not|isn't|is not|aren't|won't|will not|wont|doesnt|dont|isnt) (work|load|open|show|save|sync|appear|update|render|load|start|connect|send|arrive|match|respond|accept|let)\w*/,
+  /\berrors?\b/, /\bfail(s|ed|ing|ure|ures)?\b/, /\bbroken\b/, /\b(breaks?|broke)\b/, /\birrelevant\b/, /\bmiss(es|ed)\b/, /\b(doesn't|does not|didn't|did not|don't|do not|isn't|is not|aren't|won't|will not|wont|doesnt|dont|isnt) (work|load|open|show|save|sync|appear|update|render|start|connect|send|arrive|match|respond|accept|let|find|import|finish|complete)\w*/,
   /\bnot (working|loading|showing|saving|syncing|appearing|updating|rendering|connecting|arriving|responding)\b/, /\bstopped (working|loading|syncing)\b/,
   /\b(can't|cannot|can not|cant|couldn't|could not|unable to|not able to)\b/, /\bbugs?\b/, /\bstuck\b/, /\btim(e|ed|es) ?out\b/, /\btimeouts?\b/,
   /\bwrong\b/, /\bincorrect(ly)?\b/, /\bmissing\b/, /\bslow(ly|er)?\b/, /\b(401|403|404|409|422|429|500|502|503)\b/, /\bdenied\b/, /\brejected\b/,
-  /\binvalid\b/, /\bexpired?\b/, /\bglitch\w*\b/, /\bfreez\w*\b/, /\bhangs?\b/, /\bblank (page|screen)\b/, /\bduplicat(e|ed|es)\b/, /\bnever (arrives?|shows?|loads?|works?|came)\b/,
+  /\binvalid\b/, /\bexpired?\b/, /\bglitch\w*\b/, /\bfreez\w*\b/, /\bhangs?\b/, /\bblank\b/, /\bduplicat(e|ed|es)\b/, /\bnever (arrives?|shows?|loads?|works?|came|comes?|starts?|finish\w*|complet\w*|appears?|receiv\w*)\b/,
+  /\b(is|are|was|were|get|gets) not (\w+ed)\b/, /\bdoes nothing\b/, /\breturns? (nothing|no results|an? error)\b/, /\bunauthori[sz]ed\b/, /\bpending for\b/,
+  /\bover and over\b/, /\bspin(s|ning)?\b/, /\b(charge|charged|charges|bill|billed)\b.*\b(twice|at the same time|double)\b/, /\bbounc\w*\b/, /\brefuse[ds]?\b/,
   /\bwhat am i doing wrong\b/, /\bworkaround\b/, /\bkeeps? (showing|saying|asking|logging|kicking|redirecting|resetting)\b/, /\b(charged|billed) twice\b/, /\bunexpected\w*\b/,
 ];
 

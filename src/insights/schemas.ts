@@ -37,7 +37,7 @@ export const ConversationMetadata = Type.Object({
 export const ConversationInput = Type.Object({
   id: Type.String({ minLength: 1, maxLength: 200, pattern: '^[^\\u0000-\\u001f]+$', description: 'Your identifier of the conversation: sending it again updates it, never duplicates it' }),
   subject: Type.Optional(Type.String({ maxLength: 500 })),
-  parts: Type.Array(ConversationPart, { minItems: 1, maxItems: 500, description: 'The messages, in order (at least one)' }),
+  parts: Type.Array(ConversationPart, { maxItems: 500, description: 'The messages, in order (at least one)' }),
   metadata: Type.Optional(ConversationMetadata),
   source: Type.Optional(Type.String({ minLength: 1, maxLength: 100, pattern: '^[A-Za-z0-9][A-Za-z0-9._:-]*$', description: 'Where it comes from (a helpdesk, a chat widget, an integration); default "api"' })),
 });
