@@ -18,7 +18,7 @@ export const RECLUSTER_JOB = 'insights.recluster';
  * about one problem sit around 0.2 to 0.6; embeddings of related texts are much closer together.
  */
 export function thresholds(kind: string): { join: number; merge: number } {
-  return kind === 'tfidf' ? { join: 0.2, merge: 0.4 } : { join: 0.75, merge: 0.88 };
+  return kind === 'tfidf' ? { join: 0.25, merge: 0.45 } : { join: 0.75, merge: 0.88 };
 }
 
 /** New issues since the last recomputation that make the next one run at once (else it waits INSIGHTS_RECLUSTER_DELAY_MS). */
