@@ -28,6 +28,9 @@ function reclusterDue(sinceLast: number, total: number): boolean {
   return sinceLast >= Math.max(100, Math.floor(total / 2));
 }
 
+/** Conversations extracted and assigned per transaction. */
+const CHUNK = 100;
+
 const lock = (db: Db, organizationId: string) => sql`SELECT pg_advisory_xact_lock(hashtext(${`insights:${organizationId}`}))`.execute(db);
 
 interface Prepared {
@@ -212,155 +215,160 @@ export function processConversationsJob(services: Services) {
       : [];
     if (rows.length === 0) return;
     let engine = engineFor(services.config);
-    let prepared: Prepared[];
-    try {
-      prepared = await prepare(engine, rows);
-    } catch (err) {
-      // The configured engine failed on every attempt: the built-in engine processes the
-      // conversations rather than leaving them unprocessed for good.
-      const jobRow = await db.selectFrom('jobs').select('max_attempts').where('id', '=', job.jobId).executeTakeFirst();
-      if (job.attempt < (jobRow?.max_attempts ?? 1)) throw err;
-      services.jobs.logger?.warn({ err: (err as Error).message, organizationId }, 'insights engine failed on the last attempt: built-in engine used');
-      engine = builtInEngine;
-      prepared = await prepare(engine, rows);
-    }
-    const created: { id: string; sample: { titles: string[]; evidence: string[]; keywords: string[] } }[] = [];
-    await db.transaction().execute(async (trx) => {
-      await lock(trx, organizationId);
-      // Only conversations still as they were extracted: a newer ingest has its own job.
-      const current = new Map(
-        (
-          await trx
-            .selectFrom('conversations')
-            .select(['id', 'content_hash'])
-            .where('organization_id', '=', organizationId)
-            .where('id', 'in', prepared.map((p) => p.conversationId))
-            .where('processed_at', 'is', null)
-            .forUpdate()
-            .execute()
-        ).map((r) => [r.id, r.content_hash]),
-      );
-      const work = prepared.filter((p) => current.get(p.conversationId) === p.hash);
-      if (work.length === 0) return;
-      const stats = await TermStats.load(trx, organizationId);
-      const kind = engine.vectorKind;
-      const weight: Weight = kind === 'tfidf' ? stats.weight : () => 1;
-      const clusterRows = await trx
-        .selectFrom('issues_clusters')
-        .select(['id', 'centroid', 'issues', 'vector_kind'])
-        .where('organization_id', '=', organizationId)
-        .execute();
-      const centroids = new Map<string, Centroid & { kind: string }>();
-      for (const c of clusterRows) centroids.set(c.id, { ...centroidOf(c.id, c.centroid as SparseVector, c.issues, weight), kind: c.vector_kind });
-      const touched = new Set<string>();
-
-      // Issues of a conversation processed before (its content changed): their contribution goes.
-      const old = await trx
-        .selectFrom('conversation_issues')
-        .select(['id', 'cluster_id', 'terms', 'vector', 'vector_kind'])
-        .where('organization_id', '=', organizationId)
-        .where('conversation_id', 'in', work.map((w) => w.conversationId))
-        .execute();
-      for (const issue of old) {
-        stats.add(issue.terms as SparseVector, new Map(), -1);
-        const c = issue.cluster_id ? centroids.get(issue.cluster_id) : undefined;
-        if (c) {
-          addInto(c.vector, (issue.vector ?? issue.terms) as SparseVector, -1);
-          c.size = Math.max(0, c.size - 1);
-          touched.add(c.id);
-        }
+    // A chunk per transaction: the embedded database serves one transaction at a time, so a
+    // large batch must not hold it for long.
+    for (let start = 0; start < rows.length; start += CHUNK) {
+      const chunk = rows.slice(start, start + CHUNK);
+      let prepared: Prepared[];
+      try {
+        prepared = await prepare(engine, chunk);
+      } catch (err) {
+        // The configured engine failed on every attempt: the built-in engine processes the
+        // conversations rather than leaving them unprocessed for good.
+        const jobRow = await db.selectFrom('jobs').select('max_attempts').where('id', '=', job.jobId).executeTakeFirst();
+        if (job.attempt < (jobRow?.max_attempts ?? 1)) throw err;
+        services.jobs.logger?.warn({ err: (err as Error).message, organizationId }, 'insights engine failed on the last attempt: built-in engine used');
+        engine = builtInEngine;
+        prepared = await prepare(engine, chunk);
       }
-      if (old.length) await trx.deleteFrom('conversation_issues').where('id', 'in', old.map((o) => o.id)).execute();
-
-      const now = new Date();
-      const inserts: Parameters<ReturnType<Db['insertInto']>['values']>[0][] = [];
-      const newClusters = new Map<string, { keywords: string[]; title: string; evidence: string[] }>();
-      for (const conversation of work) {
-        let impact: Impact | undefined;
-        for (const issue of conversation.issues) {
-          stats.add(issue.terms, issue.surface, 1);
-          const vector = vectorOf(issue);
-          const norm = weightedNorm(vector, weight);
-          const candidates = [...centroids.values()].filter((c) => c.kind === kind);
-          const best = nearest(vector, norm, candidates, weight);
-          let clusterId: string;
-          if (best && best.similarity >= thresholds(kind).join) {
-            const c = centroids.get(best.centroid.id)!;
-            addInto(c.vector, vector);
-            c.vector = prune(c.vector, CENTROID_TERMS, weight);
-            c.size++;
-            c.norm = weightedNorm(c.vector, weight);
-            clusterId = c.id;
-          } else {
-            clusterId = newId();
-            centroids.set(clusterId, { ...centroidOf(clusterId, { ...vector }, 1, weight), kind });
-            newClusters.set(clusterId, { keywords: stats.keywords(issue.terms), title: issue.extracted.title, evidence: issue.extracted.evidence });
-          }
-          touched.add(clusterId);
-          impact = strongerImpact(impact, issue.extracted.impact);
-          inserts.push({
-            id: newId(),
-            organization_id: organizationId,
-            conversation_id: conversation.conversationId,
-            cluster_id: clusterId,
-            title: issue.extracted.title,
-            details: json(issueDetails(conversation.subject, issue.extracted.evidence, issue.extracted.impact)),
-            impact: issue.extracted.impact,
-            source: conversation.source,
-            vector_kind: kind,
-            terms: json(issue.terms),
-            vector: issue.embedding ? json(issue.embedding) : null,
-            created_at: conversation.createdAt,
-            ingested_at: now,
-          });
-        }
-        await trx
-          .updateTable('conversations')
-          .set({ processed_at: now, impact: impact ?? null })
+      const created: { id: string; sample: { titles: string[]; evidence: string[]; keywords: string[] } }[] = [];
+      await db.transaction().execute(async (trx) => {
+        await lock(trx, organizationId);
+        // Only conversations still as they were extracted: a newer ingest has its own job.
+        const current = new Map(
+          (
+            await trx
+              .selectFrom('conversations')
+              .select(['id', 'content_hash'])
+              .where('organization_id', '=', organizationId)
+              .where('id', 'in', prepared.map((p) => p.conversationId))
+              .where('processed_at', 'is', null)
+              .forUpdate()
+              .execute()
+          ).map((r) => [r.id, r.content_hash]),
+        );
+        const work = prepared.filter((p) => current.get(p.conversationId) === p.hash);
+        if (work.length === 0) return;
+        const stats = await TermStats.load(trx, organizationId);
+        const kind = engine.vectorKind;
+        const weight: Weight = kind === 'tfidf' ? stats.weight : () => 1;
+        const clusterRows = await trx
+          .selectFrom('issues_clusters')
+          .select(['id', 'centroid', 'issues', 'vector_kind'])
           .where('organization_id', '=', organizationId)
-          .where('id', '=', conversation.conversationId)
           .execute();
-      }
+        const centroids = new Map<string, Centroid & { kind: string }>();
+        for (const c of clusterRows) centroids.set(c.id, { ...centroidOf(c.id, c.centroid as SparseVector, c.issues, weight), kind: c.vector_kind });
+        const touched = new Set<string>();
 
-      for (const [id, info] of newClusters) {
-        const c = centroids.get(id)!;
-        await trx
-          .insertInto('issues_clusters')
-          .values({
-            id,
-            organization_id: organizationId,
-            label: info.title,
-            icon: iconFor(info.keywords),
-            summary: json(clusterSummary({ issues: c.size, conversations: c.size, keywords: info.keywords, example: info.evidence[0] })),
-            impact: 'low',
-            vector_kind: kind,
-            centroid: json(c.vector),
-            keywords: json(info.keywords),
-            issues: c.size,
-            created_at: now,
-            updated_at: now,
-          })
+        // Issues of a conversation processed before (its content changed): their contribution goes.
+        const old = await trx
+          .selectFrom('conversation_issues')
+          .select(['id', 'cluster_id', 'terms', 'vector', 'vector_kind'])
+          .where('organization_id', '=', organizationId)
+          .where('conversation_id', 'in', work.map((w) => w.conversationId))
           .execute();
-        created.push({ id, sample: { titles: [info.title], evidence: info.evidence, keywords: info.keywords } });
-      }
-      for (const id of touched) {
-        if (newClusters.has(id)) continue;
-        const c = centroids.get(id)!;
-        await trx.updateTable('issues_clusters').set({ centroid: json(c.vector), issues: c.size, updated_at: now }).where('id', '=', id).execute();
-      }
-      for (let i = 0; i < inserts.length; i += 500) await trx.insertInto('conversation_issues').values(inserts.slice(i, i + 500) as never).execute();
-      await refreshClusterImpacts(trx, [...touched]);
+        for (const issue of old) {
+          stats.add(issue.terms as SparseVector, new Map(), -1);
+          const c = issue.cluster_id ? centroids.get(issue.cluster_id) : undefined;
+          if (c) {
+            addInto(c.vector, (issue.vector ?? issue.terms) as SparseVector, -1);
+            c.size = Math.max(0, c.size - 1);
+            touched.add(c.id);
+          }
+        }
+        if (old.length) await trx.deleteFrom('conversation_issues').where('id', 'in', old.map((o) => o.id)).execute();
 
-      stats.assignedSince += inserts.length;
-      const total = stats.documents;
-      const due = reclusterDue(stats.assignedSince, total);
-      await stats.save(trx, organizationId);
-      if (inserts.length > 0 || old.length > 0) await scheduleRecluster(services, trx, organizationId, due);
-    });
-    // Labels and summaries of new clusters from the chat model, when there is one; the built-in
-    // ones stay if it fails (the next recomputation asks again).
-    if (engine.describe) {
-      for (const c of created) await describeCluster(services, engine, c.id, c.sample);
+        const now = new Date();
+        const inserts: Parameters<ReturnType<Db['insertInto']>['values']>[0][] = [];
+        const newClusters = new Map<string, { keywords: string[]; title: string; evidence: string[] }>();
+        for (const conversation of work) {
+          let impact: Impact | undefined;
+          for (const issue of conversation.issues) {
+            stats.add(issue.terms, issue.surface, 1);
+            const vector = vectorOf(issue);
+            const norm = weightedNorm(vector, weight);
+            const candidates = [...centroids.values()].filter((c) => c.kind === kind);
+            const best = nearest(vector, norm, candidates, weight);
+            let clusterId: string;
+            if (best && best.similarity >= thresholds(kind).join) {
+              const c = centroids.get(best.centroid.id)!;
+              addInto(c.vector, vector);
+              c.vector = prune(c.vector, CENTROID_TERMS, weight);
+              c.size++;
+              c.norm = weightedNorm(c.vector, weight);
+              clusterId = c.id;
+            } else {
+              clusterId = newId();
+              centroids.set(clusterId, { ...centroidOf(clusterId, { ...vector }, 1, weight), kind });
+              newClusters.set(clusterId, { keywords: stats.keywords(issue.terms), title: issue.extracted.title, evidence: issue.extracted.evidence });
+            }
+            touched.add(clusterId);
+            impact = strongerImpact(impact, issue.extracted.impact);
+            inserts.push({
+              id: newId(),
+              organization_id: organizationId,
+              conversation_id: conversation.conversationId,
+              cluster_id: clusterId,
+              title: issue.extracted.title,
+              details: json(issueDetails(conversation.subject, issue.extracted.evidence, issue.extracted.impact)),
+              impact: issue.extracted.impact,
+              source: conversation.source,
+              vector_kind: kind,
+              terms: json(issue.terms),
+              vector: issue.embedding ? json(issue.embedding) : null,
+              created_at: conversation.createdAt,
+              ingested_at: now,
+            });
+          }
+          await trx
+            .updateTable('conversations')
+            .set({ processed_at: now, impact: impact ?? null })
+            .where('organization_id', '=', organizationId)
+            .where('id', '=', conversation.conversationId)
+            .execute();
+        }
+
+        for (const [id, info] of newClusters) {
+          const c = centroids.get(id)!;
+          await trx
+            .insertInto('issues_clusters')
+            .values({
+              id,
+              organization_id: organizationId,
+              label: info.title,
+              icon: iconFor(info.keywords),
+              summary: json(clusterSummary({ issues: c.size, conversations: c.size, keywords: info.keywords, example: info.evidence[0] })),
+              impact: 'low',
+              vector_kind: kind,
+              centroid: json(c.vector),
+              keywords: json(info.keywords),
+              issues: c.size,
+              created_at: now,
+              updated_at: now,
+            })
+            .execute();
+          created.push({ id, sample: { titles: [info.title], evidence: info.evidence, keywords: info.keywords } });
+        }
+        for (const id of touched) {
+          if (newClusters.has(id)) continue;
+          const c = centroids.get(id)!;
+          await trx.updateTable('issues_clusters').set({ centroid: json(c.vector), issues: c.size, updated_at: now }).where('id', '=', id).execute();
+        }
+        for (let i = 0; i < inserts.length; i += 500) await trx.insertInto('conversation_issues').values(inserts.slice(i, i + 500) as never).execute();
+        await refreshClusterImpacts(trx, [...touched]);
+
+        stats.assignedSince += inserts.length;
+        const total = stats.documents;
+        const due = reclusterDue(stats.assignedSince, total);
+        await stats.save(trx, organizationId);
+        if (inserts.length > 0 || old.length > 0) await scheduleRecluster(services, trx, organizationId, due);
+      });
+      // Labels and summaries of new clusters from the chat model, when there is one; the built-in
+      // ones stay if it fails (the next recomputation asks again).
+      if (engine.describe) {
+        for (const c of created) await describeCluster(services, engine, c.id, c.sample);
+      }
     }
   };
 }
