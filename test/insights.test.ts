@@ -413,6 +413,39 @@ describe('OpenAI-compatible engine', () => {
     }
   });
 
+  test('an engine that keeps failing makes the job retry; its last attempt falls back on the built-in engine', async () => {
+    // A port nobody listens on: every call fails.
+    const closed = createServer();
+    await new Promise<void>((r) => closed.listen(0, '127.0.0.1', r));
+    const port = (closed.address() as { port: number }).port;
+    await new Promise((r) => closed.close(r));
+    const server = await startTestServer({ insightsEngineUrl: `http://127.0.0.1:${port}/v1`, insightsModel: 'down', fetchAllowPrivate: true, insightsReclusterDelayMs: 0 });
+    try {
+      const ann = await server.user('Ann');
+      const org = (await ann.api.orgs.createOrganization({ title: 'Down Inc' })).data.id;
+      const body = { id: 'd1', subject: 'Export', parts: [{ type: 'message', role: 'user', body: 'The PDF export fails with an error.' }] };
+      assert.equal((await ingest(server, ann, org, body)).status, 204);
+      const db = server.server.services.db;
+      let job;
+      for (let i = 0; i < 200 && !job?.last_error; i++) {
+        job = await db.selectFrom('jobs').selectAll().where('type', '=', 'insights.process').executeTakeFirst();
+        await new Promise((r) => setTimeout(r, 25));
+      }
+      assert.equal(job!.status, 'queued', 'retried later');
+      assert.match(job!.last_error!, /chat\/completions|ECONNREFUSED|connect/);
+      assert.equal((await all(server, ann, `/v1/orgs/${org}/conversations-issues`)).length, 0);
+      // The last attempt, as the worker would run it.
+      const { processConversationsJob } = await import('../src/insights/process.ts');
+      await processConversationsJob(server.server.services)(job!.payload as never, { db, attempt: job!.max_attempts, jobId: job!.id });
+      const issues = await all(server, ann, `/v1/orgs/${org}/conversations-issues`);
+      assert.equal(issues.length, 1);
+      assert.equal(issues[0].issue.title, 'The PDF export fails with an error.');
+      assert.ok((await server.request('GET', `/v1/orgs/${org}/conversations/d1`, { token: ann.token })).body.conversation.processedAt);
+    } finally {
+      await server.close();
+    }
+  });
+
   test('outbound calls follow the address rules: a loopback engine needs FETCH_ALLOW_PRIVATE', async () => {
     const config = { ...loadConfig({}), insightsEngineUrl: fakeUrl, insightsModel: 'fake-chat' };
     await assert.rejects(postJson({ ...config, fetchAllowPrivate: false }, '/embeddings', { input: ['x'] }), (err: Error) => err instanceof EngineError && /FETCH_ALLOW_PRIVATE/.test(err.message));
