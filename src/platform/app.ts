@@ -33,6 +33,7 @@ import { searchRoutes } from '../search/routes.ts';
 import { linkRoutes } from '../links/routes.ts';
 import { templateRoutes } from '../templates/routes.ts';
 import { pdfRoutes } from '../pdf/routes.ts';
+import { siteRoutes } from '../sites/routes.ts';
 import { insightRoutes } from '../insights/routes.ts';
 import { homeRoutes } from './home.ts';
 
@@ -337,6 +338,7 @@ export async function buildApp(
       await linkRoutes(api);
       await templateRoutes(api);
       await pdfRoutes(api);
+      await siteRoutes(api);
       await insightRoutes(api);
     },
     { prefix: '/v1' },

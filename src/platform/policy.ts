@@ -130,6 +130,31 @@ export function assertContentRole(role: RoleOrGuest, min: Role, action: string):
   }
 }
 
+/**
+ * What an organization role allows on the organization's docs sites: readers read, members with
+ * edit edit content, members with create shape the structure (site spaces, sections, redirects,
+ * customization), admins manage settings, visibility, share links, visitor auth and publishing.
+ */
+export function sitePermissions(orgRole: RoleOrGuest | undefined) {
+  const admin = atLeast(orgRole, 'admin');
+  return {
+    view: atLeast(orgRole, 'read'),
+    access: atLeast(orgRole, 'read'),
+    edit: atLeast(orgRole, 'edit'),
+    create: atLeast(orgRole, 'create'),
+    admin,
+    installIntegration: admin,
+    viewAdaptiveSchema: atLeast(orgRole, 'create'),
+    editAdaptiveSchema: admin,
+  };
+}
+
+export function assertSiteRole(orgRole: RoleOrGuest | undefined, min: Role, action: string): void {
+  if (!atLeast(orgRole, min)) {
+    throw new ForbiddenError(`You need the ${min} role in the organization to ${action}`);
+  }
+}
+
 /** Conversations, their issues and clusters hold customers' words: members with a role read them (not guests). */
 export function assertCanReadConversations(m: Membership): void {
   if (!canListPeople(m)) throw new ForbiddenError('Guests cannot read the conversations of the organization');
