@@ -56,9 +56,9 @@ describe('conversations, issues and clusters', () => {
   before(async () => {
     admin = await t.user('Ann Admin');
     orgId = (await admin.api.orgs.createOrganization({ title: 'Insights Inc' })).data.id;
-    conversations = generateConversations({ perProblem: 30, noProblem: 50, seed: 2024 });
-    for (let i = 0; i < conversations.length; i += 100) {
-      const res = await ingest(t, admin, orgId, conversations.slice(i, i + 100).map(ingestBody));
+    conversations = generateConversations({ perProblem: 28, noProblem: 40, seed: 2024 });
+    for (let i = 0; i < conversations.length; i += 175) {
+      const res = await ingest(t, admin, orgId, conversations.slice(i, i + 175).map(ingestBody));
       assert.equal(res.status, 204, JSON.stringify(res.body));
     }
     await settled(t);
