@@ -36,6 +36,7 @@ import { pdfRoutes } from '../pdf/routes.ts';
 import { siteRoutes } from '../sites/routes.ts';
 import { insightRoutes } from '../insights/routes.ts';
 import { homeRoutes } from './home.ts';
+import { publishedSiteRoutes } from '../site/routes.ts';
 
 export type FolioApp = FastifyInstance<
   RawServerDefault,
@@ -343,6 +344,8 @@ export async function buildApp(
     },
     { prefix: '/v1' },
   );
+  // Published sites, at PUBLIC_URL/<organization>/<basename>/ (outside the API and its tokens).
+  await publishedSiteRoutes(app as unknown as FastifyInstance, services);
 
   return app;
 }
