@@ -34,6 +34,7 @@ import { linkRoutes } from '../links/routes.ts';
 import { templateRoutes } from '../templates/routes.ts';
 import { pdfRoutes } from '../pdf/routes.ts';
 import { siteRoutes } from '../sites/routes.ts';
+import { insightRoutes } from '../insights/routes.ts';
 import { homeRoutes } from './home.ts';
 import { publishedSiteRoutes } from '../site/routes.ts';
 import { SiteHosts } from '../site/hosts.ts';
@@ -356,6 +357,7 @@ export async function buildApp(
       await pdfRoutes(api);
       await ssoRoutes(api);
       await siteRoutes(api);
+      await insightRoutes(api);
     },
     { prefix: '/v1' },
   );

@@ -62,6 +62,16 @@ export interface Config {
   ssoSessionTtlMs: number;
   /** How long an API token made from an SSO session lasts. */
   ssoTokenTtlMs: number;
+  /** Base URL of an OpenAI-compatible API (`…/v1`) for conversation insights; unset: the built-in engine. */
+  insightsEngineUrl: string | undefined;
+  /** API key sent to it as a bearer token. */
+  insightsEngineKey: string | undefined;
+  /** Chat model for issue extraction, cluster labels and summaries (unset: built-in extraction and labels). */
+  insightsModel: string | undefined;
+  /** Embedding model for issue vectors (unset: built-in TF-IDF vectors). */
+  insightsEmbeddingModel: string | undefined;
+  /** How long after new issues a cluster recomputation runs (issues join clusters at once meanwhile). */
+  insightsReclusterDelayMs: number;
 }
 
 export class ConfigError extends Error {}
@@ -119,6 +129,31 @@ function httpTimeouts(env: NodeJS.ProcessEnv) {
   return timeouts;
 }
 
+function insightsFrom(env: NodeJS.ProcessEnv) {
+  const url = env.INSIGHTS_ENGINE_URL ? trimSlash(env.INSIGHTS_ENGINE_URL) : undefined;
+  if (url !== undefined) {
+    let parsed: URL | undefined;
+    try {
+      parsed = new URL(url);
+    } catch {
+      // reported below
+    }
+    if (!parsed || (parsed.protocol !== 'http:' && parsed.protocol !== 'https:')) {
+      throw new ConfigError(`INSIGHTS_ENGINE_URL must be an http(s) URL such as https://api.example.com/v1, got "${url}"`);
+    }
+  }
+  if (url === undefined && (env.INSIGHTS_MODEL || env.INSIGHTS_EMBEDDING_MODEL)) {
+    throw new ConfigError('INSIGHTS_MODEL and INSIGHTS_EMBEDDING_MODEL need INSIGHTS_ENGINE_URL (the OpenAI-compatible API that serves them)');
+  }
+  return {
+    insightsEngineUrl: url,
+    insightsEngineKey: env.INSIGHTS_ENGINE_KEY || undefined,
+    insightsModel: env.INSIGHTS_MODEL || undefined,
+    insightsEmbeddingModel: env.INSIGHTS_EMBEDDING_MODEL || undefined,
+    insightsReclusterDelayMs: intFrom(env, 'INSIGHTS_RECLUSTER_DELAY_MS', 10 * 60_000, 0),
+  };
+}
+
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   const port = intFrom(env, 'PORT', 8080);
   if (port > 65535) throw new ConfigError(`PORT must be at most 65535, got ${port}`);
@@ -161,5 +196,6 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     metricsToken: env.METRICS_TOKEN || undefined,
     ssoSessionTtlMs: intFrom(env, 'SSO_SESSION_TTL_MS', 8 * 3600 * 1000, 60_000),
     ssoTokenTtlMs: intFrom(env, 'SSO_TOKEN_TTL_MS', 30 * 24 * 3600 * 1000, 60_000),
+    ...insightsFrom(env),
   };
 }

@@ -238,6 +238,15 @@ export const operationDocs: Record<string, readonly [summary: string, descriptio
   updateSitePublishingAuthById: ['Update visitor authentication', 'Changes the backend and the fallback and logout URLs (null removes one). Admins only.'],
   regenerateSitePublishingAuthById: ['Regenerate the visitor key', 'Replaces the signing key: visitor tokens signed with the old key stop working at once. Admins only.'],
   searchSiteContent: ['Search a site', 'Full-text search of the spaces of a site: the default content of each section, some site spaces, or all of them.'],
+  // Conversations, issues and clusters (Folio publishes these: the official document has none)
+  ingestConversations: ['Ingest conversations', 'Stores one support conversation, or an array of up to 500, and queues their processing (issue extraction, then clustering) as a background job; each conversation gets `processedAt` when done. Idempotent by `id`: the same conversation sent again changes nothing, a changed one is updated and processed again. Answers 204. Organization admins only.'],
+  listConversations: ['List conversations', 'The ingested conversations of an organization, most recently ingested first; `source` keeps those of one source. Members with a role (not guests).'],
+  getConversation: ['Get a conversation', 'One conversation with its messages (`parts`) and `metadata`.'],
+  listConversationsIssues: ['List issues', 'Issues extracted from conversations, newest first, each with its conversation; `cluster` and `conversation` filter them.'],
+  getConversationsIssue: ['Get an issue', 'One issue extracted from a conversation (its details quote the conversation), with that conversation.'],
+  listConversationsClusters: ['List issues clusters', 'Groups of similar issues with their label, summary, impact, weekly pulse over 13 weeks, sources, stats and the documentation pages most related to them; `sort` (updatedAt, createdAt, issues) and `order` (desc, asc).'],
+  getConversationsCluster: ['Get an issues cluster', 'One cluster of similar issues, with its figures and related documentation pages.'],
+  updateConversationsCluster: ['Mute or unmute an issues cluster', 'Sets `muted` (muted clusters are left out of change request creation); changes nothing else. Organization admins only.'],
 };
 
 /** onRoute hook: fills a route's `summary` and `description` from the table (the route's own win). */

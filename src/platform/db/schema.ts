@@ -41,6 +41,11 @@ export interface Database {
   site_spaces: SiteSpacesTable;
   site_share_links: SiteShareLinksTable;
   site_redirects: SiteRedirectsTable;
+  conversations: ConversationsTable;
+  issues_clusters: IssuesClustersTable;
+  conversation_issues: ConversationIssuesTable;
+  insight_terms: InsightTermsTable;
+  insight_state: InsightStateTable;
 }
 
 export type Role = 'admin' | 'create' | 'review' | 'edit' | 'comment' | 'read';
@@ -300,6 +305,8 @@ export interface ChangeRequestsTable {
   merged_by: string | null;
   merged_at: Date | null;
   conflicts: Generated<string[]>;
+  /** The issues cluster this change request addresses (src/insights). */
+  conversations_issues_cluster: Generated<string | null>;
 }
 
 export interface ChangeRequestContributorsTable {
@@ -534,3 +541,78 @@ export interface SiteRedirectsTable {
   updated_at: Date | null;
 }
 export type SiteRedirectRow = Selectable<SiteRedirectsTable>;
+export type Impact = 'low' | 'medium' | 'high';
+
+export interface ConversationsTable {
+  organization_id: string;
+  /** The caller's id: ingestion is idempotent by it. */
+  id: string;
+  seq: Generated<number>;
+  subject: string;
+  source: string;
+  parts: Json;
+  metadata: Json;
+  /** Hash of what was ingested: re-sending the same conversation changes nothing. */
+  content_hash: string;
+  created_at: Date;
+  ingested_at: Date;
+  processed_at: Date | null;
+  impact: Impact | null;
+}
+
+export interface IssuesClustersTable {
+  id: string;
+  seq: Generated<number>;
+  organization_id: string;
+  label: string;
+  icon: string;
+  summary: Json;
+  muted: Generated<boolean>;
+  impact: Impact;
+  /** `tfidf` (built-in) or `embedding:<model>`: only issues of the same kind are compared. */
+  vector_kind: string;
+  /** Sum of the unit vectors of its issues (sparse: term or dimension → weight). */
+  centroid: Json;
+  keywords: Generated<Json>;
+  issues: Generated<number>;
+  created_at: Date;
+  updated_at: Date;
+}
+
+export interface ConversationIssuesTable {
+  id: string;
+  seq: Generated<number>;
+  organization_id: string;
+  conversation_id: string;
+  cluster_id: string | null;
+  title: string;
+  details: Json;
+  impact: Impact;
+  source: string;
+  vector_kind: string;
+  /** Unit term-frequency vector of stems (keywords, document frequencies, TF-IDF clustering). */
+  terms: Json;
+  /** The embedding when vector_kind is `embedding:<model>`; null for TF-IDF (terms are the vector). */
+  vector: Json | null;
+  created_at: Date;
+  ingested_at: Date;
+}
+
+export interface InsightTermsTable {
+  organization_id: string;
+  term: string;
+  /** A word as written for the stem (or pair of stems): keywords are shown with it. */
+  word: string;
+  df: number;
+}
+
+export interface InsightStateTable {
+  organization_id: string;
+  documents: Generated<number>;
+  assigned_since_recluster: Generated<number>;
+  reclustered_at: Date | null;
+}
+
+export type ConversationRow = Selectable<ConversationsTable>;
+export type IssuesClusterRow = Selectable<IssuesClustersTable>;
+export type ConversationIssueRow = Selectable<ConversationIssuesTable>;
