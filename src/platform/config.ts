@@ -40,6 +40,10 @@ export interface Config {
   spaceRetentionMs: number;
   /** How long this process trusts a token it has checked before looking it up again. */
   authCacheTtlMs: number;
+  /** How often custom hostnames of published sites are re-read (src/site/hosts.ts). */
+  siteHostsRefreshMs: number;
+  /** How long a published site's settings and structure are reused before being read again (src/site/routes.ts). */
+  siteCacheTtlMs: number;
   /** Whether insert_files may fetch URLs that resolve to private or loopback addresses. */
   fetchAllowPrivate: boolean;
   /** Address ranges (CIDR) insert_files may fetch from although they are not public. */
@@ -54,6 +58,20 @@ export interface Config {
   metrics: boolean;
   /** Bearer token GET /metrics requires, when set. */
   metricsToken: string | undefined;
+  /** How long a session obtained through SAML single sign-on lasts (the session cookie). */
+  ssoSessionTtlMs: number;
+  /** How long an API token made from an SSO session lasts. */
+  ssoTokenTtlMs: number;
+  /** Base URL of an OpenAI-compatible API (`…/v1`) for conversation insights; unset: the built-in engine. */
+  insightsEngineUrl: string | undefined;
+  /** API key sent to it as a bearer token. */
+  insightsEngineKey: string | undefined;
+  /** Chat model for issue extraction, cluster labels and summaries (unset: built-in extraction and labels). */
+  insightsModel: string | undefined;
+  /** Embedding model for issue vectors (unset: built-in TF-IDF vectors). */
+  insightsEmbeddingModel: string | undefined;
+  /** How long after new issues a cluster recomputation runs (issues join clusters at once meanwhile). */
+  insightsReclusterDelayMs: number;
 }
 
 export class ConfigError extends Error {}
@@ -111,6 +129,31 @@ function httpTimeouts(env: NodeJS.ProcessEnv) {
   return timeouts;
 }
 
+function insightsFrom(env: NodeJS.ProcessEnv) {
+  const url = env.INSIGHTS_ENGINE_URL ? trimSlash(env.INSIGHTS_ENGINE_URL) : undefined;
+  if (url !== undefined) {
+    let parsed: URL | undefined;
+    try {
+      parsed = new URL(url);
+    } catch {
+      // reported below
+    }
+    if (!parsed || (parsed.protocol !== 'http:' && parsed.protocol !== 'https:')) {
+      throw new ConfigError(`INSIGHTS_ENGINE_URL must be an http(s) URL such as https://api.example.com/v1, got "${url}"`);
+    }
+  }
+  if (url === undefined && (env.INSIGHTS_MODEL || env.INSIGHTS_EMBEDDING_MODEL)) {
+    throw new ConfigError('INSIGHTS_MODEL and INSIGHTS_EMBEDDING_MODEL need INSIGHTS_ENGINE_URL (the OpenAI-compatible API that serves them)');
+  }
+  return {
+    insightsEngineUrl: url,
+    insightsEngineKey: env.INSIGHTS_ENGINE_KEY || undefined,
+    insightsModel: env.INSIGHTS_MODEL || undefined,
+    insightsEmbeddingModel: env.INSIGHTS_EMBEDDING_MODEL || undefined,
+    insightsReclusterDelayMs: intFrom(env, 'INSIGHTS_RECLUSTER_DELAY_MS', 10 * 60_000, 0),
+  };
+}
+
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   const port = intFrom(env, 'PORT', 8080);
   if (port > 65535) throw new ConfigError(`PORT must be at most 65535, got ${port}`);
@@ -142,6 +185,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     runWorkers: env.WORKERS !== 'false',
     spaceRetentionMs: intFrom(env, 'SPACE_RETENTION_MS', 7 * 24 * 3600 * 1000, 0),
     authCacheTtlMs: intFrom(env, 'AUTH_CACHE_TTL_MS', 5000, 0),
+    siteHostsRefreshMs: intFrom(env, 'SITE_HOSTS_REFRESH_MS', 5000, 100),
+    siteCacheTtlMs: intFrom(env, 'SITE_CACHE_TTL_MS', 1000, 0),
     fetchAllowPrivate: env.FETCH_ALLOW_PRIVATE === 'true',
     fetchAllowCidrs: cidrsFrom(env, 'FETCH_ALLOW_CIDRS'),
     fetchTimeoutMs: intFrom(env, 'FETCH_TIMEOUT_MS', 30_000, 1),
@@ -149,5 +194,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     corsOrigins: originsFrom(env, 'CORS_ORIGINS'),
     metrics: env.METRICS === 'true',
     metricsToken: env.METRICS_TOKEN || undefined,
+    ssoSessionTtlMs: intFrom(env, 'SSO_SESSION_TTL_MS', 8 * 3600 * 1000, 60_000),
+    ssoTokenTtlMs: intFrom(env, 'SSO_TOKEN_TTL_MS', 30 * 24 * 3600 * 1000, 60_000),
+    ...insightsFrom(env),
   };
 }

@@ -31,12 +31,21 @@ export interface Database {
   comment_reactions: CommentReactionsTable;
   search_pages: SearchPagesTable;
   search_state: SearchStateTable;
+  saml_providers: SamlProvidersTable;
+  saml_requests: SamlRequestsTable;
+  saml_assertions: SamlAssertionsTable;
+  saml_identities: SamlIdentitiesTable;
   sites: SitesTable;
   site_section_groups: SiteSectionGroupsTable;
   site_sections: SiteSectionsTable;
   site_spaces: SiteSpacesTable;
   site_share_links: SiteShareLinksTable;
   site_redirects: SiteRedirectsTable;
+  conversations: ConversationsTable;
+  issues_clusters: IssuesClustersTable;
+  conversation_issues: ConversationIssuesTable;
+  insight_terms: InsightTermsTable;
+  insight_state: InsightStateTable;
 }
 
 export type Role = 'admin' | 'create' | 'review' | 'edit' | 'comment' | 'read';
@@ -64,6 +73,8 @@ export interface ApiTokensTable {
   expires_at: Date | null;
   /** When the token was revoked; a revoked token no longer authenticates. */
   revoked_at: Date | null;
+  /** The organization whose single sign-on issued this token (session or token); null otherwise. */
+  sso_organization_id: string | null;
 }
 
 export interface MergeRules {
@@ -294,6 +305,8 @@ export interface ChangeRequestsTable {
   merged_by: string | null;
   merged_at: Date | null;
   conflicts: Generated<string[]>;
+  /** The issues cluster this change request addresses (src/insights). */
+  conversations_issues_cluster: Generated<string | null>;
 }
 
 export interface ChangeRequestContributorsTable {
@@ -378,6 +391,48 @@ export interface SearchStateTable {
   root: string;
 }
 
+export interface SamlProvidersTable {
+  id: string;
+  seq: Generated<number>;
+  organization_id: string;
+  label: string;
+  /** The identity provider's entity id (the Issuer of its responses). */
+  entity_id: string | null;
+  /** The identity provider's signing certificate, PEM. */
+  certificate: string | null;
+  /** Where authentication requests are sent (HTTP-Redirect binding). */
+  sso_url: string | null;
+  default_team: string | null;
+  default_role: RoleOrGuest;
+  created_at: Date;
+  updated_at: Date;
+}
+
+/** An AuthnRequest Folio sent; a response must answer one, once, before it expires. */
+export interface SamlRequestsTable {
+  id: string;
+  provider_id: string;
+  created_at: Date;
+  expires_at: Date;
+  consumed_at: Date | null;
+}
+
+/** Assertion ids already accepted, kept until the assertion expires, so a replay is refused. */
+export interface SamlAssertionsTable {
+  provider_id: string;
+  assertion_id: string;
+  expires_at: Date;
+}
+
+/** Which Folio user a provider's NameID signs in as. */
+export interface SamlIdentitiesTable {
+  provider_id: string;
+  name_id: string;
+  user_id: string;
+  created_at: Date;
+}
+
+export type SamlProviderRow = Selectable<SamlProvidersTable>;
 export type SiteVisibility = 'public' | 'unlisted' | 'share-link' | 'visitor-auth';
 
 export interface SitesTable {
@@ -486,3 +541,78 @@ export interface SiteRedirectsTable {
   updated_at: Date | null;
 }
 export type SiteRedirectRow = Selectable<SiteRedirectsTable>;
+export type Impact = 'low' | 'medium' | 'high';
+
+export interface ConversationsTable {
+  organization_id: string;
+  /** The caller's id: ingestion is idempotent by it. */
+  id: string;
+  seq: Generated<number>;
+  subject: string;
+  source: string;
+  parts: Json;
+  metadata: Json;
+  /** Hash of what was ingested: re-sending the same conversation changes nothing. */
+  content_hash: string;
+  created_at: Date;
+  ingested_at: Date;
+  processed_at: Date | null;
+  impact: Impact | null;
+}
+
+export interface IssuesClustersTable {
+  id: string;
+  seq: Generated<number>;
+  organization_id: string;
+  label: string;
+  icon: string;
+  summary: Json;
+  muted: Generated<boolean>;
+  impact: Impact;
+  /** `tfidf` (built-in) or `embedding:<model>`: only issues of the same kind are compared. */
+  vector_kind: string;
+  /** Sum of the unit vectors of its issues (sparse: term or dimension → weight). */
+  centroid: Json;
+  keywords: Generated<Json>;
+  issues: Generated<number>;
+  created_at: Date;
+  updated_at: Date;
+}
+
+export interface ConversationIssuesTable {
+  id: string;
+  seq: Generated<number>;
+  organization_id: string;
+  conversation_id: string;
+  cluster_id: string | null;
+  title: string;
+  details: Json;
+  impact: Impact;
+  source: string;
+  vector_kind: string;
+  /** Unit term-frequency vector of stems (keywords, document frequencies, TF-IDF clustering). */
+  terms: Json;
+  /** The embedding when vector_kind is `embedding:<model>`; null for TF-IDF (terms are the vector). */
+  vector: Json | null;
+  created_at: Date;
+  ingested_at: Date;
+}
+
+export interface InsightTermsTable {
+  organization_id: string;
+  term: string;
+  /** A word as written for the stem (or pair of stems): keywords are shown with it. */
+  word: string;
+  df: number;
+}
+
+export interface InsightStateTable {
+  organization_id: string;
+  documents: Generated<number>;
+  assigned_since_recluster: Generated<number>;
+  reclustered_at: Date | null;
+}
+
+export type ConversationRow = Selectable<ConversationsTable>;
+export type IssuesClusterRow = Selectable<IssuesClustersTable>;
+export type ConversationIssueRow = Selectable<ConversationIssuesTable>;
