@@ -32,6 +32,16 @@ export interface Config {
   httpIdleTimeoutMs: number;
   /** Largest accepted request body, in bytes. */
   bodyLimit: number;
+  /** Translation engine used by translation runs (none: runs fail saying so). */
+  translationEngine: 'libretranslate' | 'openai' | undefined;
+  /** Base URL of the translation engine (LibreTranslate: its root; OpenAI-compatible: the `/v1` base). */
+  translationEngineUrl: string | undefined;
+  /** API key sent to the translation engine. */
+  translationEngineKey: string | undefined;
+  /** Model named in chat-completion requests (OpenAI-compatible engines). */
+  translationModel: string | undefined;
+  /** Time allowed for one request to the translation engine, in milliseconds. */
+  translationTimeoutMs: number;
   /** Interval at which the background worker looks for due jobs. */
   jobPollMs: number;
   /** Whether this process runs the background workers. */
@@ -111,6 +121,32 @@ function httpTimeouts(env: NodeJS.ProcessEnv) {
   return timeouts;
 }
 
+function translationEngine(env: NodeJS.ProcessEnv) {
+  const engine = env.TRANSLATION_ENGINE || undefined;
+  if (engine !== undefined && engine !== 'libretranslate' && engine !== 'openai') {
+    throw new ConfigError(`TRANSLATION_ENGINE must be "libretranslate" or "openai", got "${engine}"`);
+  }
+  const url = env.TRANSLATION_ENGINE_URL ? trimSlash(env.TRANSLATION_ENGINE_URL) : undefined;
+  if (url !== undefined) {
+    let parsed: URL | undefined;
+    try {
+      parsed = new URL(url);
+    } catch {
+      parsed = undefined;
+    }
+    if (!parsed || (parsed.protocol !== 'http:' && parsed.protocol !== 'https:')) {
+      throw new ConfigError(`TRANSLATION_ENGINE_URL must be an http(s) URL, got "${env.TRANSLATION_ENGINE_URL}"`);
+    }
+  }
+  return {
+    translationEngine: engine as 'libretranslate' | 'openai' | undefined,
+    translationEngineUrl: url,
+    translationEngineKey: env.TRANSLATION_ENGINE_KEY || undefined,
+    translationModel: env.TRANSLATION_MODEL || undefined,
+    translationTimeoutMs: intFrom(env, 'TRANSLATION_TIMEOUT_MS', 60_000, 1),
+  };
+}
+
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   const port = intFrom(env, 'PORT', 8080);
   if (port > 65535) throw new ConfigError(`PORT must be at most 65535, got ${port}`);
@@ -138,6 +174,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     rateLimitMaxKeys: intFrom(env, 'RATE_LIMIT_MAX_KEYS', 100_000, 1),
     ...httpTimeouts(env),
     bodyLimit: intFrom(env, 'BODY_LIMIT', 2 * 1024 * 1024, 1024),
+    ...translationEngine(env),
     jobPollMs: intFrom(env, 'JOB_POLL_MS', 1000, 10),
     runWorkers: env.WORKERS !== 'false',
     spaceRetentionMs: intFrom(env, 'SPACE_RETENTION_MS', 7 * 24 * 3600 * 1000, 0),
