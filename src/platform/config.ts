@@ -42,6 +42,8 @@ export interface Config {
   translationModel: string | undefined;
   /** Time allowed for one request to the translation engine, in milliseconds. */
   translationTimeoutMs: number;
+  /** Delay before the first retry of a failed engine request (doubled at each retry, 5 attempts in all). */
+  translationRetryBaseMs: number;
   /** Interval at which the background worker looks for due jobs. */
   jobPollMs: number;
   /** Whether this process runs the background workers. */
@@ -144,6 +146,7 @@ function translationEngine(env: NodeJS.ProcessEnv) {
     translationEngineKey: env.TRANSLATION_ENGINE_KEY || undefined,
     translationModel: env.TRANSLATION_MODEL || undefined,
     translationTimeoutMs: intFrom(env, 'TRANSLATION_TIMEOUT_MS', 60_000, 1),
+    translationRetryBaseMs: intFrom(env, 'TRANSLATION_RETRY_BASE_MS', 500, 0),
   };
 }
 

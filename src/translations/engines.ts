@@ -154,7 +154,7 @@ class EngineHttp {
     this.batchSize = options.batchSize ?? 50;
     this.batchChars = options.batchChars ?? 8000;
     this.attempts = options.attempts ?? 5;
-    this.backoffMs = options.backoffMs ?? ((retry) => Math.min(30_000, 500 * 2 ** (retry - 1)));
+    this.backoffMs = options.backoffMs ?? ((retry) => Math.min(30_000, config.translationRetryBaseMs * 2 ** (retry - 1)));
   }
 
   /** Cuts texts into batches (by count and size), translates them one after another, in order. */
