@@ -138,8 +138,17 @@ export async function runTranslation(ctx: Ctx, organizationId: string, id: strin
   await ctx.db.transaction().execute(async (trx) => {
     const row = await trx.selectFrom('translations').selectAll().where('organization_id', '=', organizationId).where('id', '=', id).forNoKeyUpdate().executeTakeFirst();
     if (!row) throw new NotFoundError('Translation');
-    if (row.queued) return;
-    if (row.status === 'running') {
+    // A run marked queued or running whose job is gone (its worker died past its last attempt)
+    // must not block runs forever: then a new job is queued.
+    const live = await trx
+      .selectFrom('jobs')
+      .select('id')
+      .where('type', '=', TRANSLATION_RUN_JOB)
+      .where('status', 'in', ['queued', 'running'])
+      .where(sql<string>`payload->>'translation'`, '=', row.id)
+      .executeTakeFirst();
+    if (live && row.queued) return;
+    if (live && row.status === 'running') {
       await trx.updateTable('translations').set({ rerun: true }).where('id', '=', row.id).execute();
       return;
     }
