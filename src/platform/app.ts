@@ -34,7 +34,9 @@ import { linkRoutes } from '../links/routes.ts';
 import { templateRoutes } from '../templates/routes.ts';
 import { pdfRoutes } from '../pdf/routes.ts';
 import { translationRoutes } from '../translations/routes.ts';
+import { siteRoutes } from '../sites/routes.ts';
 import { homeRoutes } from './home.ts';
+import { publishedSiteRoutes } from '../site/routes.ts';
 
 export type FolioApp = FastifyInstance<
   RawServerDefault,
@@ -338,9 +340,12 @@ export async function buildApp(
       await templateRoutes(api);
       await pdfRoutes(api);
       await translationRoutes(api);
+      await siteRoutes(api);
     },
     { prefix: '/v1' },
   );
+  // Published sites, at PUBLIC_URL/<organization>/<basename>/ (outside the API and its tokens).
+  await publishedSiteRoutes(app as unknown as FastifyInstance, services);
 
   return app;
 }
