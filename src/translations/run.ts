@@ -1,4 +1,4 @@
-import { createChangeRequest, editChangeRequestTree, mergeChangeRequest } from '../change-requests/service.ts';
+import { createChangeRequest, editChangeRequestTree, mergeChangeRequest, updateChangeRequest } from '../change-requests/service.ts';
 import { documentToMarkdown, markdownToDocument } from '../content/markdown.ts';
 import { ContentReader, fileKey, getDocuments, putDocuments, VARIABLES_KEY, type FileEntry, type PageEntry, type ReusableContentEntry } from '../content/model.ts';
 import { loadRevision } from '../content/service.ts';
@@ -41,7 +41,7 @@ export function translationRunJob(services: Services, engineOptions: EngineOptio
     let outcome: RunOutcome | undefined;
     let failure: string | undefined;
     try {
-      outcome = await performRun(services, claimed, engineOptions);
+        outcome = await performRun(services, claimed, engineOptions);
     } catch (err) {
       failure = describe(err);
       services.jobs.logger?.warn({ translation: claimed.id, err: failure }, 'translation run failed');
@@ -249,35 +249,41 @@ async function performRun(services: Services, row: TranslationRow, engineOptions
   let revision: string | undefined;
   if (anything) {
     const { cr } = await createChangeRequest(ctx, targetId, { subject: `Translation from ${row.source_language} to ${row.language}` });
-    await editChangeRequestTree(ctx, targetId, cr.id, async (trx, editor, space) => {
-      for (const [id, file] of fileChanges) editor.setRaw(fileKey(id), file);
-      if (variables) editor.setRaw(VARIABLES_KEY, variables[0]);
-      for (const sourceId of removedPages) {
-        const targetPage = mapping.get(sourceId);
-        if (targetPage && (await editor.page(targetPage))) await editor.deletePage(targetPage);
-      }
-      const hashes = await putDocuments(trx, space.id, pageMarkdown.filter((m): m is string => m !== null));
-      let next = 0;
-      for (const [i, w] of work.entries()) {
-        const doc = pageMarkdown[i] === null ? null : hashes[next++]!;
-        const existing = await editor.page(w.targetId);
-        const parent = w.source.parent ? (mapping.get(w.source.parent) ?? null) : null;
-        const entry: PageEntry = { ...w.source, id: w.targetId, parent, title: w.out.title, doc, createdAt: existing?.createdAt ?? new Date().toISOString(), updatedAt: new Date().toISOString() };
-        if (w.out.description !== undefined) entry.description = w.out.description;
-        if (existing && existing.parent !== parent) await editor.setChildren(existing.parent, (await editor.childIds(existing.parent)).filter((c) => c !== w.targetId));
-        editor.putPage(entry);
-        const siblings = await editor.childIds(parent);
-        if (!siblings.includes(w.targetId)) await editor.setChildren(parent, [...siblings, w.targetId]);
-      }
-      for (const id of removedReusable) if (await editor.reusableContent(id)) editor.deleteReusableContent(id);
-      const reusableHashes = await putDocuments(trx, space.id, reusableMarkdown.filter((m): m is string => m !== null));
-      next = 0;
-      for (const [i, r] of reusableWork.entries()) {
-        const doc = reusableMarkdown[i] === null ? null : reusableHashes[next++]!;
-        editor.putReusableContent({ ...r.entry, title: r.title, doc });
-      }
-    });
-    revision = (await mergeChangeRequest(ctx, targetId, cr.id)).revision;
+    try {
+      await editChangeRequestTree(ctx, targetId, cr.id, async (trx, editor, space) => {
+        for (const [id, file] of fileChanges) editor.setRaw(fileKey(id), file);
+        if (variables) editor.setRaw(VARIABLES_KEY, variables[0]);
+        for (const sourceId of removedPages) {
+          const targetPage = mapping.get(sourceId);
+          if (targetPage && (await editor.page(targetPage))) await editor.deletePage(targetPage);
+        }
+        const hashes = await putDocuments(trx, space.id, pageMarkdown.filter((m): m is string => m !== null));
+        let next = 0;
+        for (const [i, w] of work.entries()) {
+          const doc = pageMarkdown[i] === null ? null : hashes[next++]!;
+          const existing = await editor.page(w.targetId);
+          const parent = w.source.parent ? (mapping.get(w.source.parent) ?? null) : null;
+          const entry: PageEntry = { ...w.source, id: w.targetId, parent, title: w.out.title, doc, createdAt: existing?.createdAt ?? new Date().toISOString(), updatedAt: new Date().toISOString() };
+          if (w.out.description !== undefined) entry.description = w.out.description;
+          if (existing && existing.parent !== parent) await editor.setChildren(existing.parent, (await editor.childIds(existing.parent)).filter((c) => c !== w.targetId));
+          editor.putPage(entry);
+          const siblings = await editor.childIds(parent);
+          if (!siblings.includes(w.targetId)) await editor.setChildren(parent, [...siblings, w.targetId]);
+        }
+        for (const id of removedReusable) if (await editor.reusableContent(id)) editor.deleteReusableContent(id);
+        const reusableHashes = await putDocuments(trx, space.id, reusableMarkdown.filter((m): m is string => m !== null));
+        next = 0;
+        for (const [i, r] of reusableWork.entries()) {
+          const doc = reusableMarkdown[i] === null ? null : reusableHashes[next++]!;
+          editor.putReusableContent({ ...r.entry, title: r.title, doc });
+        }
+      });
+      revision = (await mergeChangeRequest(ctx, targetId, cr.id)).revision;
+    } catch (err) {
+      // A run that could not finish leaves no open change request behind in the target.
+      await updateChangeRequest(ctx, targetId, cr.id, { status: 'archived' }).catch(() => {});
+      throw err;
+    }
   }
 
   // Remember the mapping and where the source was, for the next run.
