@@ -12,6 +12,7 @@ import * as m0006 from './migrations/0006_search.ts';
 import * as m0007 from './migrations/0007_token_lifecycle.ts';
 import * as m0008 from './migrations/0008_space_documents.ts';
 import * as m0010 from './migrations/0010_sites.ts';
+import * as m0012 from './migrations/0012_saml.ts';
 import * as m0014 from './migrations/0014_translations.ts';
 import { PGliteDialect } from './pglite-dialect.ts';
 import type { Database } from './schema.ts';
@@ -59,6 +60,7 @@ const migrations: Record<string, Migration> = {
   '0007_token_lifecycle': m0007,
   '0008_space_documents': m0008,
   '0010_sites': m0010,
+  '0012_saml': m0012,
   '0014_translations': m0014,
 };
 
