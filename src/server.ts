@@ -15,6 +15,8 @@ import { Urls } from './platform/urls.ts';
 import { refreshStaleSearchIndexes } from './search/indexer.ts';
 import { PURGE_SPACE_JOB, purgeSpaceJob } from './spaces/service.ts';
 import { registerInsightJobs } from './insights/process.ts';
+import { translationRunJob } from './translations/run.ts';
+import { TRANSLATION_RUN_JOB } from './translations/service.ts';
 
 /** The key that signs JWTs, created once and kept in the database so it survives restarts. */
 async function signingKey(db: Db): Promise<Uint8Array> {
@@ -188,4 +190,5 @@ export async function startWorker(config: Config, opts: Pick<StartOptions, 'repo
 function registerJobHandlers(services: Services): void {
   services.jobs.register(PURGE_SPACE_JOB, purgeSpaceJob(services));
   registerInsightJobs(services);
+  services.jobs.register(TRANSLATION_RUN_JOB, translationRunJob(services), { maxAttempts: 3 });
 }

@@ -670,3 +670,34 @@ export async function changesOf(ctx: Ctx, spaceId: string, idOrNumber: string, l
   );
   return { changes: changes.slice(0, limit), ...(changes.length > limit ? { more: changes.length - limit } : {}), conflicts };
 }
+
+/**
+ * Edits a change request's head through the content editor itself, as one new head revision: for
+ * writers that compute whole page entries rather than content changes (translation runs). The
+ * same checks and locks as `editContent`; `edit` runs inside the transaction.
+ */
+export async function editChangeRequestTree(
+  ctx: Ctx,
+  spaceId: string,
+  idOrNumber: string,
+  edit: (trx: Db, editor: ContentEditor, space: SpaceRow) => Promise<void>,
+) {
+  const { space, cr } = await requireChangeRequest(ctx, spaceId, idOrNumber, 'edit', 'edit the change request');
+  assertLive(space, 'edit its content');
+  assertOpen(cr, 'edit the content');
+  return ctx.db.transaction().execute(async (trx) => {
+    const current = await trx.selectFrom('change_requests').selectAll().where('id', '=', cr.id).forNoKeyUpdate().executeTakeFirstOrThrow();
+    assertOpen(current, 'edit the content');
+    const head = await loadRevision(trx, space.id, current.revision);
+    const editor = new ContentEditor(trx, head.root);
+    await edit(trx, editor, space);
+    const root = await editor.commit(trx);
+    const revision = await newRevision(trx, space, root, [head.id], 'edits', ctx.user.id);
+    await trx
+      .insertInto('change_request_contributors')
+      .values({ change_request_id: cr.id, user_id: ctx.user.id })
+      .onConflict((oc) => oc.doNothing())
+      .execute();
+    return trx.updateTable('change_requests').set({ revision, updated_at: new Date() }).where('id', '=', cr.id).returningAll().executeTakeFirstOrThrow();
+  });
+}

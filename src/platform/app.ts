@@ -33,6 +33,7 @@ import { searchRoutes } from '../search/routes.ts';
 import { linkRoutes } from '../links/routes.ts';
 import { templateRoutes } from '../templates/routes.ts';
 import { pdfRoutes } from '../pdf/routes.ts';
+import { translationRoutes } from '../translations/routes.ts';
 import { siteRoutes } from '../sites/routes.ts';
 import { insightRoutes } from '../insights/routes.ts';
 import { homeRoutes } from './home.ts';
@@ -355,6 +356,7 @@ export async function buildApp(
       await linkRoutes(api);
       await templateRoutes(api);
       await pdfRoutes(api);
+      await translationRoutes(api);
       await ssoRoutes(api);
       await siteRoutes(api);
       await insightRoutes(api);

@@ -32,6 +32,18 @@ export interface Config {
   httpIdleTimeoutMs: number;
   /** Largest accepted request body, in bytes. */
   bodyLimit: number;
+  /** Translation engine used by translation runs (none: runs fail saying so). */
+  translationEngine: 'libretranslate' | 'openai' | undefined;
+  /** Base URL of the translation engine (LibreTranslate: its root; OpenAI-compatible: the `/v1` base). */
+  translationEngineUrl: string | undefined;
+  /** API key sent to the translation engine. */
+  translationEngineKey: string | undefined;
+  /** Model named in chat-completion requests (OpenAI-compatible engines). */
+  translationModel: string | undefined;
+  /** Time allowed for one request to the translation engine, in milliseconds. */
+  translationTimeoutMs: number;
+  /** Delay before the first retry of a failed engine request (doubled at each retry, 5 attempts in all). */
+  translationRetryBaseMs: number;
   /** Interval at which the background worker looks for due jobs. */
   jobPollMs: number;
   /** Whether this process runs the background workers. */
@@ -129,19 +141,24 @@ function httpTimeouts(env: NodeJS.ProcessEnv) {
   return timeouts;
 }
 
-function insightsFrom(env: NodeJS.ProcessEnv) {
-  const url = env.INSIGHTS_ENGINE_URL ? trimSlash(env.INSIGHTS_ENGINE_URL) : undefined;
-  if (url !== undefined) {
-    let parsed: URL | undefined;
-    try {
-      parsed = new URL(url);
-    } catch {
-      // reported below
-    }
-    if (!parsed || (parsed.protocol !== 'http:' && parsed.protocol !== 'https:')) {
-      throw new ConfigError(`INSIGHTS_ENGINE_URL must be an http(s) URL such as https://api.example.com/v1, got "${url}"`);
-    }
+/** An http(s) base URL of an engine Folio calls (translation, insights), without its trailing slash. */
+function engineUrl(env: NodeJS.ProcessEnv, name: string): string | undefined {
+  const url = env[name] ? trimSlash(env[name]!) : undefined;
+  if (url === undefined) return undefined;
+  let parsed: URL | undefined;
+  try {
+    parsed = new URL(url);
+  } catch {
+    // reported below
   }
+  if (!parsed || (parsed.protocol !== 'http:' && parsed.protocol !== 'https:')) {
+    throw new ConfigError(`${name} must be an http(s) URL such as https://api.example.com/v1, got "${url}"`);
+  }
+  return url;
+}
+
+function insightsFrom(env: NodeJS.ProcessEnv) {
+  const url = engineUrl(env, 'INSIGHTS_ENGINE_URL');
   if (url === undefined && (env.INSIGHTS_MODEL || env.INSIGHTS_EMBEDDING_MODEL)) {
     throw new ConfigError('INSIGHTS_MODEL and INSIGHTS_EMBEDDING_MODEL need INSIGHTS_ENGINE_URL (the OpenAI-compatible API that serves them)');
   }
@@ -151,6 +168,21 @@ function insightsFrom(env: NodeJS.ProcessEnv) {
     insightsModel: env.INSIGHTS_MODEL || undefined,
     insightsEmbeddingModel: env.INSIGHTS_EMBEDDING_MODEL || undefined,
     insightsReclusterDelayMs: intFrom(env, 'INSIGHTS_RECLUSTER_DELAY_MS', 10 * 60_000, 0),
+  };
+}
+
+function translationEngine(env: NodeJS.ProcessEnv) {
+  const engine = env.TRANSLATION_ENGINE || undefined;
+  if (engine !== undefined && engine !== 'libretranslate' && engine !== 'openai') {
+    throw new ConfigError(`TRANSLATION_ENGINE must be "libretranslate" or "openai", got "${engine}"`);
+  }
+  return {
+    translationEngine: engine as 'libretranslate' | 'openai' | undefined,
+    translationEngineUrl: engineUrl(env, 'TRANSLATION_ENGINE_URL'),
+    translationEngineKey: env.TRANSLATION_ENGINE_KEY || undefined,
+    translationModel: env.TRANSLATION_MODEL || undefined,
+    translationTimeoutMs: intFrom(env, 'TRANSLATION_TIMEOUT_MS', 60_000, 1),
+    translationRetryBaseMs: intFrom(env, 'TRANSLATION_RETRY_BASE_MS', 500, 0),
   };
 }
 
@@ -181,6 +213,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     rateLimitMaxKeys: intFrom(env, 'RATE_LIMIT_MAX_KEYS', 100_000, 1),
     ...httpTimeouts(env),
     bodyLimit: intFrom(env, 'BODY_LIMIT', 2 * 1024 * 1024, 1024),
+    ...translationEngine(env),
     jobPollMs: intFrom(env, 'JOB_POLL_MS', 1000, 10),
     runWorkers: env.WORKERS !== 'false',
     spaceRetentionMs: intFrom(env, 'SPACE_RETENTION_MS', 7 * 24 * 3600 * 1000, 0),

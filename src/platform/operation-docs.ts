@@ -181,6 +181,16 @@ export const operationDocs: Record<string, readonly [summary: string, descriptio
   listPageLinks: ['List links of a page', 'Links found in one live page, with their status.'],
   listFileBacklinks: ['List pages using a file', 'The live pages that reference a file.'],
 
+  // Translations
+  listTranslations: ['List translations', 'Translations of the organization\'s spaces, paginated. Members with a role (not guests).'],
+  createTranslation: ['Create a translation', 'A localized copy of a space in another language, kept in step by runs. The target space is created by the first run, next to the source. Create or admin role.'],
+  getTranslation: ['Get a translation', 'One translation, with its status, the error of a failed latest run, its target space and run statistics.'],
+  updateTranslation: ['Update a translation', 'Changes the instructions given to the translation engine; the next run translates again with them.'],
+  deleteTranslation: ['Delete a translation', 'Deletes the translation (205), or answers 204 when there was none. Its target space stays.'],
+  runTranslation: ['Run a translation', 'Queues a run: the source space\'s current content is translated into the target space through a merged change request. Only new or changed text goes to the engine; a run asked for while one runs starts after it.'],
+  listGlossaryEntries: ['List glossary entries', 'Terms and their fixed translations per language, paginated; orderBy sorts by the term in one language.'],
+  updateGlossaryEntries: ['Update glossary entries', 'Inserts, updates and deletes glossary entries in one batch, all or nothing. Every translation run honours the glossary.'],
+  getGlossaryEntry: ['Get a glossary entry', 'One glossary entry.'],
   // Single sign-on (SAML)
   listSAMLProvidersInOrganizationById: ['List SAML providers', 'The SAML identity providers of an organization with their status and the values to give each provider (service). Admins only.'],
   createOrganizationSAMLProvider: ['Add a SAML provider', 'Adds an identity provider. Only `label` is required; it stays `pending` until `entityID`, `certificate` (PEM or bare base64; refused when it does not parse or is not valid now) and `ssoURL` are set, then it is `active`. Users signing in join with `defaultRole` (read unless given) and `defaultTeam`. Admins only.'],

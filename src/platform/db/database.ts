@@ -14,6 +14,7 @@ import * as m0008 from './migrations/0008_space_documents.ts';
 import * as m0010 from './migrations/0010_sites.ts';
 import * as m0012 from './migrations/0012_saml.ts';
 import * as m0013 from './migrations/0013_insights.ts';
+import * as m0014 from './migrations/0014_translations.ts';
 import { PGliteDialect } from './pglite-dialect.ts';
 import type { Database } from './schema.ts';
 
@@ -62,6 +63,7 @@ const migrations: Record<string, Migration> = {
   '0010_sites': m0010,
   '0012_saml': m0012,
   '0013_insights': m0013,
+  '0014_translations': m0014,
 };
 
 class StaticMigrationProvider implements MigrationProvider {

@@ -31,6 +31,10 @@ export interface Database {
   comment_reactions: CommentReactionsTable;
   search_pages: SearchPagesTable;
   search_state: SearchStateTable;
+  translations: TranslationsTable;
+  translation_pages: TranslationPagesTable;
+  translation_memory: TranslationMemoryTable;
+  glossary_entries: GlossaryEntriesTable;
   saml_providers: SamlProvidersTable;
   saml_requests: SamlRequestsTable;
   saml_assertions: SamlAssertionsTable;
@@ -391,6 +395,65 @@ export interface SearchStateTable {
   root: string;
 }
 
+export interface TranslationStats {
+  runs: number;
+  totalWords: number;
+  totalPages: number;
+  totalDuration: number;
+  latestRunDuration: number;
+  latestPages: number;
+  latestWords: number;
+}
+
+export interface TranslationsTable {
+  id: string;
+  seq: Generated<number>;
+  organization_id: string;
+  source_space_id: string;
+  source_language: string;
+  language: string;
+  instructions: Json | null;
+  status: 'pending' | 'running' | 'completed';
+  error: string | null;
+  failed_at: Date | null;
+  queued: boolean;
+  rerun: boolean;
+  result_space_id: string | null;
+  result_revision: string | null;
+  last_source_root: string | null;
+  last_settings: string | null;
+  stats: TranslationStats;
+  created_by: string | null;
+  created_at: Date;
+  updated_at: Date;
+}
+export type TranslationRow = Selectable<TranslationsTable>;
+
+export interface TranslationPagesTable {
+  translation_id: string;
+  source_page_id: string;
+  target_page_id: string;
+  fingerprint: string | null;
+}
+
+export interface TranslationMemoryTable {
+  organization_id: string;
+  source_hash: string;
+  language: string;
+  instructions_hash: string;
+  translation: string;
+  created_at: Date;
+}
+
+export interface GlossaryEntriesTable {
+  id: string;
+  seq: Generated<number>;
+  organization_id: string;
+  translations: Record<string, string>;
+  created_at: Date;
+  updated_at: Date;
+}
+export type GlossaryEntryRow = Selectable<GlossaryEntriesTable>;
 export interface SamlProvidersTable {
   id: string;
   seq: Generated<number>;
