@@ -33,6 +33,7 @@ import { searchRoutes } from '../search/routes.ts';
 import { linkRoutes } from '../links/routes.ts';
 import { templateRoutes } from '../templates/routes.ts';
 import { pdfRoutes } from '../pdf/routes.ts';
+import { openapiRoutes } from '../openapi/routes.ts';
 import { homeRoutes } from './home.ts';
 
 export type FolioApp = FastifyInstance<
@@ -336,6 +337,7 @@ export async function buildApp(
       await linkRoutes(api);
       await templateRoutes(api);
       await pdfRoutes(api);
+      await openapiRoutes(api);
     },
     { prefix: '/v1' },
   );

@@ -169,6 +169,20 @@ export const operationDocs: Record<string, readonly [summary: string, descriptio
   listSpaceLinks: ['List links of a space', 'Links found in the live pages of a space, with their status (ok, broken, in-app).'],
   listPageLinks: ['List links of a page', 'Links found in one live page, with their status.'],
   listFileBacklinks: ['List pages using a file', 'The live pages that reference a file.'],
+
+  // OpenAPI specifications
+  listOpenAPISpecs: ['List OpenAPI specs', 'The OpenAPI specifications of an organization, oldest first (guests see only public ones).'],
+  createOpenAPISpec: ['Add an OpenAPI spec', 'Adds a spec from `source.url` (fetched, then refreshed every OPENAPI_REFRESH_INTERVAL_MS) or `source.text`. It starts `pending`; a background job fetches it and the files its `$ref`s name, parses JSON or YAML (Swagger 2.0, OpenAPI 3.0 and 3.1), validates it and stores a version. Needs the create role.'],
+  getOpenAPISpecBySlug: ['Get an OpenAPI spec', 'A spec with its processing state and the errors of its last processing (file, line and JSON pointer of each).'],
+  createOrUpdateOpenAPISpecBySlug: ['Create or update an OpenAPI spec', 'Sets the source of the spec (creating it, 201, when the slug is new) and processes it again; a new version is stored only when the content changed.'],
+  updateOpenAPISpecBySlug: ['Change the visibility of an OpenAPI spec', 'Makes a spec private or public. Needs the create role.'],
+  deleteOpenAPISpecBySlug: ['Delete an OpenAPI spec', 'Deletes a spec and all its versions. Answers 204 also when it did not exist.'],
+  listOpenAPISpecVersions: ['List versions of an OpenAPI spec', 'The stored versions, newest first: one per processing whose content differed from the version before.'],
+  getLatestOpenAPISpecVersion: ['Get the latest version of an OpenAPI spec', 'The newest stored version; 404 until a processing has succeeded.'],
+  getLatestOpenAPISpecVersionContent: ['Get the content of the latest version', '`filesystem` holds every file of the spec (the root and the files its references lead to) by path, each its parsed document with `$ref`s as written.'],
+  getLatestOpenAPISpecVersionContentRaw: ['Get the raw root file of the latest version', 'The root file exactly as fetched (or given), with its format (json or yaml).'],
+  getOpenAPISpecVersionById: ['Get a version of an OpenAPI spec', 'One stored version by id.'],
+  getOpenAPISpecVersionContentById: ['Get the content of a version', 'The files of one stored version, as for the latest version\'s content.'],
 };
 
 /** onRoute hook: fills a route's `summary` and `description` from the table (the route's own win). */

@@ -129,3 +129,20 @@ export function assertContentRole(role: RoleOrGuest, min: Role, action: string):
     throw new ForbiddenError(`You need the ${min} role on this content to ${action}`);
   }
 }
+
+/**
+ * OpenAPI specs belong to the organization: members with a role see them (guests only public
+ * ones), members with the create role or stronger add, change and delete them.
+ */
+export function openAPISpecPermissions(m: Membership | undefined, visibility: 'private' | 'public') {
+  return {
+    view: canListPeople(m) || (!!m && visibility === 'public'),
+    edit: atLeast(m?.role, 'create'),
+  };
+}
+
+export function assertCanEditOpenAPISpecs(m: Membership): void {
+  if (!atLeast(m.role, 'create')) {
+    throw new ForbiddenError('You need the create role in the organization to add, change or delete OpenAPI specs');
+  }
+}
