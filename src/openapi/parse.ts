@@ -1,4 +1,4 @@
-import { Lexer, LineCounter, isCollection, isNode, parseDocument, type Document, type Node as YamlNode } from 'yaml';
+import { Lexer, LineCounter, isMap, isNode, isScalar, isSeq, parseDocument, type Document, type Node as YamlNode } from 'yaml';
 import { jsonDepthExceeds } from '../platform/app.ts';
 
 /**
@@ -139,15 +139,25 @@ export function linesOf(text: string, pointers: readonly string[]): (number | un
     return pointers.map(() => undefined);
   }
   return pointers.map((pointer) => {
+    // The line of the last key (or item) the pointer reaches: a problem inside `info` is shown on
+    // the `info:` line, a missing property on its parent's key.
     let node: unknown = doc.contents;
+    let range: [number, number, number] | undefined = isNode(node) ? (node as YamlNode).range ?? undefined : undefined;
     for (const segment of pointerSegments(pointer)) {
-      if (!isCollection(node)) break;
-      let child = node.get(segment, true);
-      if (child === undefined && /^\d+$/.test(segment)) child = node.get(Number(segment), true);
-      if (!isNode(child)) break;
-      node = child;
+      if (isMap(node)) {
+        const pair = node.items.find((p) => (isScalar(p.key) ? String(p.key.value) : String(p.key)) === segment);
+        if (!pair) break;
+        if (isNode(pair.key) && pair.key.range) range = pair.key.range;
+        node = pair.value;
+      } else if (isSeq(node)) {
+        const item = /^\d+$/.test(segment) ? node.items[Number(segment)] : undefined;
+        if (!isNode(item)) break;
+        if (item.range) range = item.range;
+        node = item;
+      } else {
+        break;
+      }
     }
-    const range = isNode(node) ? (node as YamlNode).range : undefined;
     return range ? lines.linePos(range[0]).line : undefined;
   });
 }

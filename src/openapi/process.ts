@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
 import { createRequire } from 'node:module';
+import { posix } from 'node:path';
 import SwaggerParser from '@apidevtools/swagger-parser';
 import { fetchVetted } from '../content/files.ts';
 import type { Config } from '../platform/config.ts';
@@ -51,8 +52,12 @@ class ProcessFailure extends Error {
 
 function pathOf(url: string, rootUrl: string): string {
   if (url === rootUrl) return rootUrl.startsWith(TEXT_ROOT) ? 'openapi' : decodeURIComponent(new URL(url).pathname.split('/').pop() || 'openapi');
-  const base = new URL('.', rootUrl).href;
-  return url.startsWith(base) ? decodeURIComponent(url.slice(base.length)) : url;
+  const target = new URL(url);
+  const root = new URL(rootUrl);
+  if (target.origin !== root.origin) return url;
+  // Files of the same origin are named relative to the root's folder (`schemas/pet.yaml`, `../common.yaml`).
+  const relative = posix.relative(posix.dirname(decodeURIComponent(root.pathname)), decodeURIComponent(target.pathname));
+  return `${relative}${target.search}`;
 }
 
 /**

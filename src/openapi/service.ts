@@ -1,3 +1,4 @@
+import { sql } from 'kysely';
 import type { Ctx, Services } from '../platform/context.ts';
 import { json, type Db } from '../platform/db/database.ts';
 import type { OpenAPISpecRow, OpenAPISpecVersionRow, OpenAPIVersionFile } from '../platform/db/schema.ts';
@@ -33,7 +34,7 @@ async function visibleSpec(ctx: Ctx, organizationId: string, slug: string): Prom
 export async function listSpecs(ctx: Ctx, organizationId: string, query: PageRequest) {
   const membership = await requireMembership(ctx, organizationId);
   const base = specsOf(ctx.db, organizationId).$if(membership.role === null, (q) => q.where('visibility', '=', 'public'));
-  const page = await paginate(base, { kind: 'openapi-specs', sortExpr: null, seqExpr: 'openapi_specs.seq' as never, direction: 'asc' }, query);
+  const page = await paginate(base, { kind: 'openapi-specs', sortExpr: null, seqExpr: sql.ref('openapi_specs.seq'), direction: 'asc' }, query);
   return { membership, page };
 }
 
@@ -114,7 +115,7 @@ export async function deleteSpec(ctx: Ctx, organizationId: string, slug: string)
 
 export async function listVersions(ctx: Ctx, organizationId: string, slug: string, query: PageRequest) {
   const { spec } = await visibleSpec(ctx, organizationId, slug);
-  const page = await paginate(versionsOf(ctx.db, organizationId, spec.id), { kind: 'openapi-versions', sortExpr: null, seqExpr: 'openapi_spec_versions.seq' as never, direction: 'desc' }, query);
+  const page = await paginate(versionsOf(ctx.db, organizationId, spec.id), { kind: 'openapi-versions', sortExpr: null, seqExpr: sql.ref('openapi_spec_versions.seq'), direction: 'desc' }, query);
   return { spec, page };
 }
 
