@@ -412,3 +412,67 @@ paths:
     assert.equal((await admin.api.orgs.deleteOpenApiSpecBySlug(org.id, 'perm')).status, 204);
   });
 });
+
+type Change = Parameters<TestUser['api']['spaces']['updateChangeRequestContent']>[2]['changes'][number];
+
+describe('OpenAPI blocks in pages', () => {
+  test('read with computed=true, blocks resolve against the latest version by slug (also legacy blocks by source URL)', async () => {
+    for (const [path, text] of Object.entries(split30)) served.set(path, yaml(text));
+    served.set('/pages-big.json', json(big31(20)));
+    const { admin, org } = await factories.newOrg(t);
+    await addSpec(admin, org.id, 'pets', '/split/api/openapi.yaml');
+    await addSpec(admin, org.id, 'items', '/pages-big.json');
+    const { data: space } = await admin.api.orgs.createSpace(org.id, { title: 'API' });
+    const { data: cr } = await admin.api.spaces.createChangeRequest(space.id, { subject: 'Reference' });
+    const markdown = [
+      '# Reference',
+      '',
+      '{% openapi-operation spec="pets" path="/pets" method="post" %}',
+      '',
+      '{% openapi-operation spec="items" path="/items3/{id}" method="get" %}',
+      '',
+      '{% openapi-schemas spec="items" schemas="Item,Nope" %}',
+      '',
+      '{% openapi-webhook spec="items" name="itemChanged" method="post" %}',
+      '',
+      `{% openapi src="${base}/pages-big.json" path="/items1/{id}" method="put" %}`,
+      '',
+      '{% openapi-operation spec="missing" path="/x" method="get" %}',
+      '',
+    ].join('\n');
+    await admin.api.spaces.updateChangeRequestContent(space.id, cr.id, { changes: [{ operation: 'insert_page', title: 'Reference', document: { markdown } } as Change] });
+    await admin.api.spaces.mergeChangeRequest(space.id, cr.id);
+    const { data: pages } = await admin.api.spaces.listPages(space.id);
+    const pageId = pages.pages[0]!.id;
+
+    const plain = (await admin.api.spaces.getPageById(space.id, pageId, { format: 'document' })).data as any;
+    assert.ok(plain.document.nodes.every((n: any) => n.data?.resolved === undefined));
+
+    const { data } = (await admin.api.spaces.getPageById(space.id, pageId, { format: 'document', computed: true } as never)) as { data: any };
+    const blocks = data.document.nodes.filter((n: any) => n.type !== 'heading-1');
+    const [postPets, getItem, schemas, webhook, legacy, missing] = blocks.map((b: any) => b.data.resolved);
+    assert.equal(postPets.spec.slug, 'pets');
+    assert.equal(postPets.operation.summary, 'Add a pet');
+    // References across files are followed: ./schemas/pet.yaml, then owner.yaml from there, and ../common/errors.yaml.
+    const petSchema = postPets.operation.requestBody.content['application/json'].schema;
+    assert.equal(petSchema.properties.owner.properties.email.type, 'string');
+    assert.equal(postPets.operation.responses.default.description, 'An error');
+    assert.equal(getItem.operation.summary, 'Get item 3');
+    assert.deepEqual(getItem.operation.parameters, [{ name: 'id', in: 'path', required: true, schema: { type: 'string' } }]);
+    assert.equal(getItem.operation.responses['200'].content['application/json'].schema.properties.id.type, 'string');
+    assert.deepEqual(Object.keys(schemas.schemas), ['Item']);
+    assert.match(schemas.error, /Nope/);
+    assert.equal(webhook.operation.summary, 'An item changed');
+    assert.equal(legacy.operation.summary, 'Replace item 1');
+    assert.equal(legacy.operation.requestBody.content['application/json'].schema.type, 'object');
+    assert.match(missing.error, /missing/);
+
+    // Guests cannot read private specs through a page either.
+    const guest = await factories.newMember(t, org.id, null);
+    await admin.api.spaces.updateSpaceById(space.id, { visibility: 'public' as never });
+    const { data: asGuest } = (await guest.api.spaces.getPageById(space.id, pageId, { format: 'document', computed: true } as never)) as { data: any };
+    const first = asGuest.document.nodes.find((n: any) => n.type === 'openapi-operation');
+    assert.equal(first.data.resolved.operation, undefined);
+    assert.match(first.data.resolved.error, /No OpenAPI spec/);
+  });
+});

@@ -30,13 +30,14 @@ function sendPageRead(reply: FastifyReply, read: PageRead) {
   return reply.type('application/json; charset=utf-8').send(pageReadJson({ page: read.page, documentJson: read.documentJson }));
 }
 
-type Query = { metadata?: 'true' | 'false'; format?: 'document' | 'markdown'; evaluated?: 'true' | 'false' | 'deterministic-only' };
+type Query = { metadata?: 'true' | 'false'; format?: 'document' | 'markdown'; evaluated?: 'true' | 'false' | 'deterministic-only'; computed?: 'true' | 'false' };
 
 function readOptions(query: Query): ReadOptions {
   return {
     metadata: query.metadata !== 'false',
     format: query.format,
     evaluated: query.evaluated === 'true' ? true : query.evaluated === 'deterministic-only' ? 'deterministic-only' : false,
+    computed: query.computed === 'true',
   };
 }
 
