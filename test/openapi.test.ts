@@ -469,7 +469,7 @@ describe('OpenAPI blocks in pages', () => {
 
     // Guests cannot read private specs through a page either.
     const guest = await factories.newMember(t, org.id, null);
-    await admin.api.spaces.updateSpaceById(space.id, { visibility: 'public' as never });
+    await admin.api.spaces.updateSpaceById(space.id, { visibility: 'public' } as never);
     const { data: asGuest } = (await guest.api.spaces.getPageById(space.id, pageId, { format: 'document', computed: true } as never)) as { data: any };
     const first = asGuest.document.nodes.find((n: any) => n.type === 'openapi-operation');
     assert.equal(first.data.resolved.operation, undefined);
