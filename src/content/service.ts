@@ -7,7 +7,7 @@ import { presentChangeRequest } from '../change-requests/presenter.ts';
 import { usersById } from '../users/service.ts';
 import { spaceUrls } from '../spaces/presenter.ts';
 import { loadSpace } from '../spaces/access.ts';
-import { evaluateExpressions } from './expressions.ts';
+import { presentReusableContent, readBody, type BodyOptions } from './documents.ts';
 import { mayHoldOpenAPIBlocks, resolveOpenAPIBlocks } from '../openapi/blocks.ts';
 import { isLargeMarkdown, markdownToDocumentForRead, markdownToDocumentJsonForRead } from './convert.ts';
 import { ContentReader, getDocuments, type PageEntry } from './model.ts';
@@ -40,9 +40,8 @@ export function readerFor(ctx: Ctx, target: ContentTarget): ContentReader {
   return new ContentReader(ctx.db, target.revision.root);
 }
 
-export interface ReadOptions extends PagePresentOptions {
+export interface ReadOptions extends PagePresentOptions, BodyOptions {
   format?: 'document' | 'markdown' | undefined;
-  evaluated?: boolean | 'deterministic-only' | undefined;
   /** Resolve blocks that point into OpenAPI specs (`computed=true`). */
   computed?: boolean | undefined;
 }
@@ -58,8 +57,8 @@ async function mergedFrom(ctx: Ctx, target: ContentTarget) {
 }
 
 export async function presentRevision(ctx: Ctx, target: ContentTarget, opts: PagePresentOptions) {
-  const { pages, files, variables } = await readerFor(ctx, target).all();
-  const markdown = await getDocuments(ctx.db, [...pages.values()].map((p) => p.doc ?? ''));
+  const { pages, files, reusableContents, variables } = await readerFor(ctx, target).all();
+  const markdown = await getDocuments(ctx.db, [...pages.values(), ...reusableContents].map((p) => p.doc ?? ''));
   const urls = spaceUrls(ctx.urls, target.space);
   return {
     object: 'revision' as const,
@@ -68,7 +67,7 @@ export async function presentRevision(ctx: Ctx, target: ContentTarget, opts: Pag
     type: target.revision.type,
     pages: presentPageTree(ctx.urls, target.space, pages, opts, markdown),
     files: files.map((f) => presentFile(ctx.urls, f, opts)),
-    reusableContents: [],
+    reusableContents: reusableContents.map((r) => presentReusableContent(r, opts, markdown.get(r.doc ?? '') ?? '')),
     tags: [],
     variables,
     createdAt: target.revision.created_at.toISOString(),
@@ -95,10 +94,7 @@ export async function presentPage(ctx: Ctx, target: ContentTarget, page: PageEnt
   if (!page) throw new NotFoundError('Page');
   const reader = readerFor(ctx, target);
   const source = page.doc ? ((await getDocuments(ctx.db, [page.doc])).get(page.doc) ?? '') : '';
-  let markdown = source;
-  if (opts.evaluated) {
-    markdown = evaluateExpressions(markdown, { space: await reader.variables(), page: page.variables ?? {} });
-  }
+  let markdown = await readBody(reader, source, page, opts);
   // The markdown of a page carries its metadata as front matter, as GitBook exports it.
   if (opts.format === 'markdown') markdown = withFrontMatter(frontMatterOf(page), markdown);
   if (opts.format !== 'markdown' && isLargeMarkdown(markdown)) {

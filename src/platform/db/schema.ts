@@ -20,6 +20,7 @@ export interface Database {
   space_counts: SpaceCountsTable;
   tree_nodes: TreeNodesTable;
   documents: DocumentsTable;
+  space_documents: SpaceDocumentsTable;
   blobs: BlobsTable;
   change_requests: ChangeRequestsTable;
   change_request_contributors: ChangeRequestContributorsTable;
@@ -209,6 +210,8 @@ export interface SpacesTable {
   created_at: Date;
   updated_at: Date;
   deleted_at: Date | null;
+  /** Whether `space_documents` lists the documents of its revisions (false only for spaces from before it existed). */
+  documents_indexed: Generated<boolean>;
 }
 
 export interface RevisionsTable {
@@ -253,6 +256,11 @@ export interface TreeNodesTable {
 export interface DocumentsTable {
   hash: string;
   markdown: string;
+}
+
+export interface SpaceDocumentsTable {
+  space_id: string;
+  hash: string;
 }
 
 export interface BlobsTable {
