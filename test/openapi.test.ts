@@ -249,6 +249,17 @@ paths:
     await expectStatus(admin.api.orgs.getLatestOpenApiSpecVersion(org.id, 'invalid'), 404);
     await expectStatus(admin.api.orgs.getLatestOpenApiSpecVersionContentRaw(org.id, 'invalid'), 404);
 
+    // Swagger 2.0 rules the schema cannot express (the library's checks), located too.
+    const missingParam = { ...swagger2, paths: { '/pets/{petId}': { get: { responses: { 200: { description: 'ok' } } } } } };
+    served.set('/missing-param.json', json(missingParam));
+    const checked = await addSpec(admin, org.id, 'missing-param', '/missing-param.json');
+    assert.equal(checked.lastProcessErrorCode, 'PARSE_ERROR');
+    const [spec2] = checked.lastProcessedErrors as { message: string; pointer?: string; line?: number }[];
+    assert.match(spec2!.message, /missing path parameter/);
+    assert.equal(spec2!.pointer, '/paths/~1pets~1{petId}/get');
+    const text = json(missingParam)[1].split('\n');
+    assert.equal(spec2!.line, text.findIndex((l) => l.includes('"get"')) + 1);
+
     // Not YAML at all: the parser's line.
     served.set('/garbage.yaml', yaml('openapi: 3.0.3\ninfo: [unclosed\npaths: {}\n'));
     const garbage = await addSpec(admin, org.id, 'garbage', '/garbage.yaml');

@@ -137,12 +137,14 @@ export async function processSource(source: SpecSource, config: FetchLimits): Pr
     }
     const root = files.get(rootUrl);
     if (!root) throw new ProcessFailure('PARSE_ERROR', [{ code: 'PARSE_ERROR', message: 'the spec could not be read' }]);
-    const problems = [...checkReferences(files, rootUrl), ...validateDocuments(parser, rootUrl, options)];
+    const problems = [...checkReferences(files, rootUrl), ...validateDocuments(parser, root, rootUrl, options)];
     if (problems.length) throw new ProcessFailure('PARSE_ERROR', problems);
     const ordered = [root, ...[...files.values()].filter((f) => f !== root).sort((a, b) => (a.path < b.path ? -1 : 1))];
     return { ok: true, files: ordered, rootUrl, contentHash: contentHash(ordered) };
-  } catch (err) {
-    if (!(err instanceof ProcessFailure)) throw err;
+  } catch (caught) {
+    // Anything else thrown while reading the spec (the library on input it did not expect) is
+    // still a problem of the spec: recorded, never a job failing forever.
+    const err = caught instanceof ProcessFailure ? caught : new ProcessFailure('PARSE_ERROR', [{ code: 'PARSE_ERROR', message: `the spec could not be processed: ${(caught as Error)?.message ?? String(caught)}` }]);
     return { ok: false, code: err.code, errors: withLines(err.errors, files).slice(0, MAX_KEPT_ERRORS), count: err.errors.length };
   } finally {
     clearTimeout(timer);
@@ -228,7 +230,7 @@ function checkReferences(files: Map<string, SpecFile>, rootUrl: string): OpenAPI
  * what the schema cannot express (duplicate operation ids, path parameters...), which need the
  * references resolved.
  */
-function validateDocuments(parser: InstanceType<typeof SwaggerParser>, rootUrl: string, options: unknown): OpenAPIProcessError[] {
+function validateDocuments(parser: InstanceType<typeof SwaggerParser>, root: SpecFile, rootUrl: string, options: unknown): OpenAPIProcessError[] {
   const api = parser.api as { swagger?: string; openapi?: string };
   const rootPath = pathOf(rootUrl, rootUrl);
   try {
@@ -250,14 +252,36 @@ function validateDocuments(parser: InstanceType<typeof SwaggerParser>, rootUrl: 
     return errors;
   }
   if (api.swagger) {
+    // The library's checks read the document with its references resolved, which changes it in
+    // place: the place of an error is found in the document as written (kept as JSON text).
+    const written = JSON.parse(root.json) as { paths?: Record<string, unknown>; definitions?: Record<string, unknown> };
     try {
       dereferenceInternal(parser, options);
       validateSpec(parser.api);
     } catch (err) {
-      return [{ code: 'PARSE_ERROR', message: libraryMessage(err, rootUrl), file: rootPath }];
+      const message = libraryMessage(err, rootUrl).replace(/^Validation failed\. /, '');
+      const pointer = pointerInMessage(message, written);
+      return [{ code: 'PARSE_ERROR', message, file: rootPath, ...(pointer !== undefined ? { pointer } : {}) }];
     }
   }
   return [];
+}
+
+/**
+ * The JSON pointer of the place a message of the library's Swagger 2.0 checks names, such as
+ * `/paths/pets/{petId}/get has duplicate parameters`: the path key is the longest key of `paths`
+ * the text starts with (keys hold slashes themselves), the rest are plain segments.
+ */
+function pointerInMessage(message: string, api: { paths?: Record<string, unknown>; definitions?: Record<string, unknown> }): string | undefined {
+  const match = /(?:^|\s)\/(paths|definitions)(\/\S*)/.exec(message);
+  if (!match) return undefined;
+  const [, section, rest] = match as unknown as [string, 'paths' | 'definitions', string];
+  const keys = Object.keys(api[section] ?? {});
+  const candidates = section === 'paths' ? keys.filter((k) => rest === k || rest.startsWith(`${k}/`)) : keys.filter((k) => rest === `/${k}` || rest.startsWith(`/${k}/`));
+  const key = candidates.sort((a, b) => b.length - a.length)[0];
+  if (key === undefined) return pointerOf([section]);
+  const after = rest.slice(section === 'paths' ? key.length : key.length + 1);
+  return pointerOf([section, key, ...after.split('/').filter(Boolean)]);
 }
 
 /** Adds the line of each error that has a pointer, and puts file, line and pointer in the message. */
