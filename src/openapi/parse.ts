@@ -1,18 +1,19 @@
-import { Lexer, LineCounter, isMap, isNode, isScalar, isSeq, parseDocument, type Document, type Node as YamlNode } from 'yaml';
+import jsyaml from 'js-yaml';
+import { LineCounter, isMap, isNode, isScalar, isSeq, parseDocument, type Document, type Node as YamlNode } from 'yaml';
 import { jsonDepthExceeds } from '../platform/app.ts';
 
 /**
  * Reading spec files safely: JSON or YAML text becomes a plain value, or a SpecParseError that
- * says where the problem is. Both formats are refused past MAX_SPEC_DEPTH levels of nesting
- * before the parser builds anything (a deeply nested file would otherwise overflow recursive
- * walkers or hold a huge parser stack), and YAML aliases are limited (an alias bomb, a few lines
- * that expand to billions of nodes, is refused when it would expand past MAX_ALIAS_COUNT).
+ * says where the problem is (with its line). Both formats are refused past MAX_SPEC_DEPTH levels
+ * of nesting as they are read (JSON by a linear scan before JSON.parse, YAML by js-yaml's
+ * `maxDepth`), so no deep file overflows a recursive walker or builds a huge parser stack; YAML
+ * aliases are measured without being expanded, and a document they would blow up (an alias bomb)
+ * is refused. YAML is read by js-yaml (about ten times faster than `yaml` on large specs);
+ * `yaml`, which keeps positions, only finds the lines of validation errors.
  */
 
 /** Deepest nesting of objects and arrays a spec file may have (real specs stay far below). */
 export const MAX_SPEC_DEPTH = 200;
-/** The `yaml` package's measure of alias expansion allowed per document. */
-const MAX_ALIAS_COUNT = 1000;
 
 export class SpecParseError extends Error {
   constructor(
@@ -30,33 +31,6 @@ function lineAt(text: string, offset: number): number {
   let line = 1;
   for (let i = text.indexOf('\n'); i !== -1 && i < offset; i = text.indexOf('\n', i + 1)) line++;
   return line;
-}
-
-/** Deepest flow nesting (`[`, `{`) of YAML text, read by the `yaml` lexer (a stream of tokens; it builds nothing). */
-function yamlFlowDepthExceeds(text: string, limit: number): boolean {
-  let depth = 0;
-  for (const token of new Lexer().lex(text)) {
-    if (token === '[' || token === '{') {
-      if (++depth > limit) return true;
-    } else if (token === ']' || token === '}') {
-      depth = Math.max(0, depth - 1);
-    }
-  }
-  return false;
-}
-
-/** Whether a parsed value nests deeper than `limit` (iterative: a deep value cannot overflow it). */
-function valueDepthExceeds(value: unknown, limit: number): boolean {
-  const stack: [unknown, number][] = [[value, 1]];
-  const seen = new Set<object>();
-  while (stack.length) {
-    const [v, depth] = stack.pop()!;
-    if (v === null || typeof v !== 'object' || seen.has(v)) continue;
-    if (depth > limit) return true;
-    seen.add(v);
-    for (const child of Array.isArray(v) ? v : Object.values(v)) stack.push([child, depth + 1]);
-  }
-  return false;
 }
 
 /** JSON when the text is JSON, else YAML (which JSON is a subset of, so this is what a reader expects). */
@@ -80,36 +54,71 @@ export function parseSpecText(text: string): { value: unknown; format: SpecForma
 }
 
 function tryYaml(text: string): { ok: true; value: unknown } | { ok: false; error: SpecParseError } {
-  if (yamlFlowDepthExceeds(text, MAX_SPEC_DEPTH)) {
-    return { ok: false, error: new SpecParseError(`the document nests deeper than ${MAX_SPEC_DEPTH} levels of objects and arrays`) };
-  }
-  const lines = new LineCounter();
-  let doc: Document.Parsed;
+  let value: unknown;
   try {
-    doc = parseDocument(text, { lineCounter: lines, prettyErrors: false, uniqueKeys: true, strict: true });
+    // maxDepth: nesting is refused as it is read (js-yaml reads recursively, so this also bounds
+    // its stack); duplicate keys are errors; the core schema reads no dates, binaries or merge keys.
+    value = jsyaml.load(text, { schema: jsyaml.CORE_SCHEMA, maxDepth: MAX_SPEC_DEPTH } as jsyaml.LoadOptions);
   } catch (err) {
-    // The composer recurses per level of block nesting: past the stack, the nesting is the problem.
+    if (err instanceof jsyaml.YAMLException) {
+      const line = err.mark ? err.mark.line + 1 : undefined;
+      const reason = /maxDepth/.test(err.reason) ? `the document nests deeper than ${MAX_SPEC_DEPTH} levels of objects and arrays` : `invalid YAML: ${err.reason}`;
+      return { ok: false, error: new SpecParseError(reason, line) };
+    }
     if (err instanceof RangeError) return { ok: false, error: new SpecParseError('the document nests too deeply to be read') };
     throw err;
   }
-  const error = doc.errors[0];
-  if (error) {
-    const line = lines.linePos(error.pos[0]).line;
-    return { ok: false, error: new SpecParseError(`invalid YAML: ${error.message.split('\n')[0]}`, line) };
-  }
-  let value: unknown;
-  try {
-    value = doc.toJS({ maxAliasCount: MAX_ALIAS_COUNT });
-  } catch (err) {
-    const message = (err as Error).message;
-    if (/alias/i.test(message)) return { ok: false, error: new SpecParseError(`YAML aliases expand too much (an alias bomb?): ${message}`) };
-    if (err instanceof RangeError) return { ok: false, error: new SpecParseError('the document nests too deeply to be read') };
-    return { ok: false, error: new SpecParseError(`invalid YAML: ${message}`) };
-  }
-  if (valueDepthExceeds(value, MAX_SPEC_DEPTH)) {
-    return { ok: false, error: new SpecParseError(`the document nests deeper than ${MAX_SPEC_DEPTH} levels of objects and arrays`) };
+  // An alias is the same object at each place it is used: cheap to read, but a few aliases of
+  // aliases stand for billions of values once written out (an alias bomb). Count what it expands to.
+  const expansion = aliasExpansion(value);
+  if (expansion === 'cycle') return { ok: false, error: new SpecParseError('a YAML alias refers to a node that contains it') };
+  if (expansion.expanded > Math.max(MIN_EXPANSION_ALLOWED, expansion.distinct * 4)) {
+    return { ok: false, error: new SpecParseError(`YAML aliases expand the document to ${expansion.expanded > 1e12 ? 'more than a trillion' : expansion.expanded} values (an alias bomb?); at most ${Math.max(MIN_EXPANSION_ALLOWED, expansion.distinct * 4)} are allowed`) };
   }
   return { ok: true, value };
+}
+
+/** Values a YAML document may expand to through aliases, at least (more when it has many distinct values). */
+const MIN_EXPANSION_ALLOWED = 2_000_000;
+
+/**
+ * How many values a parsed document stands for once every alias is written out, against how
+ * many distinct values it holds: linear in the distinct values (each object is counted once, its
+ * count reused), so a bomb is measured without expanding it. 'cycle' when an alias contains itself.
+ */
+function aliasExpansion(value: unknown): { expanded: number; distinct: number } | 'cycle' {
+  const sizes = new Map<object, number>();
+  const open = new Set<object>();
+  const stack: { node: object; children: unknown[] }[] = [];
+  const enter = (v: unknown): number | 'cycle' | undefined => {
+    if (v === null || typeof v !== 'object') return 1;
+    const known = sizes.get(v);
+    if (known !== undefined) return known;
+    if (open.has(v)) return 'cycle';
+    open.add(v);
+    stack.push({ node: v, children: Array.isArray(v) ? [...v] : Object.values(v) });
+    return undefined;
+  };
+  if (enter(value) === 'cycle') return 'cycle';
+  const totals = new Map<object, number>();
+  while (stack.length) {
+    const top = stack[stack.length - 1]!;
+    if (top.children.length === 0) {
+      // Every child counted: this node's size is known, and adds to its parent's.
+      stack.pop();
+      open.delete(top.node);
+      const size = (totals.get(top.node) ?? 0) + 1;
+      sizes.set(top.node, size);
+      const parent = stack[stack.length - 1];
+      if (parent) totals.set(parent.node, (totals.get(parent.node) ?? 0) + size);
+      continue;
+    }
+    const size = enter(top.children.pop());
+    if (size === 'cycle') return 'cycle';
+    if (size !== undefined) totals.set(top.node, (totals.get(top.node) ?? 0) + size);
+  }
+  const root = value !== null && typeof value === 'object' ? sizes.get(value)! : 1;
+  return { expanded: root, distinct: sizes.size };
 }
 
 /** `/a/b~1c` → ['a', 'b/c'] (RFC 6901). */
