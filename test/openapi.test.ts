@@ -291,7 +291,17 @@ paths:
     const good = await addSpec(admin, org.id, 'slow', '/slow-ok.json');
     served.set('/slow.json', { delayMs: 10_000 });
     const started = Date.now();
-    const spec = await putSpec(admin, org.id, 'slow', { url: `${base}/slow.json` });
+    const since = new Date(started - 5);
+    const { data: pending } = await admin.api.orgs.createOrUpdateOpenApiSpecBySlug(org.id, 'slow', { source: { url: `${base}/slow.json` } });
+    assert.equal(pending.processingState, 'pending');
+    // While the job waits for the slow server, the spec says so.
+    let state = pending.processingState as string;
+    while (state !== 'progress' && Date.now() - started < 1400) {
+      await new Promise((r) => setTimeout(r, 20));
+      state = (await admin.api.orgs.getOpenApiSpecBySlug(org.id, 'slow')).data.processingState;
+    }
+    assert.equal(state, 'progress');
+    const spec = await processed(admin, org.id, 'slow', since);
     assert.ok(Date.now() - started < 8000);
     assert.equal(spec.lastProcessErrorCode, 'FETCH_TIMEOUT');
     assert.match(spec.lastProcessedErrors![0]!.message, /1500 ms/);

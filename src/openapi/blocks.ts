@@ -88,7 +88,11 @@ export async function resolveOpenAPIBlocks(db: Db, organizationId: string, userI
     let key: { slug?: string; url?: string };
     if (block.type === 'swagger') {
       const ref = data.ref as { kind?: string; url?: string } | undefined;
-      const src = ref?.kind === 'url' ? (ref.url ?? '') : '';
+      if (ref?.kind !== 'url') {
+        data.resolved = { error: 'This block points at a file of the space; only specs of the organization (by slug or source URL) are resolved' };
+        continue;
+      }
+      const src = ref.url ?? '';
       key = /^https?:\/\//i.test(src) ? { url: src } : { slug: src };
     } else {
       key = { slug: String((data.ref as { spec?: string } | undefined)?.spec ?? '') };
