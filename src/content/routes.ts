@@ -37,6 +37,7 @@ type Query = {
   evaluated?: 'true' | 'false' | 'deterministic-only';
   dereferenced?: 'true' | 'false' | 'reusable-contents';
   computed?: 'true' | 'false';
+  'format.markdown.refs'?: 'relative' | 'stable';
 };
 
 function readOptions(query: Query): ReadOptions {
@@ -46,6 +47,7 @@ function readOptions(query: Query): ReadOptions {
     evaluated: query.evaluated === 'true' ? true : query.evaluated === 'deterministic-only' ? 'deterministic-only' : false,
     dereferenced: query.dereferenced === 'true' ? true : query.dereferenced === 'reusable-contents' ? 'reusable-contents' : false,
     computed: query.computed === 'true',
+    markdownRefs: query['format.markdown.refs'],
   };
 }
 

@@ -34,6 +34,7 @@ import { linkRoutes } from '../links/routes.ts';
 import { templateRoutes } from '../templates/routes.ts';
 import { pdfRoutes } from '../pdf/routes.ts';
 import { openapiRoutes } from '../openapi/routes.ts';
+import { siteRoutes } from '../sites/routes.ts';
 import { homeRoutes } from './home.ts';
 
 export type FolioApp = FastifyInstance<
@@ -338,6 +339,7 @@ export async function buildApp(
       await templateRoutes(api);
       await pdfRoutes(api);
       await openapiRoutes(api);
+      await siteRoutes(api);
     },
     { prefix: '/v1' },
   );

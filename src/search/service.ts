@@ -107,6 +107,14 @@ export async function searchOrganization(ctx: Ctx, organizationId: string, query
   if (orgRole === undefined) throw new NotFoundError('Organization');
   // The caller's readable live spaces, as a subquery: deleted or invisible spaces never match.
   const spaces = visibleSpaces(ctx.db, organizationId, ctx.user.id, orgRole).clearSelect().select('spaces.id');
+  return searchGroupedBySpace(ctx, query, spaces, page);
+}
+
+/**
+ * Hits among some spaces (a subquery or a list), grouped by space in rank order. Callers decide
+ * which spaces may be searched (an organization's readable spaces, a site's spaces).
+ */
+export async function searchGroupedBySpace(ctx: Ctx, query: string, spaces: Expression<unknown> | string[], page: PageRequest) {
   const result = await hits(ctx, query, spaces, page);
   const spaceIds = [...new Set(result.rows.map((r) => r.space_id))];
   const titles = new Map(

@@ -1,0 +1,17 @@
+import { stringify, Lexer, Parser, Composer, parseDocument } from 'yaml';
+const paths: Record<string, unknown> = {};
+for (let i = 0; i < 12000; i++) paths[`/r${i}/{id}`] = { get: { operationId: `g${i}`, summary: `Read ${i}`, description: 'Returns it. '.repeat(10), parameters: [{ name: 'id', in: 'path', required: true, schema: { type: 'string' } }], responses: { 200: { description: 'ok', content: { 'application/json': { schema: { $ref: '#/components/schemas/M' } } } } } } };
+const text = stringify({ openapi: '3.1.0', info: { title: 'x', version: '1' }, paths });
+let t = performance.now();
+let n = 0; for (const tok of new Lexer().lex(text)) n++;
+console.log('lex ms', (performance.now() - t).toFixed(0), n);
+t = performance.now();
+const doc = parseDocument(text, { uniqueKeys: false });
+console.log('parseDocument ms', (performance.now() - t).toFixed(0));
+t = performance.now();
+doc.toJS({ maxAliasCount: 1000 });
+console.log('toJS ms', (performance.now() - t).toFixed(0));
+const half = text.slice(0, text.length / 2).replace(/\n[^\n]*$/, '\n');
+t = performance.now();
+parseDocument(half, { uniqueKeys: false });
+console.log('half parseDocument ms', (performance.now() - t).toFixed(0));
