@@ -15,6 +15,7 @@ import { Urls } from './platform/urls.ts';
 import { refreshStaleSearchIndexes } from './search/indexer.ts';
 import { PURGE_SPACE_JOB, purgeSpaceJob } from './spaces/service.ts';
 import { OPENAPI_PROCESS_JOB, processSpecJob } from './openapi/service.ts';
+import { closeOpenAPIWorkers } from './openapi/workers.ts';
 
 /** The key that signs JWTs, created once and kept in the database so it survives restarts. */
 async function signingKey(db: Db): Promise<Uint8Array> {
@@ -133,6 +134,7 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
           await app.close();
           await jobs.stop();
           await closeConversions();
+          await closeOpenAPIWorkers();
           await database.close();
         })()),
     };
@@ -172,6 +174,7 @@ export async function startWorker(config: Config, opts: Pick<StartOptions, 'repo
         (closing ??= (async () => {
           await services.jobs.stop();
           await closeConversions();
+          await closeOpenAPIWorkers();
           await database.close();
         })()),
     };

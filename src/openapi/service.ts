@@ -9,7 +9,8 @@ import { assertCanEditOpenAPISpecs, openAPISpecPermissions, type Membership } fr
 import { getBlob, putBlob } from '../content/files.ts';
 import { requireMembership } from '../orgs/access.ts';
 import { specPath } from './presenter.ts';
-import { processSource, type SpecSource } from './process.ts';
+import type { ProcessOutcome, SpecSource } from './process.ts';
+import { processInWorker } from './workers.ts';
 import { findSpec, findVersion, lockSpec, specsOf, versionsOf } from './store.ts';
 
 export const OPENAPI_PROCESS_JOB = 'openapi.process';
@@ -175,7 +176,14 @@ export function processSpecJob(services: Services) {
     if (!spec || spec.generation !== payload.generation) return;
     await db.updateTable('openapi_specs').set({ processing_state: 'progress' }).where('id', '=', spec.id).where('generation', '=', payload.generation).execute();
     const source: SpecSource = spec.source_url ? { url: spec.source_url } : { text: spec.source_text ?? '' };
-    const outcome = await processSource(source, services.config);
+    let outcome: ProcessOutcome;
+    try {
+      outcome = await processInWorker(source, services.config);
+    } catch (err) {
+      // The worker itself failed (out of memory on a huge document, say): recorded on the spec
+      // rather than left in `progress` while the job is retried to no end.
+      outcome = { ok: false, code: 'PARSE_ERROR', errors: [{ code: 'PARSE_ERROR', message: `processing the spec failed: ${(err as Error)?.message ?? String(err)}` }], count: 1 };
+    }
     await db.transaction().execute(async (trx) => {
       const current = await trx.selectFrom('openapi_specs').selectAll().where('id', '=', spec.id).forUpdate().executeTakeFirst();
       if (!current || current.generation !== payload.generation) return;
