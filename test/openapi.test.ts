@@ -294,15 +294,15 @@ paths:
     const since = new Date(started - 5);
     const { data: pending } = await admin.api.orgs.createOrUpdateOpenApiSpecBySlug(org.id, 'slow', { source: { url: `${base}/slow.json` } });
     assert.equal(pending.processingState, 'pending');
-    // While the job waits for the slow server, the spec says so.
+    // While the job waits for the slow server (at least FETCH_TIMEOUT_MS), the spec says so.
     let state = pending.processingState as string;
-    while (state !== 'progress' && Date.now() - started < 1400) {
+    while (state === 'pending' && Date.now() - started < 15_000) {
       await new Promise((r) => setTimeout(r, 20));
       state = (await admin.api.orgs.getOpenApiSpecBySlug(org.id, 'slow')).data.processingState;
     }
     assert.equal(state, 'progress');
+    // The server would answer after 10 s (with a body that is no spec): FETCH_TIMEOUT says the deadline cut it first.
     const spec = await processed(admin, org.id, 'slow', since);
-    assert.ok(Date.now() - started < 8000);
     assert.equal(spec.lastProcessErrorCode, 'FETCH_TIMEOUT');
     assert.match(spec.lastProcessedErrors![0]!.message, /1500 ms/);
     assert.equal(spec.lastVersion, good.lastVersion);
