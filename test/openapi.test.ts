@@ -383,7 +383,7 @@ paths:
     try {
       const first = await addSpec(admin, org.id, 'refreshed', '/refresh.json');
       served.set('/refresh.json', json({ ...swagger2, info: { title: 'Petstore', version: '3.0.0' } }));
-      const deadline = Date.now() + 10_000;
+      const deadline = Date.now() + 30_000;
       let latest = first.lastVersion;
       while (latest === first.lastVersion && Date.now() < deadline) {
         await new Promise((r) => setTimeout(r, 100));
