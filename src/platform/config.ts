@@ -56,6 +56,10 @@ export interface Config {
   metrics: boolean;
   /** Bearer token GET /metrics requires, when set. */
   metricsToken: string | undefined;
+  /** How long a session obtained through SAML single sign-on lasts (the session cookie). */
+  ssoSessionTtlMs: number;
+  /** How long an API token made from an SSO session lasts. */
+  ssoTokenTtlMs: number;
 }
 
 export class ConfigError extends Error {}
@@ -152,5 +156,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     corsOrigins: originsFrom(env, 'CORS_ORIGINS'),
     metrics: env.METRICS === 'true',
     metricsToken: env.METRICS_TOKEN || undefined,
+    ssoSessionTtlMs: intFrom(env, 'SSO_SESSION_TTL_MS', 8 * 3600 * 1000, 60_000),
+    ssoTokenTtlMs: intFrom(env, 'SSO_TOKEN_TTL_MS', 30 * 24 * 3600 * 1000, 60_000),
   };
 }

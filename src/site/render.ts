@@ -69,6 +69,10 @@ class Renderer {
   readonly headings: Heading[] = [];
   private readonly usedIds = new Set<string>();
   private annotations = 0;
+  readonly notes: string[] = [];
+
+  /** Added to a heading's level for its HTML tag: the top heading level used becomes h2 (the page title is h1). */
+  headingShift = 1;
 
   constructor(private readonly ctx: RenderContext) {}
 
@@ -124,8 +128,8 @@ class Renderer {
         const text = plainText(node);
         const id = this.headingId(node, text);
         this.headings.push({ id, level, text });
-        // Page titles are the page's h1: headings in the body start at h2.
-        const tag = `h${level + 1}`;
+        // The page title is the h1: the body's top heading level is h2, and levels are never skipped.
+        const tag = `h${Math.min(6, level + this.headingShift)}`;
         return `<${tag} id="${escapeHtml(id)}"${align}>${this.inlines(node.nodes)}<a class="anchor" href="#${escapeHtml(encodeURIComponent(id))}" aria-label="Link to this section">#</a></${tag}>`;
       }
       case 'list-unordered':
@@ -392,9 +396,10 @@ class Renderer {
       }
       case 'annotation': {
         const body = this.fragment(node, 'annotation-body');
+        // Notes are phrasing content here (a footnote mark) and listed after the page's content.
         const n = ++this.annotations;
-        const note = (body?.nodes ?? []).map((b: Node) => this.inlines(b.nodes)).join(' ');
-        return `<span class="annotated">${this.inlines(node.nodes)}<sup class="annotation"><details><summary aria-label="Note ${n}">${n}</summary><span class="annotation-body">${note}</span></details></sup></span>`;
+        this.notes.push((body?.nodes ?? []).map((b: Node) => this.inlines(b.nodes)).join(' '));
+        return `<span class="annotated">${this.inlines(node.nodes)}<sup class="annotation"><a href="#note-${n}" id="note-ref-${n}" aria-label="Note ${n}">${n}</a></sup></span>`;
       }
       default:
         return this.inlines(node.nodes);
@@ -417,6 +422,13 @@ function formatSize(bytes: number): string {
 /** Renders a document for a reader; headings come back for the table of contents. */
 export function renderDocument(doc: GitBookDocument, ctx: RenderContext): Rendered {
   const renderer = new Renderer(ctx);
-  const html = renderer.blocks(doc.nodes as Node[]);
+  const json = JSON.stringify(doc.nodes);
+  const top = json.includes('"heading-1"') ? 1 : json.includes('"heading-2"') ? 2 : 3;
+  renderer.headingShift = 2 - top;
+  let html = renderer.blocks(doc.nodes as Node[]);
+  if (renderer.notes.length) {
+    const items = renderer.notes.map((note, i) => `<li id="note-${i + 1}">${note} <a href="#note-ref-${i + 1}" aria-label="Back to the text">↩</a></li>`);
+    html += `<section class="notes" aria-label="Notes"><ol>${items.join('')}</ol></section>`;
+  }
   return { html, headings: renderer.headings };
 }

@@ -31,6 +31,10 @@ export interface Database {
   comment_reactions: CommentReactionsTable;
   search_pages: SearchPagesTable;
   search_state: SearchStateTable;
+  saml_providers: SamlProvidersTable;
+  saml_requests: SamlRequestsTable;
+  saml_assertions: SamlAssertionsTable;
+  saml_identities: SamlIdentitiesTable;
   openapi_specs: OpenAPISpecsTable;
   openapi_spec_versions: OpenAPISpecVersionsTable;
   sites: SitesTable;
@@ -66,6 +70,8 @@ export interface ApiTokensTable {
   expires_at: Date | null;
   /** When the token was revoked; a revoked token no longer authenticates. */
   revoked_at: Date | null;
+  /** The organization whose single sign-on issued this token (session or token); null otherwise. */
+  sso_organization_id: string | null;
 }
 
 export interface MergeRules {
@@ -380,66 +386,48 @@ export interface SearchStateTable {
   root: string;
 }
 
-export type OpenAPIProcessingState = 'pending' | 'progress' | 'complete';
-export type OpenAPIErrorCode = 'FETCH_TIMEOUT' | 'FETCH_ERROR' | 'PARSE_ERROR';
-
-/** One problem found while processing a spec, with where it is when known. */
-export interface OpenAPIProcessError {
-  message: string;
-  code: string;
-  file?: string;
-  pointer?: string;
-  line?: number;
-}
-
-export interface OpenAPISpecsTable {
+export interface SamlProvidersTable {
   id: string;
   seq: Generated<number>;
   organization_id: string;
-  slug: string;
-  /** Where the spec is fetched from; null for a spec given as text. */
-  source_url: string | null;
-  /** The spec given as text (`source: {text}`); null for a URL source. */
-  source_text: string | null;
-  visibility: 'private' | 'public';
-  processing_state: OpenAPIProcessingState;
-  /** Grows with each PUT: a job carries the generation it was queued for. */
-  generation: number;
-  last_version_id: string | null;
-  last_processed_at: Date | null;
-  last_error_code: OpenAPIErrorCode | null;
-  last_errors: OpenAPIProcessError[];
-  last_error_count: number;
+  label: string;
+  /** The identity provider's entity id (the Issuer of its responses). */
+  entity_id: string | null;
+  /** The identity provider's signing certificate, PEM. */
+  certificate: string | null;
+  /** Where authentication requests are sent (HTTP-Redirect binding). */
+  sso_url: string | null;
+  default_team: string | null;
+  default_role: RoleOrGuest;
   created_at: Date;
   updated_at: Date;
 }
 
-/** A file of a spec version: its path relative to the root's folder (or absolute URL), and its bytes by hash. */
-export interface OpenAPIVersionFile {
-  path: string;
-  url: string;
-  format: 'json' | 'yaml';
-  /** Blob of the bytes as fetched. */
-  raw: string;
-  /** Blob of the parsed document as JSON text. */
-  json: string;
+/** An AuthnRequest Folio sent; a response must answer one, once, before it expires. */
+export interface SamlRequestsTable {
+  id: string;
+  provider_id: string;
+  created_at: Date;
+  expires_at: Date;
+  consumed_at: Date | null;
 }
 
-export interface OpenAPISpecVersionsTable {
-  id: string;
-  seq: Generated<number>;
-  spec_id: string;
-  organization_id: string;
-  url: string;
-  content_hash: string;
-  /** The root first. */
-  files: OpenAPIVersionFile[];
+/** Assertion ids already accepted, kept until the assertion expires, so a replay is refused. */
+export interface SamlAssertionsTable {
+  provider_id: string;
+  assertion_id: string;
+  expires_at: Date;
+}
+
+/** Which Folio user a provider's NameID signs in as. */
+export interface SamlIdentitiesTable {
+  provider_id: string;
+  name_id: string;
+  user_id: string;
   created_at: Date;
 }
 
-export type OpenAPISpecRow = Selectable<OpenAPISpecsTable>;
-export type OpenAPISpecVersionRow = Selectable<OpenAPISpecVersionsTable>;
-
+export type SamlProviderRow = Selectable<SamlProvidersTable>;
 export type SiteVisibility = 'public' | 'unlisted' | 'share-link' | 'visitor-auth';
 
 export interface SitesTable {
@@ -548,3 +536,63 @@ export interface SiteRedirectsTable {
   updated_at: Date | null;
 }
 export type SiteRedirectRow = Selectable<SiteRedirectsTable>;
+
+export type OpenAPIProcessingState = 'pending' | 'progress' | 'complete';
+export type OpenAPIErrorCode = 'FETCH_TIMEOUT' | 'FETCH_ERROR' | 'PARSE_ERROR';
+
+/** One problem found while processing a spec, with where it is when known. */
+export interface OpenAPIProcessError {
+  message: string;
+  code: string;
+  file?: string;
+  pointer?: string;
+  line?: number;
+}
+
+export interface OpenAPISpecsTable {
+  id: string;
+  seq: Generated<number>;
+  organization_id: string;
+  slug: string;
+  /** Where the spec is fetched from; null for a spec given as text. */
+  source_url: string | null;
+  /** The spec given as text (`source: {text}`); null for a URL source. */
+  source_text: string | null;
+  visibility: 'private' | 'public';
+  processing_state: OpenAPIProcessingState;
+  /** Grows with each PUT: a job carries the generation it was queued for. */
+  generation: number;
+  last_version_id: string | null;
+  last_processed_at: Date | null;
+  last_error_code: OpenAPIErrorCode | null;
+  last_errors: OpenAPIProcessError[];
+  last_error_count: number;
+  created_at: Date;
+  updated_at: Date;
+}
+
+/** A file of a spec version: its path relative to the root's folder (or absolute URL), and its bytes by hash. */
+export interface OpenAPIVersionFile {
+  path: string;
+  url: string;
+  format: 'json' | 'yaml';
+  /** Blob of the bytes as fetched. */
+  raw: string;
+  /** Blob of the parsed document as JSON text. */
+  json: string;
+}
+
+export interface OpenAPISpecVersionsTable {
+  id: string;
+  seq: Generated<number>;
+  spec_id: string;
+  organization_id: string;
+  url: string;
+  content_hash: string;
+  /** The root first. */
+  files: OpenAPIVersionFile[];
+  created_at: Date;
+}
+
+export type OpenAPISpecRow = Selectable<OpenAPISpecsTable>;
+export type OpenAPISpecVersionRow = Selectable<OpenAPISpecVersionsTable>;
