@@ -17,6 +17,8 @@ import { PURGE_SPACE_JOB, purgeSpaceJob } from './spaces/service.ts';
 import { registerInsightJobs } from './insights/process.ts';
 import { translationRunJob } from './translations/run.ts';
 import { TRANSLATION_RUN_JOB } from './translations/service.ts';
+import { OPENAPI_PROCESS_JOB, processSpecJob } from './openapi/service.ts';
+import { closeOpenAPIWorkers } from './openapi/workers.ts';
 
 /** The key that signs JWTs, created once and kept in the database so it survives restarts. */
 async function signingKey(db: Db): Promise<Uint8Array> {
@@ -138,6 +140,7 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
           await app.close();
           await jobs.stop();
           await closeConversions();
+          await closeOpenAPIWorkers();
           await database.close();
         })()),
     };
@@ -177,6 +180,7 @@ export async function startWorker(config: Config, opts: Pick<StartOptions, 'repo
         (closing ??= (async () => {
           await services.jobs.stop();
           await closeConversions();
+          await closeOpenAPIWorkers();
           await database.close();
         })()),
     };
@@ -191,4 +195,5 @@ function registerJobHandlers(services: Services): void {
   services.jobs.register(PURGE_SPACE_JOB, purgeSpaceJob(services));
   registerInsightJobs(services);
   services.jobs.register(TRANSLATION_RUN_JOB, translationRunJob(services), { maxAttempts: 3 });
+  services.jobs.register(OPENAPI_PROCESS_JOB, processSpecJob(services));
 }

@@ -34,6 +34,7 @@ import { linkRoutes } from '../links/routes.ts';
 import { templateRoutes } from '../templates/routes.ts';
 import { pdfRoutes } from '../pdf/routes.ts';
 import { translationRoutes } from '../translations/routes.ts';
+import { openapiRoutes } from '../openapi/routes.ts';
 import { siteRoutes } from '../sites/routes.ts';
 import { insightRoutes } from '../insights/routes.ts';
 import { homeRoutes } from './home.ts';
@@ -357,6 +358,7 @@ export async function buildApp(
       await templateRoutes(api);
       await pdfRoutes(api);
       await translationRoutes(api);
+      await openapiRoutes(api);
       await ssoRoutes(api);
       await siteRoutes(api);
       await insightRoutes(api);

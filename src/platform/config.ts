@@ -64,6 +64,8 @@ export interface Config {
   fetchTimeoutMs: number;
   /** Most bytes the files of one content request may add up to (fetched and inline). */
   fetchMaxRequestBytes: number;
+  /** How often OpenAPI specs given by URL are fetched again, in milliseconds; 0: never (only on PUT). */
+  openapiRefreshMs: number;
   /** Origins browser clients may call from (`*` for any); empty: no CORS headers, no preflight. */
   corsOrigins: string[];
   /** Whether GET /metrics serves Prometheus metrics. */
@@ -224,6 +226,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     fetchAllowCidrs: cidrsFrom(env, 'FETCH_ALLOW_CIDRS'),
     fetchTimeoutMs: intFrom(env, 'FETCH_TIMEOUT_MS', 30_000, 1),
     fetchMaxRequestBytes: intFrom(env, 'FETCH_MAX_REQUEST_BYTES', 25 * 1024 * 1024, 1),
+    openapiRefreshMs: intFrom(env, 'OPENAPI_REFRESH_INTERVAL_MS', 6 * 3600 * 1000, 0),
     corsOrigins: originsFrom(env, 'CORS_ORIGINS'),
     metrics: env.METRICS === 'true',
     metricsToken: env.METRICS_TOKEN || undefined,

@@ -191,6 +191,20 @@ export const operationDocs: Record<string, readonly [summary: string, descriptio
   listGlossaryEntries: ['List glossary entries', 'Terms and their fixed translations per language, paginated; orderBy sorts by the term in one language.'],
   updateGlossaryEntries: ['Update glossary entries', 'Inserts, updates and deletes glossary entries in one batch, all or nothing. Every translation run honours the glossary.'],
   getGlossaryEntry: ['Get a glossary entry', 'One glossary entry.'],
+  // OpenAPI specifications
+  listOpenAPISpecs: ['List OpenAPI specs', 'The OpenAPI specifications of an organization, oldest first (guests see only public ones).'],
+  createOpenAPISpec: ['Add an OpenAPI spec', 'Adds a spec from `source.url` (fetched, then refreshed every OPENAPI_REFRESH_INTERVAL_MS) or `source.text`. It starts `pending`; a background job fetches it and the files its `$ref`s name, parses JSON or YAML (Swagger 2.0, OpenAPI 3.0 and 3.1), validates it and stores a version. Needs the create role.'],
+  getOpenAPISpecBySlug: ['Get an OpenAPI spec', 'A spec with its processing state and the errors of its last processing (file, line and JSON pointer of each).'],
+  createOrUpdateOpenAPISpecBySlug: ['Create or update an OpenAPI spec', 'Sets the source of the spec (creating it, 201, when the slug is new) and processes it again; a new version is stored only when the content changed.'],
+  updateOpenAPISpecBySlug: ['Change the visibility of an OpenAPI spec', 'Makes a spec private or public. Needs the create role.'],
+  deleteOpenAPISpecBySlug: ['Delete an OpenAPI spec', 'Deletes a spec and all its versions. Answers 204 also when it did not exist.'],
+  listOpenAPISpecVersions: ['List versions of an OpenAPI spec', 'The stored versions, newest first: one per processing whose content differed from the version before.'],
+  getLatestOpenAPISpecVersion: ['Get the latest version of an OpenAPI spec', 'The newest stored version; 404 until a processing has succeeded.'],
+  getLatestOpenAPISpecVersionContent: ['Get the content of the latest version', '`filesystem` holds every file of the spec (the root and the files its references lead to) by path, each its parsed document with `$ref`s as written.'],
+  getLatestOpenAPISpecVersionContentRaw: ['Get the raw root file of the latest version', 'The root file exactly as fetched (or given), with its format (json or yaml).'],
+  getOpenAPISpecVersionById: ['Get a version of an OpenAPI spec', 'One stored version by id.'],
+  getOpenAPISpecVersionContentById: ['Get the content of a version', 'The files of one stored version, as for the latest version\'s content.'],
+
   // Single sign-on (SAML)
   listSAMLProvidersInOrganizationById: ['List SAML providers', 'The SAML identity providers of an organization with their status and the values to give each provider (service). Admins only.'],
   createOrganizationSAMLProvider: ['Add a SAML provider', 'Adds an identity provider. Only `label` is required; it stays `pending` until `entityID`, `certificate` (PEM or bare base64; refused when it does not parse or is not valid now) and `ssoURL` are set, then it is `active`. Users signing in join with `defaultRole` (read unless given) and `defaultTeam`. Admins only.'],

@@ -39,6 +39,8 @@ export interface Database {
   saml_requests: SamlRequestsTable;
   saml_assertions: SamlAssertionsTable;
   saml_identities: SamlIdentitiesTable;
+  openapi_specs: OpenAPISpecsTable;
+  openapi_spec_versions: OpenAPISpecVersionsTable;
   sites: SitesTable;
   site_section_groups: SiteSectionGroupsTable;
   site_sections: SiteSectionsTable;
@@ -642,6 +644,40 @@ export interface IssuesClustersTable {
   updated_at: Date;
 }
 
+export type OpenAPIProcessingState = 'pending' | 'progress' | 'complete';
+export type OpenAPIErrorCode = 'FETCH_TIMEOUT' | 'FETCH_ERROR' | 'PARSE_ERROR';
+
+/** One problem found while processing a spec, with where it is when known. */
+export interface OpenAPIProcessError {
+  message: string;
+  code: string;
+  file?: string;
+  pointer?: string;
+  line?: number;
+}
+
+export interface OpenAPISpecsTable {
+  id: string;
+  seq: Generated<number>;
+  organization_id: string;
+  slug: string;
+  /** Where the spec is fetched from; null for a spec given as text. */
+  source_url: string | null;
+  /** The spec given as text (`source: {text}`); null for a URL source. */
+  source_text: string | null;
+  visibility: 'private' | 'public';
+  processing_state: OpenAPIProcessingState;
+  /** Grows with each PUT: a job carries the generation it was queued for. */
+  generation: number;
+  last_version_id: string | null;
+  last_processed_at: Date | null;
+  last_error_code: OpenAPIErrorCode | null;
+  last_errors: OpenAPIProcessError[];
+  last_error_count: number;
+  created_at: Date;
+  updated_at: Date;
+}
+
 export interface ConversationIssuesTable {
   id: string;
   seq: Generated<number>;
@@ -679,3 +715,28 @@ export interface InsightStateTable {
 export type ConversationRow = Selectable<ConversationsTable>;
 export type IssuesClusterRow = Selectable<IssuesClustersTable>;
 export type ConversationIssueRow = Selectable<ConversationIssuesTable>;
+/** A file of a spec version: its path relative to the root's folder (or absolute URL), and its bytes by hash. */
+export interface OpenAPIVersionFile {
+  path: string;
+  url: string;
+  format: 'json' | 'yaml';
+  /** Blob of the bytes as fetched. */
+  raw: string;
+  /** Blob of the parsed document as JSON text. */
+  json: string;
+}
+
+export interface OpenAPISpecVersionsTable {
+  id: string;
+  seq: Generated<number>;
+  spec_id: string;
+  organization_id: string;
+  url: string;
+  content_hash: string;
+  /** The root first. */
+  files: OpenAPIVersionFile[];
+  created_at: Date;
+}
+
+export type OpenAPISpecRow = Selectable<OpenAPISpecsTable>;
+export type OpenAPISpecVersionRow = Selectable<OpenAPISpecVersionsTable>;
