@@ -14,6 +14,7 @@ import { Jobs } from './platform/jobs.ts';
 import { Urls } from './platform/urls.ts';
 import { refreshStaleSearchIndexes } from './search/indexer.ts';
 import { PURGE_SPACE_JOB, purgeSpaceJob } from './spaces/service.ts';
+import { exportJob, GIT_EXPORT_JOB, GIT_IMPORT_JOB, importJob } from './git/service.ts';
 
 /** The key that signs JWTs, created once and kept in the database so it survives restarts. */
 async function signingKey(db: Db): Promise<Uint8Array> {
@@ -183,4 +184,6 @@ export async function startWorker(config: Config, opts: Pick<StartOptions, 'repo
 /** Background job types known to this version. Areas add theirs here. */
 function registerJobHandlers(services: Services): void {
   services.jobs.register(PURGE_SPACE_JOB, purgeSpaceJob(services));
+  services.jobs.register(GIT_IMPORT_JOB, importJob(services), { maxAttempts: 3 });
+  services.jobs.register(GIT_EXPORT_JOB, exportJob(services), { maxAttempts: 3 });
 }

@@ -34,6 +34,7 @@ import { linkRoutes } from '../links/routes.ts';
 import { templateRoutes } from '../templates/routes.ts';
 import { pdfRoutes } from '../pdf/routes.ts';
 import { homeRoutes } from './home.ts';
+import { gitRoutes } from '../git/routes.ts';
 
 export type FolioApp = FastifyInstance<
   RawServerDefault,
@@ -336,6 +337,7 @@ export async function buildApp(
       await linkRoutes(api);
       await templateRoutes(api);
       await pdfRoutes(api);
+      await gitRoutes(api);
     },
     { prefix: '/v1' },
   );

@@ -169,6 +169,15 @@ export const operationDocs: Record<string, readonly [summary: string, descriptio
   listSpaceLinks: ['List links of a space', 'Links found in the live pages of a space, with their status (ok, broken, in-app).'],
   listPageLinks: ['List links of a page', 'Links found in one live page, with their status.'],
   listFileBacklinks: ['List pages using a file', 'The live pages that reference a file.'],
+
+  // Git sync
+  importGitRepository: ['Import a git repository into the space', 'Answers 204 and imports in the background (a durable job): clones `url` at `ref` over http(s), reads .gitbook.yaml, SUMMARY.md (or the folders), front matter and .gitbook/assets, and makes the result the space content (or, with `standalone`, only a revision). A page keeps its id while its path is unchanged. When both the space and the repository changed since the last sync, the import is a three-way merge; if it conflicts, it becomes a change request showing the conflicts. Follow it with GET /git/info.'],
+  exportToGitRepository: ['Export the space to a git repository', 'Answers 204 and exports in the background (a durable job): writes the space content as one commit on `ref` with `commitMessage` and pushes it. Unchanged files stay byte-identical and an unchanged space makes no commit. Refused (see GET /git/info) when the branch has commits not imported yet, unless `force`.'],
+  getSpaceGitInfo: ['Get the git sync state of a space', 'The repository the space syncs with and its latest operation (`state`, `direction`, `startedAt`, `endedAt`, `error`). 404 when the space never synced.'],
+  deleteGitLegacyInstallation: ['Disconnect the space from git', 'Removes the space git connection, its stored credentials and webhook secret. Answers 204 also when there was none. Space admins only.'],
+  getSpaceGitSyncSettings: ['Get the two-way git sync settings', 'Repository, branch, project directory and automatic export of the space, and the URL push webhooks should call. Credentials and the webhook secret are never shown. Space admins only.'],
+  setSpaceGitSyncSettings: ['Set the two-way git sync settings', 'Stores the repository (credentials in the URL are kept encrypted), the branch, the project directory and whether merges export automatically. The webhook secret is made on the first call (or with rotateWebhookSecret) and shown only in that response. Space admins only.'],
+  receiveGitPushWebhook: ['Receive a push webhook', 'Push events of GitHub (X-Hub-Signature-256), Gitea/Forgejo (X-Gitea-Signature, X-Forgejo-Signature) and GitLab (X-Gitlab-Token), verified with the space webhook secret: a push to the synced branch queues an import. Needs no token.'],
 };
 
 /** onRoute hook: fills a route's `summary` and `description` from the table (the route's own win). */
