@@ -230,7 +230,7 @@ function gitMessage(command: string, stderr: string): string {
     .filter((l) => l && !l.startsWith('hint:'))
     .join(' ')
     .slice(0, 400);
-  if (/Authentication failed|401|403/.test(text)) return `The repository refused the credentials (git ${command}): check the username and password or token`;
+  if (/Authentication failed|could not read (Username|Password)|terminal prompts disabled|\b401\b|\b403\b/.test(text)) return `The repository refused the credentials (git ${command}): check the username and password or token`;
   if (/couldn't find remote ref|not our ref/i.test(text)) return `The ref does not exist in the repository (git ${command}): check the branch name`;
   if (/non-fast-forward|fetch first|rejected/i.test(text)) return `The branch moved on the remote since it was read (git ${command}): import first, then export again`;
   return `git ${command} failed: ${text || 'no message'}`;

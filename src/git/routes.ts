@@ -54,6 +54,7 @@ export async function gitRoutes(app: FolioApp): Promise<void> {
 
   // Push webhooks are verified against the raw body, so this route reads it as bytes.
   await app.register(async (scope) => {
+    scope.removeContentTypeParser('application/json');
     scope.addContentTypeParser('application/json', { parseAs: 'buffer' }, (_req, body, done) => done(null, body));
     scope.post(
       '/git/webhooks/:spaceId',
