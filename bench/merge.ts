@@ -56,7 +56,7 @@ async function fillSpace(db: Db, space: { id: string; organization_id: string; r
     const id = add(chapter, `Page ${i}`, `page-${i}`);
     (leaves[Math.floor((i % chapters.length) / 10)] ??= []).push(id);
   }
-  const docs = await putDocuments(db, markdowns);
+  const docs = await putDocuments(db, null, markdowns);
   const byId = new Map(entries.map((e, i) => [e.id, { ...e, doc: docs[i]! }]));
   for (const [parent, ids] of children) {
     const keys = generateNKeysBetween(null, null, ids.length);

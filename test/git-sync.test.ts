@@ -84,7 +84,7 @@ $$
 The manual
 {% endfile %}
 
-{% include ".gitbook/includes/snippet.md" %}
+{% include "../.gitbook/includes/snippet.md" %}
 
 ![The logo](../.gitbook/assets/logo.png)
 `;
@@ -220,8 +220,13 @@ describe('git sync', () => {
     assert.deepEqual(logo.dimensions, { width: 1, height: 1 });
     assert.match(install, new RegExp(`\\(/files/${logo.id}\\)`));
 
-    // Revision git metadata.
+    // Includes are reusable contents; vars.yaml holds the space variables.
+    assert.match(install, /\{% include "\.gitbook\/includes\/snippet\.md" %\}/);
     const revision = (await admin.api.spaces.getCurrentRevision(space.id)).data;
+    assert.deepEqual(revision.reusableContents.map((r) => [r.id, r.title]), [['snippet', 'Snippet']]);
+    assert.deepEqual(revision.variables, { product: 'Thing' });
+
+    // Revision git metadata.
     assert.equal(revision.git?.oid, first);
     assert.equal(revision.git?.message, 'Initial docs');
     assert.equal(revision.git?.createdByGitBook, false);
@@ -245,7 +250,9 @@ describe('git sync', () => {
     // Edit one page, add one: export writes one commit; untouched files stay byte-identical.
     await editAndMerge(admin, space.id, [
       { operation: 'update_page', page: byTitle.get('Deep')!.id, document: { markdown: '# Deep\n\nDeeper now.\n' } },
-      { operation: 'insert_page', title: 'New page', into: byTitle.get('Getting started')!.id, document: { markdown: `# New page\n\nSee [deep](/pages/${byTitle.get('Deep')!.id}).\n` } },
+      { operation: 'insert_page', title: 'New page', into: byTitle.get('Getting started')!.id, document: { markdown: `# New page\n\nSee [deep](/pages/${byTitle.get('Deep')!.id}).\n\n{% include ".gitbook/includes/snippet.md" %}\n` } },
+      { operation: 'update_reusable_content', reusableContent: 'snippet', document: { markdown: 'Reusable text, edited.\n' } },
+      { operation: 'update_variables', variables: { version: 2 } },
     ]);
     const done = await exportRepo(admin, space.id, 'mono', 'Docs edited in Folio');
     assert.equal(done.operation?.state, 'success', done.operation?.error);
@@ -253,9 +260,11 @@ describe('git sync', () => {
     assert.notEqual(head, first);
     const afterFiles = g.files('mono');
     const changed = [...new Set([...before.keys(), ...afterFiles.keys()])].filter((p) => !before.get(p)?.equals(afterFiles.get(p) ?? Buffer.alloc(0)) || !afterFiles.has(p)).sort();
-    assert.deepEqual(changed, ['site/docs/SUMMARY.md', 'site/docs/guides/deep/page.md', 'site/docs/guides/new-page.md']);
+    assert.deepEqual(changed, ['site/docs/.gitbook/includes/snippet.md', 'site/docs/.gitbook/vars.yaml', 'site/docs/SUMMARY.md', 'site/docs/guides/deep/page.md', 'site/docs/guides/new-page.md']);
     assert.equal(afterFiles.get('site/docs/guides/deep/page.md')!.toString(), '# Deep\n\nDeeper now.\n');
-    assert.equal(afterFiles.get('site/docs/guides/new-page.md')!.toString(), '# New page\n\nSee [deep](deep/page.md).\n');
+    assert.equal(afterFiles.get('site/docs/guides/new-page.md')!.toString(), '# New page\n\nSee [deep](deep/page.md).\n\n{% include "../.gitbook/includes/snippet.md" %}\n');
+    assert.equal(afterFiles.get('site/docs/.gitbook/includes/snippet.md')!.toString(), '---\ntitle: Snippet\n---\n\nReusable text, edited.\n');
+    assert.equal(afterFiles.get('site/docs/.gitbook/vars.yaml')!.toString(), 'product: Thing\nversion: 2\n');
     assert.match(afterFiles.get('site/docs/SUMMARY.md')!.toString(), /\n  \* \[Install \\\[beta\\\]\]\(guides\/install\.md\)\n    \* \[Deep\]\(guides\/deep\/page\.md\)\n  \* \[New page\]\(guides\/new-page\.md\)\n/);
     const exportedRevision = (await admin.api.spaces.getCurrentRevision(space.id)).data;
     assert.equal(exportedRevision.git?.oid, head);

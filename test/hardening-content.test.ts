@@ -93,7 +93,7 @@ describe('finding 2: stored references belong to the caller', () => {
   test('update_page cannot point a page at another organization\'s document', LIMIT, async () => {
     const victim = await spaceWithPage('Victim');
     await edit(victim, [{ operation: 'update_page', page: victim.page.id, document: { markdown: 'Top secret roadmap.\n' } }]);
-    const [secretHash] = await putDocuments(t.server.services.db, ['Top secret roadmap.\n']);
+    const [secretHash] = await putDocuments(t.server.services.db, null, ['Top secret roadmap.\n']);
     const attacker = await spaceWithPage('Attacker');
     for (const doc of [secretHash, 'no-such-document', 42, null]) {
       const res = await edit(attacker, [{ operation: 'update_page', page: attacker.page.id, doc }]);
@@ -129,7 +129,7 @@ describe('finding 3 and 9: limits on what a page may make the server parse', () 
     const db = t.server.services.db;
     const row = await db.selectFrom('change_requests').innerJoin('revisions', 'revisions.id', 'change_requests.revision').select(['revisions.root']).where('change_requests.id', '=', s.cr.id).executeTakeFirstOrThrow();
     const editor = new ContentEditor(db, row.root);
-    const [doc] = await putDocuments(db, [`${'>'.repeat(5000)} deep\n\nafter\n`]);
+    const [doc] = await putDocuments(db, null, [`${'>'.repeat(5000)} deep\n\nafter\n`]);
     await editor.updatePage(s.page.id, { doc: doc! });
     const root = await editor.commit(db);
     await db.updateTable('revisions').set({ root }).where('root', '=', row.root).execute();

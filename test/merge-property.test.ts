@@ -139,13 +139,13 @@ async function buildBase(spec: BaseSpec): Promise<string> {
   const parents: (string | null)[] = [];
   if (spec.sections) {
     for (const id of ['s0', 's1']) {
-      const [doc] = await putDocuments(db, [markdownOf([`section ${id}`, 'text'])]);
+      const [doc] = await putDocuments(db, null, [markdownOf([`section ${id}`, 'text'])]);
       await editor.insertPage({ id, title: `Section ${id}`, parent: null, doc: doc! });
       parents.push(id);
     }
   } else parents.push(null);
   for (const [i, page] of spec.pages.entries()) {
-    const [doc] = await putDocuments(db, [markdownOf(page.paragraphs)]);
+    const [doc] = await putDocuments(db, null, [markdownOf(page.paragraphs)]);
     await editor.insertPage({ id: `p${i}`, title: page.title, parent: parents[page.parent % parents.length]!, doc: doc! });
     parents.push(`p${i}`);
   }
@@ -209,7 +209,7 @@ async function applyBranch(base: string, branch: string, ops: Op[], scope: Scope
       case 'insert': {
         const parent = op.parentId !== undefined ? op.parentId : pick(parentsFor(), op.parent)!;
         const id = `${branch}${++counter}`;
-        const [doc] = await putDocuments(db, [markdownOf(op.paragraphs)]);
+        const [doc] = await putDocuments(db, null, [markdownOf(op.paragraphs)]);
         await editor.insertPage({ id, title: op.title, parent, at: op.at, doc: doc! });
         trace.push(`insert ${id} "${op.title}" into ${parent ?? 'top'} at ${op.at}`);
         break;
@@ -235,7 +235,7 @@ async function applyBranch(base: string, branch: string, ops: Op[], scope: Scope
         const page = pages.get(id)!;
         const edit = editParagraphs(paragraphsOf((await getDocuments(db, [page.doc!])).get(page.doc!)!), op, `${branch}${++counter}`);
         if (!edit.trace) break;
-        const [doc] = await putDocuments(db, [markdownOf(edit.paragraphs)]);
+        const [doc] = await putDocuments(db, null, [markdownOf(edit.paragraphs)]);
         await editor.updatePage(id, { doc });
         trace.push(`edit ${id}: ${edit.trace}`);
         break;
@@ -435,8 +435,8 @@ async function mergeBothWays(c: Case): Promise<Outcome> {
   const b = await applyBranch(base, 'b', c.b, c.scopes?.b);
   const basePages = Object.values((await snapshot(base)).pages).map((p) => `${p.id}${p.parent ? ` in ${p.parent}` : ''} "${p.title}"`);
   const trace = `\n  base: ${basePages.join(', ') || '(no pages)'}\n  A: ${a.trace.join('; ') || '(nothing)'}\n  B: ${b.trace.join('; ') || '(nothing)'}`;
-  const ab = await mergeContents(db, { base, ours: a.root, theirs: b.root }, { keepConflicts: false });
-  const ba = await mergeContents(db, { base, ours: b.root, theirs: a.root }, { keepConflicts: false });
+  const ab = await mergeContents(db, { base, ours: a.root, theirs: b.root }, { spaceId: null, keepConflicts: false });
+  const ba = await mergeContents(db, { base, ours: b.root, theirs: a.root }, { spaceId: null, keepConflicts: false });
   const snapshots = { base: await snapshot(base), a: await snapshot(a.root), b: await snapshot(b.root), ab: await snapshot(ab.root), ba: await snapshot(ba.root) };
   for (const side of ['base', 'a', 'b'] as const) assert.deepEqual(snapshots[side].problems, [], `the ${side} content is malformed:${trace}`);
 
@@ -453,7 +453,7 @@ async function mergeBothWays(c: Case): Promise<Outcome> {
   }
   // `update` merges with keepConflicts: the same content as a clean merge, or, with conflicts, a
   // well-formed tree that still has every conflicting page, for a person to resolve.
-  const kept = await mergeContents(db, { base, ours: b.root, theirs: a.root }, { keepConflicts: true });
+  const kept = await mergeContents(db, { base, ours: b.root, theirs: a.root }, { spaceId: null, keepConflicts: true });
   // (Which further conflicts a kept conflict leads to may differ: there `theirs` wins, not the base.)
   assert.equal(kept.conflicts.length > 0, ba.conflicts.length > 0, `keepConflicts disagrees on whether there are conflicts${trace}`);
   if (!ba.conflicts.length) assert.equal(kept.root, ba.root, `keepConflicts changes a clean merge${trace}`);

@@ -42,7 +42,7 @@ async function world(title: string) {
   const { data: cr2 } = await admin.api.spaces.createChangeRequest(space.id, { subject: `${title} open change` });
   const comment = await t.request('POST', `/v1/spaces/${space.id}/comments`, { token: admin.token, body: { body: { markdown: `${title} secret comment` } } });
   assert.equal(comment.status, 200, JSON.stringify(comment.body));
-  const [doc] = await putDocuments(t.server.services.db, [`${title} secret text.\n`]);
+  const [doc] = await putDocuments(t.server.services.db, space.id, [`${title} secret text.\n`]);
   return { admin, member, org, collection, space, team, cr: cr2, page, file, revision: merged.revision, comment: comment.body.id as string, doc: doc! };
 }
 

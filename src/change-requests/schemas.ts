@@ -38,6 +38,8 @@ export const UpdateChangeRequestBody = Type.Object({
   status: Type.Optional(asEnum(Type.Union([Type.Literal('draft'), Type.Literal('open'), Type.Literal('archived')]))),
 });
 
+const VariableValue = Type.Union([Type.String({ maxLength: 256 }), Type.Number(), Type.Boolean()]);
+
 const PageMetadata = {
   title: Type.Optional(Type.String({ minLength: 1, maxLength: 500 })),
   slug: Type.Optional(Type.String({ minLength: 1, maxLength: 100, pattern: '^[a-z0-9]+(?:-[a-z0-9]+)*$' })),
@@ -47,6 +49,7 @@ const PageMetadata = {
   hidden: Type.Optional(Type.Boolean()),
   noIndex: Type.Optional(Type.Boolean()),
   noRobotsIndex: Type.Optional(Type.Boolean()),
+  variables: Type.Optional(Type.Record(Type.String({ maxLength: 100 }), VariableValue, { maxProperties: 200, description: 'Page variables (all of them), read by `page.vars.<name>` expressions' })),
 };
 
 /** Content changes name only the fields they declare: ids and stored references are the server's to assign. */
@@ -105,7 +108,29 @@ const InsertFiles = Type.Object({
   ),
 }, STRICT);
 
-const OPERATIONS = [InsertPage, UpdatePage, DeletePage, RevertPage, InsertFiles] as const;
+const UpdateVariables = Type.Object({
+  operation: Type.Literal('update_variables'),
+  variables: Type.Record(Type.String({ maxLength: 100 }), Type.Union([VariableValue, Type.Null()]), {
+    maxProperties: 200,
+    description: 'Space variables to set; null removes one. Variables not named keep their value.',
+  }),
+}, STRICT);
+const ReusableContentId = Type.String({ minLength: 1, maxLength: 100, pattern: '^[A-Za-z0-9][A-Za-z0-9_-]*$' });
+const InsertReusableContent = Type.Object({
+  operation: Type.Literal('insert_reusable_content'),
+  reusableContent: Type.Optional({ ...ReusableContentId, description: 'Its id, also its file name in .gitbook/includes (generated when omitted)' }),
+  title: Type.String({ minLength: 1, maxLength: 500 }),
+  document: PageDocumentInput,
+}, STRICT);
+const UpdateReusableContent = Type.Object({
+  operation: Type.Literal('update_reusable_content'),
+  reusableContent: ReusableContentId,
+  title: Type.Optional(Type.String({ minLength: 1, maxLength: 500 })),
+  document: Type.Optional(PageDocumentInput),
+}, STRICT);
+const DeleteReusableContent = Type.Object({ operation: Type.Literal('delete_reusable_content'), reusableContent: ReusableContentId }, STRICT);
+
+const OPERATIONS = [InsertPage, UpdatePage, DeletePage, RevertPage, InsertFiles, UpdateVariables, InsertReusableContent, UpdateReusableContent, DeleteReusableContent] as const;
 
 /**
  * One content change, chosen by its `operation`. An if/then chain on `operation` (rather than a
@@ -120,7 +145,17 @@ export const ContentChange = {
     if: { required: ['operation'], properties: { operation: { const: schema.properties.operation.const } } },
     then: schema,
   })),
-} as unknown as TUnion<[typeof InsertPage, typeof UpdatePage, typeof DeletePage, typeof RevertPage, typeof InsertFiles]>;
+} as unknown as TUnion<[
+  typeof InsertPage,
+  typeof UpdatePage,
+  typeof DeletePage,
+  typeof RevertPage,
+  typeof InsertFiles,
+  typeof UpdateVariables,
+  typeof InsertReusableContent,
+  typeof UpdateReusableContent,
+  typeof DeleteReusableContent,
+]>;
 export type ContentChangeInput = Static<typeof ContentChange>;
 
 export const UpdateContentBody = Type.Object({ changes: Type.Array(ContentChange, { minItems: 1, maxItems: 50 }) });

@@ -1,7 +1,7 @@
 import { sql } from 'kysely';
 import { mergeContents, hasConflictMarkers, type Conflict } from '../content/merge.ts';
-import { ContentEditor, ContentReader, getDocuments, putDocuments, type PageEntry, type PageInput } from '../content/model.ts';
-import { readFrontMatter, type PageMetadata } from '../content/front-matter.ts';
+import { ContentEditor, ContentReader, getDocuments, putDocuments, type PageEntry, type PageInput, type Variables } from '../content/model.ts';
+import { readFrontMatter, VARIABLE_NAME, type PageMetadata } from '../content/front-matter.ts';
 import { decodeBase64, fetchFile, FileBudget, imageDimensions, putBlob } from '../content/files.ts';
 import { loadRevision } from '../content/service.ts';
 import { refreshSearchIndex } from '../search/indexer.ts';
@@ -276,7 +276,7 @@ export async function editContent(ctx: Ctx, spaceId: string, idOrNumber: string,
   // worker thread, and no database session waits for it.
   const bodies = new Map<number, string>();
   for (const [index, change] of changes.entries()) {
-    if (change.operation !== 'insert_page' && change.operation !== 'update_page') continue;
+    if (!('document' in change)) continue;
     try {
       const markdown = await markdownOf(change.document as DocumentInput | undefined);
       if (markdown !== undefined) bodies.set(index, markdown);
@@ -377,6 +377,7 @@ async function applyChange(
     hidden: c.hidden,
     noIndex: c.noIndex,
     noRobotsIndex: c.noRobotsIndex,
+    variables: c.variables === undefined ? undefined : checkedVariables(c.variables, 'variables'),
   });
   // A page inserted earlier in the batch can be named by its ref as the parent.
   const parentOf = (into: string | null | undefined) => (into && refs.pageRefs.has(into) ? refs.pageRefs.get(into)! : into);
@@ -384,7 +385,7 @@ async function applyChange(
     case 'insert_page': {
       const raw = body ?? '';
       const meta = 'markdown' in change.document ? readMarkdownMetadata(raw) : { markdown: raw, metadata: {} };
-      const [doc] = await putDocuments(trx, [refs.resolveRefs(meta.markdown)]);
+      const [doc] = await putDocuments(trx, space.id, [refs.resolveRefs(meta.markdown)]);
       const entry = await editor.insertPage({
         ...metadata(change),
         ...meta.metadata,
@@ -402,7 +403,7 @@ async function applyChange(
       if (body !== undefined) {
         const read = change.document && 'markdown' in change.document ? readMarkdownMetadata(body) : { markdown: body, metadata: {} };
         meta = read;
-        [doc] = await putDocuments(trx, [refs.resolveRefs(read.markdown)]);
+        [doc] = await putDocuments(trx, space.id, [refs.resolveRefs(read.markdown)]);
       }
       await editor.updatePage(change.page, {
         ...metadata(change),
@@ -426,7 +427,46 @@ async function applyChange(
     }
     case 'insert_files':
       return undefined; // stored before the pages, above
+    case 'update_variables': {
+      const variables = { ...(await editor.variables()) };
+      for (const [name, value] of Object.entries(change.variables)) {
+        if (!VARIABLE_NAME.test(name)) throw new BadRequestError(`variables: "${name}" is not a variable name (a letter or _, then letters, digits, _ or -)`);
+        if (value === null) delete variables[name];
+        else variables[name] = value;
+      }
+      editor.setVariables(variables);
+      return undefined;
+    }
+    case 'insert_reusable_content': {
+      const id = change.reusableContent ?? newId();
+      if (await editor.reusableContent(id)) throw new BadRequestError(`reusable content "${id}" already exists`);
+      const [doc] = await putDocuments(trx, space.id, [refs.resolveRefs(body ?? '')]);
+      const now = new Date().toISOString();
+      editor.putReusableContent({ id, title: change.title, doc: doc!, createdAt: now, updatedAt: now });
+      return undefined;
+    }
+    case 'update_reusable_content': {
+      const current = await editor.reusableContent(change.reusableContent);
+      if (!current) throw new BadRequestError(`reusable content "${change.reusableContent}" not found in the change request`);
+      const [doc] = body === undefined ? [current.doc] : await putDocuments(trx, space.id, [refs.resolveRefs(body)]);
+      editor.putReusableContent({ ...current, title: change.title ?? current.title, doc: doc ?? null, updatedAt: new Date().toISOString() });
+      return undefined;
+    }
+    case 'delete_reusable_content':
+      if (!(await editor.reusableContent(change.reusableContent))) {
+        throw new BadRequestError(`reusable content "${change.reusableContent}" not found in the change request`);
+      }
+      editor.deleteReusableContent(change.reusableContent);
+      return undefined;
   }
+}
+
+/** Page variables as given, once every name is one an expression can use. */
+function checkedVariables(variables: Variables, field: string): Variables {
+  for (const name of Object.keys(variables)) {
+    if (!VARIABLE_NAME.test(name)) throw new BadRequestError(`${field}: "${name}" is not a variable name (a letter or _, then letters, digits, _ or -)`);
+  }
+  return variables;
 }
 
 type PageMetadataInput = { [K in keyof PageInput]?: PageInput[K] | undefined };
@@ -486,7 +526,7 @@ export async function mergeChangeRequest(ctx: Ctx, spaceId: string, idOrNumber: 
       main.id === base.id
         ? head.root
         : await (async () => {
-            const outcome = await mergeContents(trx, { base: base.root, ours: main.root, theirs: head.root }, { keepConflicts: false });
+            const outcome = await mergeContents(trx, { base: base.root, ours: main.root, theirs: head.root }, { spaceId: space.id, keepConflicts: false });
             if (outcome.conflicts.length) {
               throw new MergeConflictError(`The change request conflicts with the space on ${outcome.conflicts.length} page(s): update it and resolve them`, outcome.conflicts);
             }
@@ -533,7 +573,7 @@ export async function updateFromSpace(ctx: Ctx, spaceId: string, idOrNumber: str
     const outcome =
       head.id === base.id
         ? { root: main.root, conflicts: [] as Conflict[] }
-        : await mergeContents(trx, { base: base.root, ours: head.root, theirs: main.root }, { keepConflicts: true, labels: { theirs: 'space', ours: 'change request' } });
+        : await mergeContents(trx, { base: base.root, ours: head.root, theirs: main.root }, { spaceId: space.id, keepConflicts: true, labels: { theirs: 'space', ours: 'change request' } });
     const revision = await newRevision(trx, locked, outcome.root, [head.id, main.id], 'update', ctx.user.id);
     const conflicted = [...new Set(outcome.conflicts.map((c) => c.page).filter(Boolean))];
     await trx

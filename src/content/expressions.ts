@@ -1,3 +1,5 @@
+import type { Variables } from './model.ts';
+
 /**
  * GitBook expressions in markdown: `<code class="expression">space.vars.name</code>` and
  * `page.vars.name`. Evaluation replaces each with the variable's value; unknown variables are left
@@ -5,9 +7,9 @@
  */
 const EXPRESSION = /<code class="expression">\s*(space|page)\.vars\.([A-Za-z0-9_-]+)\s*<\/code>/g;
 
-export function evaluateExpressions(markdown: string, vars: { space: Record<string, string>; page: Record<string, string> }): string {
+export function evaluateExpressions(markdown: string, vars: { space: Variables; page: Variables }): string {
   return markdown.replace(EXPRESSION, (whole, scope: 'space' | 'page', name: string) => {
     const value = vars[scope][name];
-    return value === undefined ? whole : value;
+    return value === undefined ? whole : String(value);
   });
 }

@@ -34,6 +34,8 @@ export interface PageMetadata {
   metaLinks?: { canonical?: string; alternates?: string[] };
   /** Visibility condition (`if:`), the official page `condition`. */
   condition?: string;
+  /** Page variables (`vars:`), the official page `variables`: strings, numbers and booleans. */
+  variables?: Record<string, string | number | boolean>;
   /** Keys we do not model, kept as they were. */
   extra?: Record<string, unknown>;
 }
@@ -61,6 +63,22 @@ function split(markdown: string): { yaml: string; bodyStart: number } | null {
 
 const bool = (value: unknown): boolean | undefined => (typeof value === 'boolean' ? value : undefined);
 const str = (value: unknown): string | undefined => (typeof value === 'string' ? value : typeof value === 'number' ? String(value) : undefined);
+
+/** A YAML mapping of variable names to scalars (strings ≤ 256, numbers, booleans); undefined for anything else. */
+export function variablesOf(value: unknown): Record<string, string | number | boolean> | undefined {
+  if (!value || typeof value !== 'object' || Array.isArray(value)) return undefined;
+  const out: Record<string, string | number | boolean> = {};
+  for (const [name, v] of Object.entries(value)) {
+    if (!VARIABLE_NAME.test(name)) return undefined;
+    if (typeof v === 'string' ? v.length > 256 : typeof v !== 'number' && typeof v !== 'boolean') return undefined;
+    if (typeof v === 'number' && !Number.isFinite(v)) return undefined;
+    out[name] = v as string | number | boolean;
+  }
+  return out;
+}
+
+/** Variable names as expressions can name them (`space.vars.<name>`). */
+export const VARIABLE_NAME = /^[A-Za-z_][A-Za-z0-9_-]{0,99}$/;
 
 /** Splits a page into its metadata and its body. A header that is not a YAML mapping is body. */
 export function readFrontMatter(markdown: string): { metadata: PageMetadata; body: string } {
@@ -94,6 +112,12 @@ export function readFrontMatter(markdown: string): { metadata: PageMetadata; bod
       case 'if':
         if (str(value)) metadata.condition = str(value);
         break;
+      case 'vars': {
+        const vars = variablesOf(value);
+        if (vars) metadata.variables = vars;
+        else extra[key] = value;
+        break;
+      }
       case 'metaLinks': {
         const links = value as { canonical?: unknown; alternates?: unknown } | null;
         if (links && typeof links === 'object') {
@@ -151,6 +175,7 @@ export function writeFrontMatter(metadata: PageMetadata): string {
   if (metadata.noRobotsIndex) data.noRobotsIndex = true;
   if (metadata.metaLinks && (metadata.metaLinks.canonical || metadata.metaLinks.alternates?.length)) data.metaLinks = metadata.metaLinks;
   if (metadata.condition) data.if = metadata.condition;
+  if (metadata.variables && Object.keys(metadata.variables).length) data.vars = metadata.variables;
   Object.assign(data, metadata.extra ?? {});
   if (Object.keys(data).length === 0) return '';
   return `---\n${stringify(data, { lineWidth: 0 })}---\n`;

@@ -41,7 +41,7 @@ function mergeSets(base: SetValue, ours: SetValue, theirs: SetValue): SetValue {
 export async function mergeContents(
   db: Db,
   roots: { base: string; ours: string; theirs: string },
-  opts: { keepConflicts: boolean; labels?: { theirs: string; ours: string } },
+  opts: { spaceId: string | null; keepConflicts: boolean; labels?: { theirs: string; ours: string } },
 ): Promise<MergeOutcome> {
   const tree = new Tree(db);
   const [theirChanges, ourChanges] = await Promise.all([tree.diff(roots.base, roots.theirs), tree.diff(roots.base, roots.ours)]);
@@ -132,7 +132,7 @@ export async function mergeContents(
       const page = pending.get(d.page)!;
       if (result.conflict) conflicts.push({ page: d.page, title: page.title, reason: 'the same lines were changed on both sides' });
       if (!result.conflict || opts.keepConflicts) {
-        const [hash] = await putDocuments(db, [result.result.join('\n')]);
+        const [hash] = await putDocuments(db, opts.spaceId, [result.result.join('\n')]);
         editor.setRaw(`p:${d.page}`, { ...page, doc: hash });
       }
     }

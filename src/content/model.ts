@@ -14,6 +14,7 @@ import { EMPTY, Tree, type Value } from './tree.ts';
  *                   without conflicts and in the same order whichever merges first
  *   f:<fileId>      FileEntry (bytes live in `blobs`, by hash)
  *   v               variables of the space
+ *   r:<id>          ReusableContentEntry (its markdown in `documents`, like a page's)
  * Page markdown lives in `documents`, by hash: an unchanged page is never stored twice.
  */
 
@@ -40,7 +41,7 @@ export interface PageEntry {
   condition?: string;
   /** Front matter keys Folio does not model, written back unchanged. */
   extra?: Record<string, unknown>;
-  variables?: Record<string, string>;
+  variables?: Variables;
   createdAt: string;
   updatedAt: string;
 }
@@ -54,7 +55,27 @@ export interface FileEntry {
   dimensions?: { width: number; height: number };
 }
 
+/** A variable's value, as the official `VariableValue`. */
+export type VariableValue = string | number | boolean;
+export type Variables = Record<string, VariableValue>;
+
+/**
+ * A block of content shared by pages (`{% include ".gitbook/includes/<id>.md" %}`). Its id is also
+ * its file name in a git repository, so an include written by hand names it directly.
+ */
+export interface ReusableContentEntry {
+  id: string;
+  title: string;
+  doc: string | null;
+  createdAt: string;
+  updatedAt: string;
+}
+
+/** Ids of reusable contents: usable as a file name and in an include path. */
+export const REUSABLE_CONTENT_ID = /^[A-Za-z0-9][A-Za-z0-9_-]{0,99}$/;
+
 export const pageKey = (id: string) => `p:${id}`;
+export const reusableContentKey = (id: string) => `r:${id}`;
 export const childrenKey = (parent: string | null) => `k:${parent ?? ''}`;
 export const fileKey = (id: string) => `f:${id}`;
 export const VARIABLES_KEY = 'v';
@@ -77,12 +98,23 @@ export function markdownHash(markdown: string): string {
   return createHash('sha256').update(markdown).digest('base64url');
 }
 
-/** Stores page markdown by hash (idempotent) and returns the hash. */
-export async function putDocuments(db: Db, markdowns: string[]): Promise<string[]> {
+/**
+ * Stores markdown by hash (idempotent) for a space and returns the hashes. The space is recorded as
+ * holding each document, which is what scopes a document read by id to its space (`null`: no space,
+ * for code below the level of spaces).
+ */
+export async function putDocuments(db: Db, spaceId: string | null, markdowns: string[]): Promise<string[]> {
   const rows = markdowns.map((markdown) => ({ hash: markdownHash(markdown), markdown }));
   const unique = [...new Map(rows.map((r) => [r.hash, r])).values()];
   for (let i = 0; i < unique.length; i += 500) {
-    await db.insertInto('documents').values(unique.slice(i, i + 500)).onConflict((oc) => oc.column('hash').doNothing()).execute();
+    const batch = unique.slice(i, i + 500);
+    await db.insertInto('documents').values(batch).onConflict((oc) => oc.column('hash').doNothing()).execute();
+    if (spaceId === null) continue; // below the level of spaces (tests, benchmarks): nothing to scope
+    await db
+      .insertInto('space_documents')
+      .values(batch.map((r) => ({ space_id: spaceId, hash: r.hash })))
+      .onConflict((oc) => oc.doNothing())
+      .execute();
   }
   return rows.map((r) => r.hash);
 }
@@ -157,24 +189,38 @@ export class ContentReader {
     return (await this.tree.get(this.root, fileKey(id))) as FileEntry | undefined;
   }
 
-  async variables(): Promise<Record<string, string>> {
-    return ((await this.tree.get(this.root, VARIABLES_KEY)) as Record<string, string> | undefined) ?? {};
+  async variables(): Promise<Variables> {
+    return ((await this.tree.get(this.root, VARIABLES_KEY)) as Variables | undefined) ?? {};
+  }
+
+  async reusableContent(id: string): Promise<ReusableContentEntry | undefined> {
+    return (await this.tree.get(this.root, reusableContentKey(id))) as ReusableContentEntry | undefined;
   }
 
   /** The whole content at once (for whole-revision reads). */
-  async all(): Promise<{ pages: Map<string, PageEntry>; files: FileEntry[]; variables: Record<string, string> }> {
+  async all(): Promise<RevisionContent> {
     const entries = await this.tree.entries(this.root);
     const pages = new Map<string, PageEntry>();
     const files: FileEntry[] = [];
-    let variables: Record<string, string> = {};
+    const reusableContents: ReusableContentEntry[] = [];
+    let variables: Variables = {};
     for (const [key, value] of entries) {
       if (key.startsWith('p:')) pages.set(key.slice(2), value as PageEntry);
       else if (key.startsWith('f:')) files.push(value as FileEntry);
-      else if (key === VARIABLES_KEY) variables = value as Record<string, string>;
+      else if (key.startsWith('r:')) reusableContents.push(value as ReusableContentEntry);
+      else if (key === VARIABLES_KEY) variables = value as Variables;
     }
     files.sort((a, b) => (a.id < b.id ? -1 : 1));
-    return { pages, files, variables };
+    reusableContents.sort((a, b) => (a.id < b.id ? -1 : 1));
+    return { pages, files, reusableContents, variables };
   }
+}
+
+export interface RevisionContent {
+  pages: Map<string, PageEntry>;
+  files: FileEntry[];
+  reusableContents: ReusableContentEntry[];
+  variables: Variables;
 }
 
 export function sortPages(pages: PageEntry[]): PageEntry[] {
@@ -224,10 +270,29 @@ export class ContentEditor extends ContentReader {
     return super.file(id);
   }
 
-  // Variables are set through setRaw: reads must see them like every other edit of the batch.
-  override async variables(): Promise<Record<string, string>> {
-    if (this.changes.has(VARIABLES_KEY)) return (this.changes.get(VARIABLES_KEY) as Record<string, string> | undefined) ?? {};
+  // Reads see the edits of the batch made so far, like every other read of the editor.
+  override async variables(): Promise<Variables> {
+    if (this.changes.has(VARIABLES_KEY)) return (this.changes.get(VARIABLES_KEY) as Variables | undefined) ?? {};
     return super.variables();
+  }
+
+  override async reusableContent(id: string): Promise<ReusableContentEntry | undefined> {
+    const key = reusableContentKey(id);
+    if (this.changes.has(key)) return this.changes.get(key) as ReusableContentEntry | undefined;
+    return super.reusableContent(id);
+  }
+
+  /** Sets the space's variables (all of them: none removes the entry). */
+  setVariables(variables: Variables) {
+    this.set(VARIABLES_KEY, Object.keys(variables).length ? variables : undefined);
+  }
+
+  putReusableContent(entry: ReusableContentEntry) {
+    this.set(reusableContentKey(entry.id), entry);
+  }
+
+  deleteReusableContent(id: string) {
+    this.set(reusableContentKey(id), undefined);
   }
 
   private set(key: string, value: Value | undefined) {
@@ -397,7 +462,7 @@ export class ContentEditor extends ContentReader {
 
 function metadata(input: PageInput): Partial<PageEntry> {
   const out: Partial<PageEntry> = {};
-  for (const k of ['layout', 'cover', 'metaLinks', 'condition', 'extra'] as const) if (input[k] !== undefined) (out as Record<string, unknown>)[k] = input[k];
+  for (const k of ['layout', 'cover', 'metaLinks', 'condition', 'extra', 'variables'] as const) if (input[k] !== undefined) (out as Record<string, unknown>)[k] = input[k];
   if (input.emoji) out.emoji = input.emoji;
   if (input.icon) out.icon = input.icon;
   if (input.description !== undefined) out.description = input.description;

@@ -27,7 +27,7 @@ export function gitPath(path: string, hasChildren: boolean): string {
   return hasChildren ? `${path}/README.md` : `${path}.md`;
 }
 
-function gitOid(text: string): string {
+export function gitOid(text: string): string {
   // A blob id as git computes it, so a page's oid matches the file git sync would write.
   return createHash('sha1').update(`blob ${Buffer.byteLength(text)}\0${text}`).digest('hex');
 }
@@ -99,6 +99,7 @@ export function frontMatterOf(page: PageEntry): PageMetadata {
   if (page.layout) out.layout = page.layout;
   if (page.metaLinks) out.metaLinks = page.metaLinks;
   if (page.condition) out.condition = page.condition;
+  if (page.variables && Object.keys(page.variables).length) out.variables = page.variables;
   if (page.extra) out.extra = page.extra;
   return out;
 }

@@ -7,7 +7,8 @@ import { contentDisposition } from '../platform/content-disposition.ts';
 import { NotFoundError } from '../platform/errors.ts';
 import { ListOf, PageQuery as ListQuery } from '../platform/paging.ts';
 import { getBlob } from './files.ts';
-import { File, Page, PageQuery, Revision, RevisionQuery } from './schemas.ts';
+import { DocumentQuery, File, JsonDocument, Page, PageQuery, ReusableContent, Revision, RevisionQuery } from './schemas.ts';
+import { computedDocument, documentById, pageDocument, reusableContentById, reusableContentDocument, type DocumentRead } from './documents.ts';
 import {
   currentContent,
   fileById,
@@ -30,25 +31,47 @@ function sendPageRead(reply: FastifyReply, read: PageRead) {
   return reply.type('application/json; charset=utf-8').send(pageReadJson({ page: read.page, documentJson: read.documentJson }));
 }
 
-type Query = { metadata?: 'true' | 'false'; format?: 'document' | 'markdown'; evaluated?: 'true' | 'false' | 'deterministic-only' };
+type Query = {
+  metadata?: 'true' | 'false';
+  format?: 'document' | 'markdown';
+  evaluated?: 'true' | 'false' | 'deterministic-only';
+  dereferenced?: 'true' | 'false' | 'reusable-contents';
+};
 
 function readOptions(query: Query): ReadOptions {
   return {
     metadata: query.metadata !== 'false',
     format: query.format,
     evaluated: query.evaluated === 'true' ? true : query.evaluated === 'deterministic-only' ? 'deterministic-only' : false,
+    dereferenced: query.dereferenced === 'true' ? true : query.dereferenced === 'reusable-contents' ? 'reusable-contents' : false,
   };
+}
+
+/** Answers a document read: JSON text converted on a worker is sent as it is. */
+function sendDocument(reply: FastifyReply, read: DocumentRead) {
+  if ('document' in read) return read.document;
+  return reply.type('application/json; charset=utf-8').send(read.json);
 }
 
 interface Target {
   /** Path prefix after /v1, e.g. /spaces/:spaceId/content */
   prefix: string;
   params: TObject;
-  names: { revision: string; pages: string; page: string; path: string; files: string; file: string };
+  names: {
+    revision: string;
+    pages: string;
+    page: string;
+    path: string;
+    files: string;
+    file: string;
+    reusableContent: string;
+    reusableContentDocument: string;
+    pageDocument: string;
+  };
   resolve(ctx: Ctx, params: Record<string, string>): Promise<ContentTarget>;
 }
 
-/** The same six reads for the space's current content, a revision, and a change request's head. */
+/** The same reads for the space's current content, a revision, and a change request's head. */
 function readRoutes(app: FolioApp, target: Target) {
   const tags = ['content'];
   const withId = (extra: Record<string, ReturnType<typeof Type.String>>) => Type.Object({ ...target.params.properties, ...extra });
@@ -128,6 +151,58 @@ function readRoutes(app: FolioApp, target: Target) {
     },
   );
   app.get(
+    `${target.prefix}/page/:pageId/document`,
+    {
+      schema: {
+        operationId: target.names.pageDocument,
+        tags,
+        params: withId({ pageId: Type.String({ maxLength: 100 }) }),
+        querystring: DocumentQuery,
+        response: { 200: JsonDocument, ...errorResponses },
+      },
+    },
+    async (req, reply) => {
+      const ctx = req.ctx();
+      const params = req.params as Record<string, string>;
+      return sendDocument(reply, await pageDocument(ctx, await target.resolve(ctx, params), params.pageId!, readOptions(req.query as Query)));
+    },
+  );
+  app.get(
+    `${target.prefix}/reusable-contents/:reusableContentId`,
+    {
+      schema: {
+        operationId: target.names.reusableContent,
+        tags,
+        params: withId({ reusableContentId: Type.String({ maxLength: 100 }) }),
+        querystring: RevisionQuery,
+        response: { 200: ReusableContent, ...errorResponses },
+      },
+    },
+    async (req) => {
+      const ctx = req.ctx();
+      const params = req.params as Record<string, string>;
+      return reusableContentById(ctx, await target.resolve(ctx, params), params.reusableContentId!, readOptions(req.query as Query));
+    },
+  );
+  app.get(
+    `${target.prefix}/reusable-contents/:reusableContentId/document`,
+    {
+      schema: {
+        operationId: target.names.reusableContentDocument,
+        tags,
+        params: withId({ reusableContentId: Type.String({ maxLength: 100 }) }),
+        querystring: DocumentQuery,
+        response: { 200: JsonDocument, ...errorResponses },
+      },
+    },
+    async (req, reply) => {
+      const ctx = req.ctx();
+      const params = req.params as Record<string, string>;
+      const read = await reusableContentDocument(ctx, await target.resolve(ctx, params), params.reusableContentId!, readOptions(req.query as Query));
+      return sendDocument(reply, read);
+    },
+  );
+  app.get(
     `${target.prefix}/files/:fileId`,
     {
       schema: {
@@ -151,7 +226,17 @@ export async function contentRoutes(app: FolioApp): Promise<void> {
   readRoutes(app, {
     prefix: '/spaces/:spaceId/content',
     params: spaceParams,
-    names: { revision: 'getCurrentRevision', pages: 'listPages', page: 'getPageById', path: 'getPageByPath', files: 'listFiles', file: 'getFileById' },
+    names: {
+      revision: 'getCurrentRevision',
+      pages: 'listPages',
+      page: 'getPageById',
+      path: 'getPageByPath',
+      files: 'listFiles',
+      file: 'getFileById',
+      reusableContent: 'getReusableContentById',
+      reusableContentDocument: 'getReusableContentDocumentById',
+      pageDocument: 'getPageDocumentById',
+    },
     resolve: (ctx, p) => currentContent(ctx, p.spaceId!),
   });
   readRoutes(app, {
@@ -164,6 +249,9 @@ export async function contentRoutes(app: FolioApp): Promise<void> {
       path: 'getPageInRevisionByPath',
       files: 'listFilesInRevisionById',
       file: 'getFileInRevisionById',
+      reusableContent: 'getReusableContentInRevisionById',
+      reusableContentDocument: 'getReusableContentDocumentInRevisionById',
+      pageDocument: 'getPageDocumentInRevisionById',
     },
     resolve: (ctx, p) => revisionContent(ctx, p.spaceId!, p.revisionId!),
   });
@@ -177,12 +265,44 @@ export async function contentRoutes(app: FolioApp): Promise<void> {
       path: 'getPageInChangeRequestByPath',
       files: 'listFilesInChangeRequestById',
       file: 'getFileInChangeRequestById',
+      reusableContent: 'getReusableContentInChangeRequestById',
+      reusableContentDocument: 'getReusableContentDocumentInChangeRequestById',
+      pageDocument: 'getPageDocumentInChangeRequestById',
     },
     resolve: async (ctx, p) => {
       const { space, cr } = await loadChangeRequest(ctx, p.spaceId!, p.changeRequestId!);
       return { space, revision: await loadRevision(ctx.db, space.id, cr.revision) };
     },
   });
+
+  app.get(
+    '/spaces/:spaceId/documents/:documentId',
+    {
+      schema: {
+        operationId: 'getDocumentById',
+        tags: ['content'],
+        params: Type.Object({ spaceId: Type.String({ maxLength: 100 }), documentId: Type.String({ maxLength: 100 }) }),
+        response: { 200: JsonDocument, ...errorResponses },
+      },
+    },
+    async (req, reply) => sendDocument(reply, await documentById(req.ctx(), req.params.spaceId, req.params.documentId)),
+  );
+  app.post(
+    '/spaces/:spaceId/content/computed/document',
+    {
+      schema: {
+        operationId: 'getComputedDocument',
+        tags: ['content'],
+        params: spaceParams,
+        body: Type.Object({
+          source: Type.Object({ type: Type.String({ maxLength: 100 }) }, { additionalProperties: true }),
+          seed: Type.String({ maxLength: 200 }),
+        }),
+        response: { 200: JsonDocument, ...errorResponses },
+      },
+    },
+    async (req) => computedDocument(req.ctx(), req.params.spaceId, req.body.source),
+  );
 
   // File bytes. The address is the hash of the content: knowing it is the capability to read it.
   app.get(

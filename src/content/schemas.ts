@@ -34,6 +34,27 @@ export const File = Type.Object(
   { additionalProperties: true },
 );
 
+/** Variable values, as the official `VariableValue`. */
+export const Variables = Type.Record(Type.String(), Type.Union([Type.String({ maxLength: 256 }), Type.Number(), Type.Boolean()]));
+
+/** The official `RevisionReusableContent`: `document` is the id of its stored body. */
+export const ReusableContent = Type.Object({
+  id: Type.String(),
+  title: Type.String(),
+  document: Type.Optional(Type.String()),
+  git: Type.Optional(Type.Object({ oid: Type.String(), path: Type.String() })),
+});
+
+/** The official `JSONDocument`. */
+export const JsonDocument = Type.Object(
+  {
+    object: Type.Literal('document'),
+    data: Type.Object({}, { additionalProperties: true }),
+    nodes: Type.Array(Type.Object({}, { additionalProperties: true })),
+  },
+  { additionalProperties: true },
+);
+
 export const Revision = Type.Object(
   {
     object: Type.Literal('revision'),
@@ -42,9 +63,9 @@ export const Revision = Type.Object(
     type: Type.String(),
     pages: Type.Array(Page),
     files: Type.Array(File),
-    reusableContents: Type.Array(Type.Object({}, { additionalProperties: true })),
+    reusableContents: Type.Array(ReusableContent),
     tags: Type.Array(Type.Object({}, { additionalProperties: true })),
-    variables: Type.Record(Type.String(), Type.String()),
+    variables: Variables,
     createdAt: Timestamp,
     urls: Type.Object({}, { additionalProperties: true }),
   },
@@ -56,6 +77,12 @@ const BoolText = asEnum(Type.Union([Type.Literal('true'), Type.Literal('false')]
 export const RevisionQuery = Type.Object({
   metadata: Type.Optional(BoolText),
   computed: Type.Optional(BoolText),
+});
+
+/** Reads of a document body alone. */
+export const DocumentQuery = Type.Object({
+  evaluated: Type.Optional(asEnum(Type.Union([Type.Literal('true'), Type.Literal('false'), Type.Literal('deterministic-only')]))),
+  dereferenced: Type.Optional(asEnum(Type.Union([Type.Literal('true'), Type.Literal('false'), Type.Literal('reusable-contents')]))),
 });
 
 export const PageQuery = Type.Object({

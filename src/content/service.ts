@@ -7,7 +7,7 @@ import { presentChangeRequest } from '../change-requests/presenter.ts';
 import { usersById } from '../users/service.ts';
 import { spaceUrls } from '../spaces/presenter.ts';
 import { loadSpace } from '../spaces/access.ts';
-import { evaluateExpressions } from './expressions.ts';
+import { presentReusableContent, readBody, type BodyOptions } from './documents.ts';
 import { isLargeMarkdown, markdownToDocumentForRead, markdownToDocumentJsonForRead } from './convert.ts';
 import { ContentReader, getDocuments, type PageEntry } from './model.ts';
 import { withFrontMatter } from './front-matter.ts';
@@ -39,9 +39,8 @@ export function readerFor(ctx: Ctx, target: ContentTarget): ContentReader {
   return new ContentReader(ctx.db, target.revision.root);
 }
 
-export interface ReadOptions extends PagePresentOptions {
+export interface ReadOptions extends PagePresentOptions, BodyOptions {
   format?: 'document' | 'markdown' | undefined;
-  evaluated?: boolean | 'deterministic-only' | undefined;
 }
 
 /** The revision resource: page tree, files and variables. */
@@ -55,8 +54,8 @@ async function mergedFrom(ctx: Ctx, target: ContentTarget) {
 }
 
 export async function presentRevision(ctx: Ctx, target: ContentTarget, opts: PagePresentOptions) {
-  const { pages, files, variables } = await readerFor(ctx, target).all();
-  const markdown = await getDocuments(ctx.db, [...pages.values()].map((p) => p.doc ?? ''));
+  const { pages, files, reusableContents, variables } = await readerFor(ctx, target).all();
+  const markdown = await getDocuments(ctx.db, [...pages.values(), ...reusableContents].map((p) => p.doc ?? ''));
   const urls = spaceUrls(ctx.urls, target.space);
   return {
     object: 'revision' as const,
@@ -65,7 +64,7 @@ export async function presentRevision(ctx: Ctx, target: ContentTarget, opts: Pag
     type: target.revision.type,
     pages: presentPageTree(ctx.urls, target.space, pages, opts, markdown),
     files: files.map((f) => presentFile(ctx.urls, f, opts)),
-    reusableContents: [],
+    reusableContents: reusableContents.map((r) => presentReusableContent(r, opts, markdown.get(r.doc ?? '') ?? '')),
     tags: [],
     variables,
     createdAt: target.revision.created_at.toISOString(),
@@ -94,10 +93,7 @@ export async function presentPage(ctx: Ctx, target: ContentTarget, page: PageEnt
   if (!page) throw new NotFoundError('Page');
   const reader = readerFor(ctx, target);
   const source = page.doc ? ((await getDocuments(ctx.db, [page.doc])).get(page.doc) ?? '') : '';
-  let markdown = source;
-  if (opts.evaluated) {
-    markdown = evaluateExpressions(markdown, { space: await reader.variables(), page: page.variables ?? {} });
-  }
+  let markdown = await readBody(reader, source, page, opts);
   // The markdown of a page carries its metadata as front matter, as GitBook exports it.
   if (opts.format === 'markdown') markdown = withFrontMatter(frontMatterOf(page), markdown);
   if (opts.format !== 'markdown' && isLargeMarkdown(markdown)) {

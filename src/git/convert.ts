@@ -1,9 +1,11 @@
+import { GitError } from './git.ts';
 import { posix } from 'node:path';
 import { generateNKeysBetween } from 'fractional-indexing';
 import { readMarkdownMetadata } from '../change-requests/service.ts';
 import { getBlob, imageDimensions, putBlob } from '../content/files.ts';
-import { withFrontMatter } from '../content/front-matter.ts';
-import { ContentEditor, ContentReader, EMPTY, getDocuments, putDocuments, slugify, sortPages, VARIABLES_KEY, type FileEntry, type PageEntry } from '../content/model.ts';
+import { readFrontMatter, variablesOf, withFrontMatter } from '../content/front-matter.ts';
+import { parse as parseYaml, stringify as stringifyYaml } from 'yaml';
+import { ContentEditor, ContentReader, EMPTY, getDocuments, putDocuments, REUSABLE_CONTENT_ID, slugify, sortPages, type FileEntry, type PageEntry, type ReusableContentEntry, type Variables } from '../content/model.ts';
 import { frontMatterOf, gitPath } from '../content/presenter.ts';
 import { hashOf } from '../content/tree.ts';
 import type { Db } from '../platform/db/database.ts';
@@ -33,7 +35,24 @@ export interface Manifest {
   pages: Record<string, { kind: 'page' | 'group' | 'link'; path?: string; oid?: string; entry: string; href?: string }>;
   files: Record<string, { path: string; oid: string; blob: string }>;
   summary?: { path: string; oid: string; shape: string };
+  /** Reusable contents ↔ `.gitbook/includes/<id>.md`. */
+  includes?: Record<string, { path: string; oid: string; entry: string }>;
+  /** Space variables ↔ `.gitbook/vars.yaml`. */
+  vars?: { path: string; oid: string; hash: string };
 }
+
+/** An include line, `{% include "<path>" %}`, whatever the path. */
+const INCLUDE = /^([ \t]*\{%[ \t]*include[ \t]+")([^"]+)("[ \t]*%\}[ \t]*)$/gm;
+
+function rewriteIncludes(markdown: string, map: (path: string) => string | undefined): string {
+  if (!markdown.includes('include')) return markdown;
+  return markdown.replace(INCLUDE, (whole, lead: string, path: string, end: string) => {
+    const next = map(path);
+    return next === undefined ? whole : `${lead}${next}${end}`;
+  });
+}
+
+const includeEntryHash = (e: ReusableContentEntry) => hashOf({ ...e, createdAt: undefined, updatedAt: undefined });
 
 /** Hash of what a page's file says (its place in the tree is SUMMARY.md's business). */
 function entryHash(p: PageEntry): string {
@@ -60,7 +79,7 @@ export async function importTree(
   db: Db,
   repo: FetchedRepo,
   commit: string,
-  opts: { projectDir: string; base: { root: string; manifest: Manifest | null }; progress: Progress },
+  opts: { spaceId: string; projectDir: string; base: { root: string; manifest: Manifest | null }; progress: Progress },
 ): Promise<{ root: string; manifest: Manifest; stats: ImportStats }> {
   const files = await repo.files(commit, opts.projectDir);
   const byPath = new Map(files.map((f) => [f.path, f]));
@@ -143,9 +162,14 @@ export async function importTree(
   const bodies = new Map<string, string>();
   for (const f of pageFiles) {
     const meta = parsed.get(f.path)!;
+    const includesDir = repoPath(config.root, '.gitbook/includes');
+    const body = rewriteIncludes(meta.markdown, (target) => {
+      const r = resolveRelative(f.path, target);
+      return r && includesDir && r.path.startsWith(`${includesDir}/`) ? `.gitbook/includes/${r.path.slice(includesDir.length + 1)}` : undefined;
+    });
     bodies.set(
       f.path,
-      rewriteLinks(meta.markdown, (target) => {
+      rewriteLinks(body, (target) => {
         const r = resolveRelative(f.path, target);
         if (!r) return undefined;
         const page = pageIdByPath.get(r.path) ?? (/\/$|^$/.test(r.path) ? undefined : pageIdByPath.get(`${r.path}/README.md`));
@@ -157,11 +181,11 @@ export async function importTree(
     );
   }
   const docPaths = [...bodies.keys()];
-  const hashes = await putDocuments(db, docPaths.map((p) => bodies.get(p)!));
+  const hashes = await putDocuments(db, opts.spaceId, docPaths.map((p) => bodies.get(p)!));
   const docByPath = new Map(docPaths.map((p, i) => [p, hashes[i]!]));
 
   const baseReader = new ContentReader(db, opts.base.root);
-  const base = opts.base.root === EMPTY ? { pages: new Map<string, PageEntry>(), files: [] as FileEntry[], variables: {} } : await baseReader.all();
+  const base = opts.base.root === EMPTY ? { pages: new Map<string, PageEntry>(), files: [] as FileEntry[], reusableContents: [] as ReusableContentEntry[], variables: {} as Variables } : await baseReader.all();
   const now = new Date().toISOString();
   const editor = new ContentEditor(db, EMPTY);
   const manifest: Manifest = { commit, pages: {}, files: {} };
@@ -201,7 +225,7 @@ export async function importTree(
         slug,
         parent: parentId,
         pos: positions[i]!,
-        doc: item.kind === 'page' ? (docByPath.get(item.path!) ?? (await putDocuments(db, ['']))[0]!) : null,
+        doc: item.kind === 'page' ? (docByPath.get(item.path!) ?? (await putDocuments(db, opts.spaceId, ['']))[0]!) : null,
         createdAt: before?.createdAt ?? now,
         updatedAt: now,
         ...(meta?.metadata ?? {}),
@@ -239,7 +263,36 @@ export async function importTree(
     editor.putFile(entry);
     manifest.files[id] = { path, oid: f.oid, blob };
   }
-  if (Object.keys(base.variables).length) editor.setRaw(VARIABLES_KEY, base.variables);
+  // Reusable contents from .gitbook/includes/<id>.md; space variables from .gitbook/vars.yaml.
+  const includesDir = repoPath(config.root, '.gitbook/includes')!;
+  const includeFiles = files.filter((f) => f.path.startsWith(`${includesDir}/`) && /^[^/]+\.md$/.test(f.path.slice(includesDir.length + 1)));
+  const includeTexts = await repo.blobs(includeFiles.map((f) => f.oid));
+  const baseIncludes = new Map(base.reusableContents.map((r) => [r.id, r]));
+  manifest.includes = {};
+  for (const f of includeFiles) {
+    const id = f.path.slice(includesDir.length + 1).replace(/\.md$/, '');
+    if (!REUSABLE_CONTENT_ID.test(id)) continue;
+    const { metadata, body } = readFrontMatter(includeTexts.get(f.oid)!.toString('utf8'));
+    const title = typeof metadata.extra?.title === 'string' ? metadata.extra.title : id;
+    const [doc] = await putDocuments(db, opts.spaceId, [body.replace(/^(?:[ \t]*\r?\n)+/, '')]);
+    const before = baseIncludes.get(id);
+    const entry: ReusableContentEntry = before && before.title === title && before.doc === doc ? before : { id, title, doc: doc!, createdAt: before?.createdAt ?? now, updatedAt: now };
+    editor.putReusableContent(entry);
+    manifest.includes[id] = { path: f.path, oid: f.oid, entry: includeEntryHash(entry) };
+  }
+  const varsFile = byPath.get(repoPath(config.root, '.gitbook/vars.yaml')!);
+  if (varsFile) {
+    let parsedVars: unknown;
+    try {
+      parsedVars = parseYaml((await repo.blobs([varsFile.oid])).get(varsFile.oid)!.toString('utf8'));
+    } catch {
+      throw new GitError(`${varsFile.path} is not valid YAML`);
+    }
+    const variables = parsedVars == null ? {} : variablesOf(parsedVars);
+    if (!variables) throw new GitError(`${varsFile.path}: variables must be a mapping of names to strings (up to 256 characters), numbers or booleans`);
+    editor.setVariables(variables);
+    manifest.vars = { path: varsFile.path, oid: varsFile.oid, hash: hashOf(variables) };
+  }
   // Without SUMMARY.md, the shape is kept too: an export of the same tree writes none either.
   manifest.summary = summaryFile ? { path: summaryFile.path, oid: summaryFile.oid, shape: hashOf(shapeOf(toc)) } : { path: '', oid: '', shape: hashOf(shapeOf(toc)) };
   const root = await editor.commit(db);
@@ -268,7 +321,7 @@ export async function exportPlan(
   opts: { projectDir: string; existing: TreeFile[]; configText: string | undefined; manifest: Manifest | null },
 ): Promise<ExportPlan> {
   const config = readGitbookConfig(opts.configText, opts.projectDir);
-  const { pages, files } = await new ContentReader(db, root).all();
+  const { pages, files, reusableContents, variables } = await new ContentReader(db, root).all();
   const docs = await getDocuments(db, [...pages.values()].map((p) => p.doc ?? ''));
   const children = new Map<string | null, PageEntry[]>();
   for (const p of pages.values()) {
@@ -342,7 +395,8 @@ export async function exportPlan(
         }
         return undefined;
       });
-      const text = withFrontMatter(frontMatterOf(p), `# ${p.title}\n${body.trim() ? `\n${body.replace(/\n*$/, '\n')}` : ''}`);
+      const withIncludes = rewriteIncludes(body, (target) => (target.startsWith('.gitbook/includes/') ? relativeLink(path, inRoot(target)) : undefined));
+      const text = withFrontMatter(frontMatterOf(p), `# ${p.title}\n${withIncludes.trim() ? `\n${withIncludes.replace(/\n*$/, '\n')}` : ''}`);
       out.files.push({ path, data: Buffer.from(text, 'utf8') });
     }
     out.manifest.pages[p.id] = { kind: 'page', path, entry: hash, ...(oid ? { oid } : {}), ...(known?.href && known.path === path ? { href: known.href } : {}) };
@@ -358,6 +412,31 @@ export async function exportPlan(
       out.files.push({ path, data });
       out.manifest.files[f.id] = { path, oid: '', blob: f.blob };
     }
+  }
+
+  // Reusable contents and variables, each file kept as it was while unchanged.
+  const includeDocs = await getDocuments(db, reusableContents.map((r) => r.doc ?? ''));
+  out.manifest.includes = {};
+  for (const r of reusableContents) {
+    const known = m?.includes?.[r.id];
+    const hash = includeEntryHash(r);
+    const path = known?.path ?? inRoot('.gitbook/includes', `${r.id}.md`);
+    used.add(path);
+    if (known && known.entry === hash) out.files.push({ path, oid: known.oid });
+    else {
+      const body = includeDocs.get(r.doc ?? '') ?? '';
+      out.files.push({ path, data: Buffer.from(`---\n${stringifyYaml({ title: r.title }, { lineWidth: 0 })}---\n\n${body.replace(/\n*$/, '\n')}`, 'utf8') });
+    }
+    out.manifest.includes[r.id] = { path, oid: known?.entry === hash ? known.oid : '', entry: hash };
+  }
+  const varsHash = hashOf(variables);
+  if (m?.vars && m.vars.hash === varsHash) {
+    out.files.push({ path: m.vars.path, oid: m.vars.oid });
+    out.manifest.vars = m.vars;
+  } else if (Object.keys(variables).length) {
+    const path = m?.vars?.path ?? inRoot('.gitbook/vars.yaml');
+    out.files.push({ path, data: Buffer.from(stringifyYaml(variables, { lineWidth: 0 }), 'utf8') });
+    out.manifest.vars = { path, oid: '', hash: varsHash };
   }
 
   // SUMMARY.md: the same table of contents as last time is the same file.
@@ -397,6 +476,8 @@ export async function exportPlan(
     for (const p of Object.values(m.pages)) if (p.path) before.add(p.path);
     for (const f of Object.values(m.files)) before.add(f.path);
     if (m.summary?.path) before.add(m.summary.path);
+    for (const i of Object.values(m.includes ?? {})) before.add(i.path);
+    if (m.vars) before.add(m.vars.path);
   }
   for (const path of before) if (!written.has(path) && existing.has(path)) out.deletes.push(path);
   // Writing a file where the tree has a folder (or the reverse) needs the other removed first.

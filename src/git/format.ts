@@ -1,3 +1,4 @@
+import { GitError } from './git.ts';
 import { posix } from 'node:path';
 import { parse as parseYaml } from 'yaml';
 
@@ -40,11 +41,11 @@ export function readGitbookConfig(text: string | undefined, projectDir: string):
       const parsed = parseYaml(text);
       if (parsed && typeof parsed === 'object') data = parsed as Record<string, any>;
     } catch (err) {
-      throw new Error(`.gitbook.yaml is not valid YAML: ${(err as Error).message.split('\n')[0]}`);
+      throw new GitError(`.gitbook.yaml is not valid YAML: ${(err as Error).message.split('\n')[0]}`);
     }
   }
   const root = repoPath(projectDir, typeof data.root === 'string' ? data.root : '');
-  if (root === undefined) throw new Error('.gitbook.yaml: root points outside the repository');
+  if (root === undefined) throw new GitError('.gitbook.yaml: root points outside the repository');
   const structure = (data.structure ?? {}) as Record<string, unknown>;
   const redirects: Record<string, string> = {};
   if (data.redirects && typeof data.redirects === 'object') {

@@ -445,7 +445,7 @@ export function importJob(services: Services) {
         const synced = t.row.synced_revision ? await loadRevision(db, t.space.id, t.row.synced_revision).catch(() => undefined) : undefined;
         const manifest = synced ? manifestOf(t.row) : null;
         const baseRoot = synced?.root ?? (await loadRevision(db, t.space.id, t.space.revision_id)).root;
-        const built = await importTree(db, repo, commit, { projectDir: t.projectDir, base: { root: baseRoot, manifest }, progress: log });
+        const built = await importTree(db, repo, commit, { spaceId: t.space.id, projectDir: t.projectDir, base: { root: baseRoot, manifest }, progress: log });
         const git = {
           oid: commit,
           message,
@@ -480,7 +480,7 @@ export function importJob(services: Services) {
             const incoming = await newRevision(trx, space, built.root, [synced.id], 'edits', userId);
             await setGit(incoming);
             synchronised = incoming;
-            const merged = await mergeContents(trx, { base: synced.root, ours: current.root, theirs: built.root }, { keepConflicts: false });
+            const merged = await mergeContents(trx, { base: synced.root, ours: current.root, theirs: built.root }, { spaceId: space.id, keepConflicts: false });
             if (!merged.conflicts.length) {
               const id = await newRevision(trx, space, merged.root, [current.id, incoming], 'edits', userId);
               await trx.updateTable('spaces').set({ revision_id: id, updated_at: new Date() }).where('id', '=', space.id).execute();
@@ -525,7 +525,7 @@ async function conflictChangeRequest(
   space: SpaceRow,
   opts: { base: { id: string; root: string }; incoming: { id: string; root: string }; current: { id: string; root: string }; userId: string; commit: string; message: string },
 ) {
-  const outcome = await mergeContents(trx, { base: opts.base.root, ours: opts.incoming.root, theirs: opts.current.root }, { keepConflicts: true, labels: { theirs: 'space', ours: 'git' } });
+  const outcome = await mergeContents(trx, { base: opts.base.root, ours: opts.incoming.root, theirs: opts.current.root }, { spaceId: space.id, keepConflicts: true, labels: { theirs: 'space', ours: 'git' } });
   const head = await newRevision(trx, space, outcome.root, [opts.incoming.id, opts.current.id], 'update', opts.userId);
   const last = await trx.selectFrom('change_requests').select(sql<number>`coalesce(max(number), 0)`.as('n')).where('space_id', '=', space.id).executeTakeFirstOrThrow();
   const now = new Date();
@@ -581,10 +581,12 @@ export function exportJob(services: Services) {
         else await repo.push(made.commit, t.ref, !!p.force);
         // The blob ids of what was written, for the next export to reuse.
         const listed = new Map((await repo.files(head, t.projectDir)).map((f) => [f.path, f.oid]));
-        const next: Manifest = { commit: head, pages: plan.manifest.pages, files: plan.manifest.files, ...(plan.manifest.summary ? { summary: plan.manifest.summary } : {}) };
+        const next: Manifest = { commit: head, ...plan.manifest };
         for (const page of Object.values(next.pages)) if (page.path && listed.has(page.path)) page.oid = listed.get(page.path)!;
         for (const file of Object.values(next.files)) if (listed.has(file.path)) file.oid = listed.get(file.path)!;
         if (next.summary?.path && listed.has(next.summary.path)) next.summary.oid = listed.get(next.summary.path)!;
+        for (const inc of Object.values(next.includes ?? {})) if (listed.has(inc.path)) inc.oid = listed.get(inc.path)!;
+        if (next.vars && listed.has(next.vars.path)) next.vars.oid = listed.get(next.vars.path)!;
         await db.transaction().execute(async (trx) => {
           const git = { oid: head, message: head === parent ? await repo.commitMessage(head) : message, createdByGitBook: true, ref: t.ref, ...(t.repoCommitURL ? { url: `${t.repoCommitURL.replace(/\/?$/, '/')}${head}` } : {}) };
           await trx.updateTable('revisions').set({ git: json(git) }).where('id', '=', revision.id).execute();

@@ -18,7 +18,7 @@ export async function bulkPages(
 ) {
   const total = sections * (perSection + 1);
   const made = Array.from({ length: total }, (_, n) => make(n));
-  const docs = await putDocuments(db, made.map((m) => m.markdown));
+  const docs = await putDocuments(db, null, made.map((m) => m.markdown));
   const editor = new ContentEditor(db, '');
   const now = new Date().toISOString();
   const ids: string[] = [];

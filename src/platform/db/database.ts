@@ -10,6 +10,7 @@ import * as m0004 from './migrations/0004_content.ts';
 import * as m0005 from './migrations/0005_comments.ts';
 import * as m0006 from './migrations/0006_search.ts';
 import * as m0007 from './migrations/0007_token_lifecycle.ts';
+import * as m0008 from './migrations/0008_space_documents.ts';
 import * as m0011 from './migrations/0011_git_sync.ts';
 import { PGliteDialect } from './pglite-dialect.ts';
 import type { Database } from './schema.ts';
@@ -55,6 +56,7 @@ const migrations: Record<string, Migration> = {
   '0005_comments': m0005,
   '0006_search': m0006,
   '0007_token_lifecycle': m0007,
+  '0008_space_documents': m0008,
   '0011_git_sync': m0011,
 };
 

@@ -20,6 +20,7 @@ export interface Database {
   space_counts: SpaceCountsTable;
   tree_nodes: TreeNodesTable;
   documents: DocumentsTable;
+  space_documents: SpaceDocumentsTable;
   blobs: BlobsTable;
   change_requests: ChangeRequestsTable;
   change_request_contributors: ChangeRequestContributorsTable;
@@ -210,6 +211,8 @@ export interface SpacesTable {
   deleted_at: Date | null;
   /** The public `gitSync` object of the space (set by git sync). */
   git_sync: Generated<Json | null>;
+  /** Whether `space_documents` lists the documents of its revisions (false only for spaces from before it existed). */
+  documents_indexed: Generated<boolean>;
 }
 
 export interface RevisionsTable {
@@ -256,6 +259,11 @@ export interface TreeNodesTable {
 export interface DocumentsTable {
   hash: string;
   markdown: string;
+}
+
+export interface SpaceDocumentsTable {
+  space_id: string;
+  hash: string;
 }
 
 export interface BlobsTable {
