@@ -296,6 +296,7 @@ export async function importTree(
   // Without SUMMARY.md, the shape is kept too: an export of the same tree writes none either.
   manifest.summary = summaryFile ? { path: summaryFile.path, oid: summaryFile.oid, shape: hashOf(shapeOf(toc)) } : { path: '', oid: '', shape: hashOf(shapeOf(toc)) };
   const root = await editor.commit(db);
+  opts.progress('git import: content tree written', { files: assets.size, reusableContents: includeFiles.length });
   return { root, manifest, stats: { filesRead: pageFiles.length + assets.size, pagesWritten, filesWritten: assets.size } };
 }
 

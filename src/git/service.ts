@@ -505,6 +505,7 @@ export function importJob(services: Services) {
             .execute();
           return { kind: result, revision: synchronised };
         });
+        log('git import: revision committed', { result: outcome.kind });
         if (outcome.kind === 'standalone') {
           await setOperation(db, p.spaceId, { state: 'success' });
         } else {
