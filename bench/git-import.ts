@@ -116,8 +116,9 @@ async function main() {
     // The same pages' rows written directly: documents, then one commit of the content tree.
     const bulkOnce = async (count: number, round: number) => {
       const pages = generate(count, `bulk-${count}-${round}`);
+      const space = await call('POST', `/v1/orgs/${org.id}/spaces`, { title: `bulk ${count} ${round}` });
       const start = performance.now();
-      const docs = await putDocuments(store, null, pages.map((p) => p.text));
+      const docs = await putDocuments(store, space.id, pages.map((p) => p.text));
       const now = new Date().toISOString();
       const ids = pages.map(() => newId());
       const editor = new ContentEditor(store, EMPTY);

@@ -34,14 +34,14 @@ export class FetchedRepo {
    * ref (an empty repository or a new branch, for exports).
    */
   async fetch(ref: string, opts: { depth?: number; allowMissing?: boolean } = {}): Promise<string | undefined> {
-    const listed = (await this.ws.git(['ls-remote', '--', this.remote.url, ref], this.net())).toString().trim();
-    const line = listed.split('\n').find((l) => l.split('\t')[1] === ref);
-    if (!line) {
+    const args = ['fetch', '--quiet', '--no-tags', '--no-write-fetch-head', ...(opts.depth ? [`--depth=${opts.depth}`] : []), '--', this.remote.url, `+${ref}:refs/folio/fetched`];
+    try {
+      await this.ws.git(args, this.net());
+    } catch (err) {
+      if (!(err instanceof GitError) || !/does not exist in the repository/.test(err.message)) throw err;
       if (opts.allowMissing) return undefined;
       throw new GitError(`The repository has no ref ${ref}: check the branch name`);
     }
-    const args = ['fetch', '--quiet', '--no-tags', '--no-write-fetch-head', ...(opts.depth ? [`--depth=${opts.depth}`] : []), '--', this.remote.url, `+${ref}:refs/folio/fetched`];
-    await this.ws.git(args, this.net());
     return (await this.ws.git(['rev-parse', '--verify', 'refs/folio/fetched^{commit}'])).toString().trim();
   }
 
