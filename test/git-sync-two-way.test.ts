@@ -126,4 +126,37 @@ describe('git sync, both ways', () => {
       services.jobs.start();
     }
   });
+
+  test('an import whose worker died mid-way leaves the space on its previous revision, and is taken again', async () => {
+    const { admin, org } = await newOrg(h.t, 'Crash Inc');
+    const space = await newSpace(admin, org.id);
+    h.g.createRepo('crash');
+    h.g.commit('crash', { 'README.md': '# Before\n' }, 'one');
+    await importRepo(admin, space.id, 'crash', { repoProjectDirectory: undefined });
+    const revision = (await admin.api.spaces.getSpaceById(space.id)).data.revision;
+    h.g.commit('crash', { 'README.md': '# After\n' }, 'two');
+    const services = h.t.server.services;
+    const db = services.db;
+    await services.jobs.stop();
+    try {
+      await admin.api.spaces.importGitRepository(space.id, { url: h.g.urlOf('crash'), ref: 'refs/heads/main' });
+      // As a worker that claimed the job, took the space's lock and died: lease expired, lock left behind.
+      const job = await db.selectFrom('jobs').select('id').where('type', '=', GIT_IMPORT_JOB).where('status', '=', 'queued').executeTakeFirstOrThrow();
+      await db.updateTable('jobs').set({ status: 'running', attempts: 1, locked_until: new Date(Date.now() - 1000) }).where('id', '=', job.id).execute();
+      await db.updateTable('git_syncs').set({ lock_job: job.id, lock_until: new Date(Date.now() + 600_000) }).where('space_id', '=', space.id).execute();
+      assert.equal((await admin.api.spaces.getSpaceById(space.id)).data.revision, revision);
+      assert.equal((await pages(admin, space.id))[0]!.title, 'Before');
+      // A later export waits for the space's lock, which the dead job no longer holds once retried.
+      await admin.api.spaces.exportToGitRepository(space.id, { url: h.g.urlOf('crash'), ref: 'refs/heads/main', commitMessage: 'after crash' });
+    } finally {
+      services.jobs.start();
+    }
+    await gitJobsDone();
+    const retried = await db.selectFrom('jobs').select(['status', 'attempts']).where('type', '=', GIT_IMPORT_JOB).orderBy('id', 'desc').executeTakeFirstOrThrow();
+    assert.deepEqual(retried, { status: 'done', attempts: 2 });
+    assert.equal((await pages(admin, space.id))[0]!.title, 'After');
+    const state = await info(admin, space.id);
+    assert.equal(state.operation?.state, 'success', state.operation?.error);
+    assert.equal(state.operation?.direction, 'export');
+  });
 });

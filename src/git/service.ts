@@ -328,7 +328,15 @@ async function withSpaceLock<T>(db: Db, spaceId: string, jobId: number, fn: () =
       .updateTable('git_syncs')
       .set({ lock_job: jobId, lock_until: new Date(now.getTime() + LOCK_MS) })
       .where('space_id', '=', spaceId)
-      .where((eb) => eb.or([eb('lock_job', 'is', null), eb('lock_until', '<', now), eb('lock_job', '=', jobId)]))
+      .where((eb) =>
+        eb.or([
+          eb('lock_job', 'is', null),
+          eb('lock_until', '<', now),
+          eb('lock_job', '=', jobId),
+          // The holder's worker died (its job is no longer running under a live lease): take over.
+          eb.not(eb.exists(eb.selectFrom('jobs').select('jobs.id').whereRef('jobs.id', '=', 'git_syncs.lock_job').where('jobs.status', '=', 'running').where('jobs.locked_until', '>=', now))),
+        ]),
+      )
       .executeTakeFirst();
     if (Number(got.numUpdatedRows) > 0) break;
     const exists = await db.selectFrom('git_syncs').select('space_id').where('space_id', '=', spaceId).executeTakeFirst();
