@@ -199,6 +199,7 @@ export async function importTree(
     siblings.set(parentId, list);
   }
   let pagesWritten = 0;
+  const entries = new Map<TocItem, PageEntry>();
   for (const [parentId, list] of siblings) {
     const listIds = list.map((i) => ids.get(i)!);
     const oldPos = listIds.map((id) => base.pages.get(id)).map((p) => (p && p.parent === parentId ? p.pos : undefined));
@@ -229,11 +230,13 @@ export async function importTree(
         createdAt: before?.createdAt ?? now,
         updatedAt: now,
         ...(meta?.metadata ?? {}),
-        ...(item.title !== title ? { linkTitle: item.title } : {}),
+        // A SUMMARY.md title other than the page's own is its link title (folder names are not titles).
+        ...(summaryFile && item.kind === 'page' && item.title !== title ? { linkTitle: item.title } : {}),
       } as PageEntry;
       const same = before && hashOf({ ...before, updatedAt: undefined }) === hashOf({ ...entry, updatedAt: undefined });
       const final = same ? before : entry;
       editor.putPage(final);
+      entries.set(item, final);
       pagesWritten++;
       const file = item.kind === 'page' ? byPath.get(item.path!) : undefined;
       manifest.pages[id] = {
@@ -294,7 +297,11 @@ export async function importTree(
     manifest.vars = { path: varsFile.path, oid: varsFile.oid, hash: hashOf(variables) };
   }
   // Without SUMMARY.md, the shape is kept too: an export of the same tree writes none either.
-  manifest.summary = summaryFile ? { path: summaryFile.path, oid: summaryFile.oid, shape: hashOf(shapeOf(toc)) } : { path: '', oid: '', shape: hashOf(shapeOf(toc)) };
+  // The shape uses the titles an export would write (a link title, else the page's title).
+  const titled = (list: TocItem[]): TocItem[] =>
+    list.filter((i) => entries.has(i)).map((i) => ({ ...i, title: i.kind === 'group' ? i.title : (entries.get(i)!.linkTitle ?? entries.get(i)!.title), children: titled(i.children) }));
+  const shape = hashOf(shapeOf(titled(toc)));
+  manifest.summary = summaryFile ? { path: summaryFile.path, oid: summaryFile.oid, shape } : { path: '', oid: '', shape };
   const root = await editor.commit(db);
   opts.progress('git import: content tree written', { files: assets.size, reusableContents: includeFiles.length });
   return { root, manifest, stats: { filesRead: pageFiles.length + assets.size, pagesWritten, filesWritten: assets.size } };

@@ -473,7 +473,8 @@ export function importJob(services: Services) {
           }
           let synchronised: string;
           let result: 'unchanged' | 'replaced' | 'merged' | 'conflicts';
-          if (!synced || current.id === synced.id || p.force) {
+          // `force` only overrides the event order: work done on both sides is always merged.
+          if (!synced || current.id === synced.id) {
             if (current.root === built.root) {
               synchronised = current.id;
               result = 'unchanged';
