@@ -6,38 +6,17 @@
  */
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
-import { createRequire } from 'node:module';
 import { describe, test } from 'node:test';
-import Ajv2020 from 'ajv/dist/2020.js';
-import addFormats from 'ajv-formats';
 import fc from 'fast-check';
 import { generateNKeysBetween } from 'fractional-indexing';
 import { type GitBookDocument, documentToMarkdown, markdownToDocument } from '../src/content/markdown.ts';
+import { officialSchema } from './support/official-schema.ts';
 
-const require = createRequire(import.meta.url);
-const spec = structuredClone(require('@gitbook/api/spec/openapi.json'));
-const schemas = spec.components.schemas;
-// Three defects of the official document, worked around here only (see the README):
-// 1. a prompt's `data` requires `description` but does not list it while forbidding extra properties;
-schemas.DocumentBlockPrompt.properties.data.properties.description = { type: 'string' };
-// 2. a button's `data` is an allOf whose second part forbids the `label`/`kind` the first part requires;
-for (const branch of schemas.DocumentInlineButton.properties.data.allOf[1].oneOf) delete branch.additionalProperties;
-// 3. a table record value that is a file or URL reference matches two branches of a oneOf;
-// 4. `PlainObject` (integration props) has no `type: object`, so a string prop matches two branches.
-schemas.PlainObject.type = 'object';
-const recordValues = schemas.DocumentTableRecord.properties.values.additionalProperties;
-recordValues.anyOf = recordValues.oneOf;
-delete recordValues.oneOf;
-
-const ajv = new Ajv2020({ strict: false, allErrors: true, validateFormats: true });
-addFormats(ajv);
-for (const format of ['int32', 'int64', 'float', 'double', 'byte', 'binary', 'password', 'icon']) ajv.addFormat(format, true);
-ajv.addSchema(spec, 'openapi');
-const validateDocument = ajv.compile({ $ref: 'openapi#/components/schemas/JSONDocument' });
+const validateDocument = officialSchema('JSONDocument');
 
 function assertOfficial(doc: unknown, context = ''): void {
   const ok = validateDocument(doc);
-  assert.ok(ok, `not a valid JSONDocument ${context}:\n  ${ajv.errorsText(validateDocument.errors, { separator: '\n  ' }).slice(0, 3000)}`);
+  assert.ok(ok, `not a valid JSONDocument ${context}:\n  ${validateDocument.errors().slice(0, 3000)}`);
 }
 
 const fixture = (name: string) => readFileSync(new URL(`./fixtures/content-format/${name}`, import.meta.url), 'utf8');

@@ -575,7 +575,7 @@ describe('files', () => {
       const pages = pagesData.pages as unknown as PageView[];
       const home = byTitle(pages, 'Home');
       const guide = byTitle(pages, 'Guide');
-      const { data: homeRead } = await ann.api.spaces.getPageInChangeRequestById(space.id, cr.id, home.id, { format: 'markdown' });
+      const { data: homeRead } = await ann.api.spaces.getPageInChangeRequestById(space.id, cr.id, home.id, { format: 'markdown', 'format.markdown.refs': 'stable' });
       assert.equal((homeRead as unknown as PageView).markdown, `![Logo](/files/${logo.id})\n\nSee [the guide](/pages/${guide.id}) and [data](/files/${data.id}).\n`);
       const { data: homeDoc } = await ann.api.spaces.getPageInChangeRequestById(space.id, cr.id, home.id, { format: 'document' });
       const text = JSON.stringify((homeDoc as unknown as PageView).document);

@@ -26,7 +26,7 @@ async function pages(user: TestUser, spaceId: string): Promise<Tree[]> {
 }
 
 async function markdown(user: TestUser, spaceId: string, pageId: string): Promise<string> {
-  const { data } = await user.api.spaces.getPageById(spaceId, pageId, { format: 'markdown' });
+  const { data } = await user.api.spaces.getPageById(spaceId, pageId, { format: 'markdown', 'format.markdown.refs': 'stable' });
   return (data as { markdown: string }).markdown;
 }
 

@@ -1,6 +1,7 @@
 import { sql } from 'kysely';
 import { mergeContents, hasConflictMarkers, type Conflict } from '../content/merge.ts';
-import { ContentEditor, ContentReader, getDocuments, putDocuments, type PageEntry, type PageInput, type Variables } from '../content/model.ts';
+import { ContentEditor, ContentReader, getDocuments, putDocuments, type PageEntry, type PageInput, type ReusableContentEntry, type Variables } from '../content/model.ts';
+import { canonicalLinks, INCLUDES_DIRECTORY, pageDirectory } from '../content/page-links.ts';
 import { readFrontMatter, VARIABLE_NAME, type PageMetadata } from '../content/front-matter.ts';
 import { decodeBase64, fetchFile, FileBudget, imageDimensions, putBlob } from '../content/files.ts';
 import { loadRevision } from '../content/service.ts';
@@ -308,17 +309,20 @@ export async function editContent(ctx: Ctx, spaceId: string, idOrNumber: string,
     const touched: string[] = [];
     const created = new Map<string, string | undefined>();
     const existedBefore = new Map<string, boolean>();
+    const written: ({ page: string } | { reusableContent: string })[] = [];
     for (const [index, change] of changes.entries()) {
       try {
         if ('page' in change && !existedBefore.has(change.page)) existedBefore.set(change.page, !!(await editor.page(change.page)));
         const pageId = await applyChange(trx, editor, space, current, change, bodies.get(index), { pageRefs, resolveRefs });
         if (pageId && !touched.includes(pageId)) touched.push(pageId);
+        if (bodies.has(index)) written.push(pageId ? { page: pageId } : { reusableContent: (change as { reusableContent?: string }).reusableContent ?? '' });
         if (pageId && change.operation === 'insert_page') created.set(pageId, change.ref);
       } catch (err) {
         if (err instanceof BadRequestError) throw new BadRequestError(`changes[${index}] (${change.operation}): ${err.message}`);
         throw err;
       }
     }
+    await storeLinksById(trx, editor, space.id, written);
     const root = await editor.commit(trx);
     const revision = await newRevision(trx, space, root, [head.id], 'edits', ctx.user.id);
     // A page is resolved once its markdown no longer holds conflict markers.
@@ -349,6 +353,24 @@ export async function editContent(ctx: Ctx, spaceId: string, idOrNumber: string,
       .executeTakeFirstOrThrow();
     return { cr: row, outcome, root };
   });
+}
+
+/**
+ * Relative links in the bodies a batch wrote, stored as page and file ids so they survive moves.
+ * They resolve against the batch's result, so a link may name a page inserted after it.
+ */
+async function storeLinksById(trx: Db, editor: ContentEditor, spaceId: string, written: ({ page: string } | { reusableContent: string })[]) {
+  for (const item of written) {
+    const entry = 'page' in item ? await editor.page(item.page) : await editor.reusableContent(item.reusableContent);
+    if (!entry?.doc) continue;
+    const text = (await getDocuments(trx, [entry.doc])).get(entry.doc) ?? '';
+    const directory = 'page' in item ? await pageDirectory(editor, entry as PageEntry) : INCLUDES_DIRECTORY;
+    const canonical = await canonicalLinks(editor, text, directory);
+    if (canonical === text) continue;
+    const [doc] = await putDocuments(trx, spaceId, [canonical]);
+    if ('page' in item) editor.putPage({ ...(entry as PageEntry), doc: doc! });
+    else editor.putReusableContent({ ...(entry as ReusableContentEntry), doc: doc! });
+  }
 }
 
 /** What a batch did, for `compat=false`: affected pages in first-touch order, and inserted files. */

@@ -197,6 +197,11 @@ export class ContentReader {
     return (await this.tree.get(this.root, reusableContentKey(id))) as ReusableContentEntry | undefined;
   }
 
+  /** Every file of the revision. */
+  async files(): Promise<FileEntry[]> {
+    return (await this.all()).files;
+  }
+
   /** The whole content at once (for whole-revision reads). */
   async all(): Promise<RevisionContent> {
     const entries = await this.tree.entries(this.root);
@@ -280,6 +285,16 @@ export class ContentEditor extends ContentReader {
     const key = reusableContentKey(id);
     if (this.changes.has(key)) return this.changes.get(key) as ReusableContentEntry | undefined;
     return super.reusableContent(id);
+  }
+
+  override async files(): Promise<FileEntry[]> {
+    const byId = new Map((await super.files()).map((f) => [f.id, f]));
+    for (const [key, value] of this.changes) {
+      if (!key.startsWith('f:')) continue;
+      if (value === undefined) byId.delete(key.slice(2));
+      else byId.set(key.slice(2), value as FileEntry);
+    }
+    return [...byId.values()];
   }
 
   /** Sets the space's variables (all of them: none removes the entry). */

@@ -36,6 +36,7 @@ type Query = {
   format?: 'document' | 'markdown';
   evaluated?: 'true' | 'false' | 'deterministic-only';
   dereferenced?: 'true' | 'false' | 'reusable-contents';
+  'format.markdown.refs'?: 'relative' | 'stable';
 };
 
 function readOptions(query: Query): ReadOptions {
@@ -44,6 +45,7 @@ function readOptions(query: Query): ReadOptions {
     format: query.format,
     evaluated: query.evaluated === 'true' ? true : query.evaluated === 'deterministic-only' ? 'deterministic-only' : false,
     dereferenced: query.dereferenced === 'true' ? true : query.dereferenced === 'reusable-contents' ? 'reusable-contents' : false,
+    markdownRefs: query['format.markdown.refs'],
   };
 }
 

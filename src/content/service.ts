@@ -11,6 +11,7 @@ import { presentReusableContent, readBody, type BodyOptions } from './documents.
 import { isLargeMarkdown, markdownToDocumentForRead, markdownToDocumentJsonForRead } from './convert.ts';
 import { ContentReader, getDocuments, type PageEntry } from './model.ts';
 import { withFrontMatter } from './front-matter.ts';
+import { pageDirectory, relativeLinks } from './page-links.ts';
 import { frontMatterOf, loadPresentedPage, presentFile, presentPageTree, type PagePresentOptions } from './presenter.ts';
 
 /** Which content a read is about: the space's current revision, a revision by id, or a change request's head. */
@@ -41,6 +42,8 @@ export function readerFor(ctx: Ctx, target: ContentTarget): ContentReader {
 
 export interface ReadOptions extends PagePresentOptions, BodyOptions {
   format?: 'document' | 'markdown' | undefined;
+  /** How markdown writes links to pages and files: relative paths (the default) or ids. */
+  markdownRefs?: 'relative' | 'stable' | undefined;
 }
 
 /** The revision resource: page tree, files and variables. */
@@ -94,8 +97,12 @@ export async function presentPage(ctx: Ctx, target: ContentTarget, page: PageEnt
   const reader = readerFor(ctx, target);
   const source = page.doc ? ((await getDocuments(ctx.db, [page.doc])).get(page.doc) ?? '') : '';
   let markdown = await readBody(reader, source, page, opts);
-  // The markdown of a page carries its metadata as front matter, as GitBook exports it.
-  if (opts.format === 'markdown') markdown = withFrontMatter(frontMatterOf(page), markdown);
+  // The markdown of a page carries its metadata as front matter and links relative to the page, as
+  // GitBook exports it (or links by id, with `format.markdown.refs=stable`).
+  if (opts.format === 'markdown') {
+    if (opts.markdownRefs !== 'stable') markdown = await relativeLinks(reader, markdown, await pageDirectory(reader, page));
+    markdown = withFrontMatter(frontMatterOf(page), markdown);
+  }
   if (opts.format !== 'markdown' && isLargeMarkdown(markdown)) {
     // A large document is converted and serialized on a worker thread; the page around it is
     // serialized here and the two texts are joined (see pageReadJson).

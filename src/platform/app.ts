@@ -33,7 +33,9 @@ import { searchRoutes } from '../search/routes.ts';
 import { linkRoutes } from '../links/routes.ts';
 import { templateRoutes } from '../templates/routes.ts';
 import { pdfRoutes } from '../pdf/routes.ts';
+import { siteRoutes } from '../sites/routes.ts';
 import { homeRoutes } from './home.ts';
+import { publishedSiteRoutes } from '../site/routes.ts';
 import { gitRoutes } from '../git/routes.ts';
 
 export type FolioApp = FastifyInstance<
@@ -337,10 +339,13 @@ export async function buildApp(
       await linkRoutes(api);
       await templateRoutes(api);
       await pdfRoutes(api);
+      await siteRoutes(api);
       await gitRoutes(api);
     },
     { prefix: '/v1' },
   );
+  // Published sites, at PUBLIC_URL/<organization>/<basename>/ (outside the API and its tokens).
+  await publishedSiteRoutes(app as unknown as FastifyInstance, services);
 
   return app;
 }

@@ -11,6 +11,7 @@ import * as m0005 from './migrations/0005_comments.ts';
 import * as m0006 from './migrations/0006_search.ts';
 import * as m0007 from './migrations/0007_token_lifecycle.ts';
 import * as m0008 from './migrations/0008_space_documents.ts';
+import * as m0010 from './migrations/0010_sites.ts';
 import * as m0011 from './migrations/0011_git_sync.ts';
 import { PGliteDialect } from './pglite-dialect.ts';
 import type { Database } from './schema.ts';
@@ -57,6 +58,7 @@ const migrations: Record<string, Migration> = {
   '0006_search': m0006,
   '0007_token_lifecycle': m0007,
   '0008_space_documents': m0008,
+  '0010_sites': m0010,
   '0011_git_sync': m0011,
 };
 
