@@ -84,7 +84,7 @@ describe('git sync, both ways', () => {
     assert.equal(crs.count, (crsBefore ?? 0) + 1);
     const cr = crs.items.find((c: { subject: string }) => c.subject.includes('conflicting edit'))!;
     assert.ok(cr);
-    const crPage = ((await admin.api.spaces.getPageInChangeRequestById(space.id, cr.id, ids.get('Home')!, { format: 'markdown' } as never)).data as unknown as { markdown: string }).markdown;
+    const crPage = ((await admin.api.spaces.getPageInChangeRequestById(space.id, cr.id, ids.get('Home')!, { format: 'markdown', 'format.markdown.refs': 'stable' } as never)).data as unknown as { markdown: string }).markdown;
     assert.match(crPage, /<<<<<<< space/);
     assert.match(crPage, />>>>>>> git/);
     assert.match(crPage, /line one from git/);

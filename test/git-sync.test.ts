@@ -48,6 +48,10 @@ Hidden text with **bold**, *italic*, ~~strike~~ and \`code\`.
 
 </details>
 
+\`\`\`markdown
+A sample [link](../README.md) stays as written.
+\`\`\`
+
 1. First
 2. Second
 
@@ -137,6 +141,7 @@ describe('git sync', () => {
     const install = await markdownOf(admin, space.id, byTitle.get('Install [beta]')!.id);
     assert.match(install, new RegExp(`\\]\\(/pages/${byTitle.get('Welcome')!.id}\\)`));
     assert.match(install, new RegExp(`/pages/${byTitle.get('Welcome')!.id}#start`));
+    assert.match(install, /A sample \[link\]\(\.\.\/README\.md\) stays as written/, 'links in code blocks are text');
     assert.match(install, /\{% hint style="warning" %\}/);
     assert.match(install, /\{% tabs %\}/);
     assert.match(install, /<details>/);

@@ -223,21 +223,42 @@ export function contentTypeOf(name: string): string {
   return TYPES[posix.extname(name).slice(1).toLowerCase()] ?? 'application/octet-stream';
 }
 
+const FENCE = /^ {0,3}(`{3,}|~{3,})/;
+
 /**
  * Rewrites the link targets of a page body: markdown links and images `](target)`, and the
- * `src`/`url`/`href` attributes of tags and HTML. `map` returns the new target or undefined to keep it.
+ * `src`/`url`/`href` attributes of tags and HTML, outside code blocks and code spans. `map`
+ * returns the new target or undefined to keep it.
  */
 export function rewriteLinks(markdown: string, map: (target: string) => string | undefined): string {
+  let fence: string | null = null;
   return markdown
-    .replace(/(\]\(\s*)(<[^>\n]*>|[^)\s]+)/g, (whole, lead: string, target: string) => {
-      const bare = target.replace(/^<|>$/g, '');
-      const next = map(bare);
-      return next === undefined ? whole : `${lead}${next}`;
+    .split('\n')
+    .map((line) => {
+      const marker = FENCE.exec(line)?.[1];
+      if (fence) {
+        if (marker && marker[0] === fence[0] && marker.length >= fence.length && line.trim() === marker) fence = null;
+        return line;
+      }
+      if (marker) {
+        fence = marker;
+        return line;
+      }
+      if (!line.includes('](') && !line.includes('="')) return line;
+      const spans: string[] = [];
+      const masked = line.replace(/(`+)[^`]*?\1/g, (span) => `\u0000${spans.push(span) - 1}\u0000`);
+      return masked
+        .replace(/(\]\(\s*)(<[^>\n]*>|[^)\s]+)/g, (whole, lead: string, target: string) => {
+          const next = map(target.replace(/^<|>$/g, ''));
+          return next === undefined ? whole : `${lead}${next}`;
+        })
+        .replace(/(\b(?:src|url|href)=")([^"\n]+)(")/g, (whole, lead: string, target: string, end: string) => {
+          const next = map(target);
+          return next === undefined ? whole : `${lead}${next}${end}`;
+        })
+        .replace(/\u0000(\d+)\u0000/g, (_, i: string) => spans[Number(i)]!);
     })
-    .replace(/(\b(?:src|url|href)=")([^"\n]+)(")/g, (whole, lead: string, target: string, end: string) => {
-      const next = map(target);
-      return next === undefined ? whole : `${lead}${next}${end}`;
-    });
+    .join('\n');
 }
 
 /** A relative link target split into its repository path and anchor; undefined for external ones. */

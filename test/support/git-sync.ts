@@ -64,7 +64,7 @@ export function gitSyncHarness() {
   }
 
   async function markdownOf(user: TestUser, spaceId: string, pageId: string) {
-    return ((await user.api.spaces.getPageById(spaceId, pageId, { format: 'markdown' } as never)).data as unknown as { markdown: string }).markdown;
+    return ((await user.api.spaces.getPageById(spaceId, pageId, { format: 'markdown', 'format.markdown.refs': 'stable' } as never)).data as unknown as { markdown: string }).markdown;
   }
 
   async function editAndMerge(user: TestUser, spaceId: string, changes: unknown[]) {
