@@ -34,6 +34,9 @@ export interface Remote {
 
 export class GitError extends Error {}
 
+/** A git command that ran past GIT_TIMEOUT_MS (the operation's state is `timeout`). */
+export class GitTimeoutError extends GitError {}
+
 /** Parses a repository URL, refusing what is not plain http(s) (options, transports, local paths). */
 export function parseRemote(raw: string, field = 'url'): Remote {
   const text = raw.trim();
@@ -149,7 +152,6 @@ const SAFE_CONFIG: [string, string][] = [
   ['gc.auto', '0'],
   ['maintenance.auto', 'false'],
   ['fetch.recurseSubmodules', 'false'],
-  ['transfer.fsckObjects', 'true'],
   ['init.defaultBranch', 'main'],
 ];
 
@@ -191,7 +193,7 @@ function runGit(args: string[], opts: GitRunOptions, home: string): Promise<Buff
     let err = '';
     let failed: Error | undefined;
     const timer = setTimeout(() => {
-      failed = new GitError(`git ${args[0]} took longer than ${Math.round((opts.timeoutMs ?? 120_000) / 1000)} s and was stopped`);
+      failed = new GitTimeoutError(`git ${args[0]} took longer than ${Math.round((opts.timeoutMs ?? 120_000) / 1000)} s and was stopped (GIT_TIMEOUT_MS)`);
       child.kill('SIGKILL');
     }, opts.timeoutMs ?? 120_000);
     child.stdout.on('data', (chunk: Buffer) => {

@@ -13,7 +13,7 @@ import { newId } from '../platform/ids.ts';
 import type { JobContext } from '../platform/jobs.ts';
 import { exportPlan, importTree, type Manifest } from './convert.ts';
 import { projectDirectory, readGitbookConfig, repoPath } from './format.ts';
-import { checkRef, GitError, parseRemote, redactRemote, vetRemoteForRequest, type Remote } from './git.ts';
+import { checkRef, GitError, GitTimeoutError, parseRemote, redactRemote, vetRemoteForRequest, type Remote } from './git.ts';
 import { FetchedRepo } from './repo.ts';
 import { decryptSecret, encryptSecret } from './secrets.ts';
 
@@ -423,7 +423,7 @@ async function runOperation(services: Services, job: JobContext, p: GitJobPayloa
       await body({ ...target, row: fresh });
     } catch (err) {
       const message = err instanceof GitError || err instanceof BadRequestError ? err.message : `Unexpected error: ${redactRemote((err as Error).message)}`;
-      await setOperation(job.db, p.spaceId, { state: 'failure', error: message });
+      await setOperation(job.db, p.spaceId, { state: err instanceof GitTimeoutError ? 'timeout' : 'failure', error: message });
       services.jobs.logger?.warn({ space: p.spaceId, direction, err: message }, 'git sync failed');
       // What the user must fix is not retried; anything else is (the job runs again later).
       if (!(err instanceof GitError || err instanceof BadRequestError)) throw err;
@@ -571,7 +571,8 @@ export function exportJob(services: Services) {
       const db = job.db;
       const repo = await FetchedRepo.open(t.remote, services.config);
       try {
-        const parent = await repo.fetch(t.ref, { allowMissing: true });
+        // Only the tip is needed: the new commit's parent is the remote's head, which it has.
+        const parent = await repo.fetch(t.ref, { depth: 1, allowMissing: true });
         if (parent && t.row.synced_commit && parent !== t.row.synced_commit && !p.force) {
           throw new GitError(`The branch has commits that were not imported into the space yet (${parent.slice(0, 7)}): import first, or export with force: true to overwrite them`);
         }
