@@ -75,7 +75,7 @@ The manual
 ![The logo](../.gitbook/assets/logo.png)
 `;
 
-function fixture(): Record<string, string | Buffer> {
+function fixture(): Record<string, string | Buffer | { symlink: string }> {
   return {
     'README.md': '# The monorepo\n\nNot documentation.\n',
     'app/index.js': 'console.log(1);\n',
@@ -92,6 +92,7 @@ function fixture(): Record<string, string | Buffer> {
       '  * [Install \\[beta\\]](guides/install.md)',
       '    * [Deep](guides/deep/page.md)',
       '* [Elsewhere](https://example.com/docs)',
+      '* [Sneaky](guides/sneaky.md)',
       '',
       '## Reference',
       '',
@@ -101,6 +102,8 @@ function fixture(): Record<string, string | Buffer> {
     'site/docs/guides/README.md': '# Getting started\n\nThe guides.\n',
     'site/docs/guides/install.md': INSTALL,
     'site/docs/guides/deep/page.md': '# Deep\n\nDeep down.\n',
+    // A symlink out of the docs: never followed (its page is empty).
+    'site/docs/guides/sneaky.md': { symlink: '../../../app/index.js' },
     'site/docs/reference/api.md': '---\nhidden: true\n---\n\n# API\n\nThe API.\n',
     'site/docs/.gitbook/assets/logo.png': PNG,
     'site/docs/.gitbook/assets/manual.pdf': Buffer.from('%PDF-1.4 fake'),
@@ -130,7 +133,8 @@ describe('git sync', () => {
     );
     const all = flatten(tree);
     const byTitle = new Map(all.map((p) => [p.title, p]));
-    assert.deepEqual(tree[1]!.pages!.map((p) => p.title), ['Getting started', 'Elsewhere']);
+    assert.deepEqual(tree[1]!.pages!.map((p) => p.title), ['Getting started', 'Elsewhere', 'Sneaky']);
+    assert.doesNotMatch(await markdownOf(admin, space.id, tree[1]!.pages![2]!.id), /console/);
     assert.deepEqual(byTitle.get('Getting started')!.pages!.map((p) => p.title), ['Install [beta]']);
     assert.deepEqual(byTitle.get('Install [beta]')!.pages!.map((p) => p.title), ['Deep']);
     assert.equal(byTitle.get('API')!.hidden, true);

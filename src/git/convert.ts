@@ -386,6 +386,12 @@ export async function exportPlan(
       out.manifest.pages[p.id] = { kind, entry: hash, ...(known?.href ? { href: kind === 'group' ? p.title : known.href } : kind === 'group' ? { href: p.title } : {}) };
       continue;
     }
+    if (known && !known.oid && known.path === path && known.entry === hash) {
+      // Listed in SUMMARY.md without a regular file (missing, or a symlink, which is never
+      // followed): nothing was read, so nothing is written over whatever is there.
+      out.manifest.pages[p.id] = known;
+      continue;
+    }
     let oid: string | undefined;
     if (known?.oid && known.path === path && known.entry === hash) oid = known.oid;
     if (oid) out.files.push({ path, oid });

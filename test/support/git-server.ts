@@ -1,5 +1,5 @@
 import { execFileSync, spawn } from 'node:child_process';
-import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { lstatSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, readlinkSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -13,8 +13,8 @@ export interface GitServer {
   /** http://user:password@127.0.0.1:port/<name>.git */
   urlOf(name: string, auth?: boolean): string;
   createRepo(name: string): void;
-  /** Commits `files` (path → text or bytes; null deletes) on `branch` from a scratch clone; returns the commit id. */
-  commit(name: string, files: Record<string, string | Buffer | null>, message: string, branch?: string): string;
+  /** Commits `files` (path → text or bytes, `{ symlink }`, null deletes) on `branch` from a scratch clone; returns the commit id. */
+  commit(name: string, files: Record<string, string | Buffer | { symlink: string } | null>, message: string, branch?: string): string;
   /** Every file of the branch head, path → bytes. */
   files(name: string, branch?: string): Map<string, Buffer>;
   head(name: string, branch?: string): string | undefined;
@@ -111,7 +111,8 @@ export async function startGitServer(user = 'tester', password = 's3cret-pass'):
           if (content === null) rmSync(full, { force: true });
           else {
             mkdirSync(dirname(full), { recursive: true });
-            writeFileSync(full, content);
+            if (typeof content === 'object' && !Buffer.isBuffer(content)) symlinkSync(content.symlink, full);
+            else writeFileSync(full, content);
           }
         }
         git(dir, 'add', '-A');
@@ -130,7 +131,9 @@ export async function startGitServer(user = 'tester', password = 's3cret-pass'):
           for (const entry of readdirSync(d)) {
             if (entry === '.git') continue;
             const full = join(d, entry);
-            if (statSync(full).isDirectory()) walk(full);
+            const stat = lstatSync(full);
+            if (stat.isSymbolicLink()) out.set(relative(dir, full), Buffer.from(`symlink:${readlinkSync(full)}`));
+            else if (stat.isDirectory()) walk(full);
             else out.set(relative(dir, full), readFileSync(full));
           }
         };
