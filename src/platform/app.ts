@@ -37,6 +37,8 @@ import { siteRoutes } from '../sites/routes.ts';
 import { homeRoutes } from './home.ts';
 import { publishedSiteRoutes } from '../site/routes.ts';
 import { gitRoutes } from '../git/routes.ts';
+import { runWithSsoGate } from './sso-gate.ts';
+import { ssoRoutes, ssoWebRoutes } from '../sso/routes.ts';
 
 export type FolioApp = FastifyInstance<
   RawServerDefault,
@@ -51,6 +53,8 @@ declare module 'fastify' {
     caller: UserRow | undefined;
     /** The token the caller authenticated with. */
     callerToken: Caller['token'];
+    /** Organizations enforcing SSO that the caller's token may not reach. */
+    ssoBlocked: string[] | undefined;
     /** The request context for services: database, configuration and the authenticated caller. */
     ctx(): Ctx;
   }
@@ -285,6 +289,7 @@ export async function buildApp(
   app.decorate('services', services);
   app.decorateRequest('caller', undefined);
   app.decorateRequest('callerToken', undefined);
+  app.decorateRequest('ssoBlocked', undefined);
   app.decorateRequest('ctx', function (this: { caller: UserRow | undefined; callerToken: Caller['token'] }) {
     if (!this.caller) throw new UnauthorizedError();
     return { ...services, user: this.caller, ...(this.callerToken ? { token: this.callerToken } : {}) };
@@ -301,7 +306,13 @@ export async function buildApp(
     if (limited) throw limited;
     if (!auth) throw new UnauthorizedError('Invalid, expired or revoked API token');
     req.caller = auth.user;
-    req.callerToken = { id: auth.tokenId, expiresAt: auth.tokenExpiresAt };
+    req.callerToken = { id: auth.tokenId, expiresAt: auth.tokenExpiresAt, ssoOrganizationId: auth.ssoOrganizationId };
+    req.ssoBlocked = auth.ssoBlocked;
+  });
+  // Organizations enforcing single sign-on that this token may not reach (see sso-gate.ts).
+  app.addHook('preHandler', (req, _reply, done) => {
+    if (req.ssoBlocked?.length) runWithSsoGate(req.ssoBlocked, done);
+    else done();
   });
 
   // Health checks are never rate limited: a flood from the load balancer's address must not make
@@ -319,6 +330,7 @@ export async function buildApp(
   });
   app.get('/v1/openapi.json', { config: { public: true }, schema: { hide: true } }, async () => app.swagger());
   await homeRoutes(app as unknown as FastifyInstance, services.config.publicUrl);
+  await app.register(ssoWebRoutes as never);
 
   await app.register(
     async (v1) => {
@@ -339,6 +351,7 @@ export async function buildApp(
       await linkRoutes(api);
       await templateRoutes(api);
       await pdfRoutes(api);
+      await ssoRoutes(api);
       await siteRoutes(api);
       await gitRoutes(api);
     },

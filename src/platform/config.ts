@@ -62,6 +62,10 @@ export interface Config {
   gitTimeoutMs: number;
   /** Key (32 bytes, base64) that encrypts stored git credentials; unset: one kept in the database. */
   gitSecretKey: string | undefined;
+  /** How long a session obtained through SAML single sign-on lasts (the session cookie). */
+  ssoSessionTtlMs: number;
+  /** How long an API token made from an SSO session lasts. */
+  ssoTokenTtlMs: number;
 }
 
 export class ConfigError extends Error {}
@@ -168,5 +172,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     gitMaxBytes: intFrom(env, 'GIT_MAX_BYTES', 200 * 1024 * 1024, 1),
     gitTimeoutMs: intFrom(env, 'GIT_TIMEOUT_MS', 120_000, 1000),
     gitSecretKey: gitKeyFrom(env),
+    ssoSessionTtlMs: intFrom(env, 'SSO_SESSION_TTL_MS', 8 * 3600 * 1000, 60_000),
+    ssoTokenTtlMs: intFrom(env, 'SSO_TOKEN_TTL_MS', 30 * 24 * 3600 * 1000, 60_000),
   };
 }

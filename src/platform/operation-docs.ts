@@ -181,6 +181,13 @@ export const operationDocs: Record<string, readonly [summary: string, descriptio
   listPageLinks: ['List links of a page', 'Links found in one live page, with their status.'],
   listFileBacklinks: ['List pages using a file', 'The live pages that reference a file.'],
 
+  // Single sign-on (SAML)
+  listSAMLProvidersInOrganizationById: ['List SAML providers', 'The SAML identity providers of an organization with their status and the values to give each provider (service). Admins only.'],
+  createOrganizationSAMLProvider: ['Add a SAML provider', 'Adds an identity provider. Only `label` is required; it stays `pending` until `entityID`, `certificate` (PEM or bare base64; refused when it does not parse or is not valid now) and `ssoURL` are set, then it is `active`. Users signing in join with `defaultRole` (read unless given) and `defaultTeam`. Admins only.'],
+  getOrganizationSAMLProviderById: ['Get a SAML provider', 'One SAML identity provider of the organization, with `service`: the ACS URL, start URL and Folio entity id to configure in the identity provider (the entity id is also the URL of Folio\'s SP metadata XML). Admins only.'],
+  updateOrganizationSAMLProvider: ['Update a SAML provider', 'Changes the given fields of a SAML provider, with the same checks as on creation. Admins only.'],
+  deleteOrganizationSAMLProvider: ['Delete a SAML provider', 'Deletes a SAML provider with its pending sign-ins; its users keep their accounts and memberships. Answers 204 also when it did not exist. Admins only.'],
+  listSSOProviderLoginsInOrganization: ['List sign-in options', 'The active identity providers of an organization, as `{id, label, startURL}` for a login page. Needs no token and shows no authentication details.'],
   // Sites
   listSites: ['List sites', 'Docs sites of an organization, filterable by a space they contain, by title, by published status and by type. Members with a role.'],
   createSite: ['Create a site', 'Creates a docs site (type basic by default) with a basename derived from its title, unique in the organization, and optionally its first spaces. Admins only.'],

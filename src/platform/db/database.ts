@@ -13,6 +13,7 @@ import * as m0007 from './migrations/0007_token_lifecycle.ts';
 import * as m0008 from './migrations/0008_space_documents.ts';
 import * as m0010 from './migrations/0010_sites.ts';
 import * as m0011 from './migrations/0011_git_sync.ts';
+import * as m0012 from './migrations/0012_saml.ts';
 import { PGliteDialect } from './pglite-dialect.ts';
 import type { Database } from './schema.ts';
 
@@ -60,6 +61,7 @@ const migrations: Record<string, Migration> = {
   '0008_space_documents': m0008,
   '0010_sites': m0010,
   '0011_git_sync': m0011,
+  '0012_saml': m0012,
 };
 
 class StaticMigrationProvider implements MigrationProvider {

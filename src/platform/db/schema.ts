@@ -31,6 +31,10 @@ export interface Database {
   comment_reactions: CommentReactionsTable;
   search_pages: SearchPagesTable;
   search_state: SearchStateTable;
+  saml_providers: SamlProvidersTable;
+  saml_requests: SamlRequestsTable;
+  saml_assertions: SamlAssertionsTable;
+  saml_identities: SamlIdentitiesTable;
   sites: SitesTable;
   site_section_groups: SiteSectionGroupsTable;
   site_sections: SiteSectionsTable;
@@ -65,6 +69,8 @@ export interface ApiTokensTable {
   expires_at: Date | null;
   /** When the token was revoked; a revoked token no longer authenticates. */
   revoked_at: Date | null;
+  /** The organization whose single sign-on issued this token (session or token); null otherwise. */
+  sso_organization_id: string | null;
 }
 
 export interface MergeRules {
@@ -383,6 +389,48 @@ export interface SearchStateTable {
   root: string;
 }
 
+export interface SamlProvidersTable {
+  id: string;
+  seq: Generated<number>;
+  organization_id: string;
+  label: string;
+  /** The identity provider's entity id (the Issuer of its responses). */
+  entity_id: string | null;
+  /** The identity provider's signing certificate, PEM. */
+  certificate: string | null;
+  /** Where authentication requests are sent (HTTP-Redirect binding). */
+  sso_url: string | null;
+  default_team: string | null;
+  default_role: RoleOrGuest;
+  created_at: Date;
+  updated_at: Date;
+}
+
+/** An AuthnRequest Folio sent; a response must answer one, once, before it expires. */
+export interface SamlRequestsTable {
+  id: string;
+  provider_id: string;
+  created_at: Date;
+  expires_at: Date;
+  consumed_at: Date | null;
+}
+
+/** Assertion ids already accepted, kept until the assertion expires, so a replay is refused. */
+export interface SamlAssertionsTable {
+  provider_id: string;
+  assertion_id: string;
+  expires_at: Date;
+}
+
+/** Which Folio user a provider's NameID signs in as. */
+export interface SamlIdentitiesTable {
+  provider_id: string;
+  name_id: string;
+  user_id: string;
+  created_at: Date;
+}
+
+export type SamlProviderRow = Selectable<SamlProvidersTable>;
 export type SiteVisibility = 'public' | 'unlisted' | 'share-link' | 'visitor-auth';
 
 export interface SitesTable {
