@@ -19,6 +19,7 @@ import { translationRunJob } from './translations/run.ts';
 import { TRANSLATION_RUN_JOB } from './translations/service.ts';
 import { OPENAPI_PROCESS_JOB, processSpecJob } from './openapi/service.ts';
 import { closeOpenAPIWorkers } from './openapi/workers.ts';
+import { exportJob, GIT_EXPORT_JOB, GIT_IMPORT_JOB, importJob } from './git/service.ts';
 
 /** The key that signs JWTs, created once and kept in the database so it survives restarts. */
 async function signingKey(db: Db): Promise<Uint8Array> {
@@ -196,4 +197,6 @@ function registerJobHandlers(services: Services): void {
   registerInsightJobs(services);
   services.jobs.register(TRANSLATION_RUN_JOB, translationRunJob(services), { maxAttempts: 3 });
   services.jobs.register(OPENAPI_PROCESS_JOB, processSpecJob(services));
+  services.jobs.register(GIT_IMPORT_JOB, importJob(services), { maxAttempts: 3 });
+  services.jobs.register(GIT_EXPORT_JOB, exportJob(services), { maxAttempts: 3 });
 }

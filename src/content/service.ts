@@ -74,9 +74,11 @@ export async function presentRevision(ctx: Ctx, target: ContentTarget, opts: Pag
     tags: [],
     variables,
     createdAt: target.revision.created_at.toISOString(),
-    ...(opts.metadata && target.revision.message
-      ? { git: { oid: target.revision.id, message: target.revision.message, createdByGitBook: true } }
-      : {}),
+    ...(opts.metadata && target.revision.git
+      ? { git: target.revision.git as { oid: string; message: string; createdByGitBook: boolean; url?: string; ref?: string } }
+      : opts.metadata && target.revision.message
+        ? { git: { oid: target.revision.id, message: target.revision.message, createdByGitBook: true } }
+        : {}),
     urls: {
       app: ctx.urls.app(`/s/${target.space.id}/revisions/${target.revision.id}`),
       ...(urls.published ? { published: urls.published } : {}),

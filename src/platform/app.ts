@@ -40,6 +40,7 @@ import { insightRoutes } from '../insights/routes.ts';
 import { homeRoutes } from './home.ts';
 import { publishedSiteRoutes } from '../site/routes.ts';
 import { SiteHosts } from '../site/hosts.ts';
+import { gitRoutes } from '../git/routes.ts';
 import { runWithSsoGate } from './sso-gate.ts';
 import { ssoRoutes, ssoWebRoutes } from '../sso/routes.ts';
 
@@ -362,6 +363,7 @@ export async function buildApp(
       await ssoRoutes(api);
       await siteRoutes(api);
       await insightRoutes(api);
+      await gitRoutes(api);
     },
     { prefix: '/v1' },
   );

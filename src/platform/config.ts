@@ -72,6 +72,14 @@ export interface Config {
   metrics: boolean;
   /** Bearer token GET /metrics requires, when set. */
   metricsToken: string | undefined;
+  /** Git sync: most files a repository (or its project directory) may hold. */
+  gitMaxFiles: number;
+  /** Git sync: most bytes the files of a repository's project directory may add up to. */
+  gitMaxBytes: number;
+  /** Git sync: time allowed for one git command (fetch, push). */
+  gitTimeoutMs: number;
+  /** Key (32 bytes, base64) that encrypts stored git credentials; unset: one kept in the database. */
+  gitSecretKey: string | undefined;
   /** How long a session obtained through SAML single sign-on lasts (the session cookie). */
   ssoSessionTtlMs: number;
   /** How long an API token made from an SSO session lasts. */
@@ -123,6 +131,13 @@ function originsFrom(env: NodeJS.ProcessEnv, name: string): string[] {
     }
   }
   return list;
+}
+
+function gitKeyFrom(env: NodeJS.ProcessEnv): string | undefined {
+  const raw = env.GIT_SECRET_KEY;
+  if (!raw) return undefined;
+  if (Buffer.from(raw, 'base64').length !== 32) throw new ConfigError('GIT_SECRET_KEY must be 32 bytes in base64 (openssl rand -base64 32)');
+  return raw;
 }
 
 function trimSlash(url: string): string {
@@ -230,6 +245,10 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     corsOrigins: originsFrom(env, 'CORS_ORIGINS'),
     metrics: env.METRICS === 'true',
     metricsToken: env.METRICS_TOKEN || undefined,
+    gitMaxFiles: intFrom(env, 'GIT_MAX_FILES', 20_000, 1),
+    gitMaxBytes: intFrom(env, 'GIT_MAX_BYTES', 200 * 1024 * 1024, 1),
+    gitTimeoutMs: intFrom(env, 'GIT_TIMEOUT_MS', 120_000, 1000),
+    gitSecretKey: gitKeyFrom(env),
     ssoSessionTtlMs: intFrom(env, 'SSO_SESSION_TTL_MS', 8 * 3600 * 1000, 60_000),
     ssoTokenTtlMs: intFrom(env, 'SSO_TOKEN_TTL_MS', 30 * 24 * 3600 * 1000, 60_000),
     ...insightsFrom(env),

@@ -52,6 +52,7 @@ export interface Database {
   conversation_issues: ConversationIssuesTable;
   insight_terms: InsightTermsTable;
   insight_state: InsightStateTable;
+  git_syncs: GitSyncsTable;
 }
 
 export type Role = 'admin' | 'create' | 'review' | 'edit' | 'comment' | 'read';
@@ -231,6 +232,8 @@ export interface SpacesTable {
   created_at: Date;
   updated_at: Date;
   deleted_at: Date | null;
+  /** The public `gitSync` object of the space (set by git sync). */
+  git_sync: Generated<Json | null>;
   /** Whether `space_documents` lists the documents of its revisions (false only for spaces from before it existed). */
   documents_indexed: Generated<boolean>;
 }
@@ -246,6 +249,8 @@ export interface RevisionsTable {
   /** Root of the revision's content tree ('' for empty content). */
   root: Generated<string>;
   message: string | null;
+  /** Git commit of the revision (official RevisionGit): oid, message, createdByGitBook, url, ref. */
+  git: Generated<Json | null>;
 }
 
 export interface ContentPermissionsTable {
@@ -740,3 +745,35 @@ export interface OpenAPISpecVersionsTable {
 
 export type OpenAPISpecRow = Selectable<OpenAPISpecsTable>;
 export type OpenAPISpecVersionRow = Selectable<OpenAPISpecVersionsTable>;
+/** One synchronised space: settings, the latest operation, and what was last synced (src/git/). */
+export interface GitSyncsTable {
+  space_id: string;
+  organization_id: string;
+  url: string | null;
+  ref: string | null;
+  project_directory: Generated<string>;
+  /** Encrypted `username:password` (src/git/secrets.ts). */
+  credentials: string | null;
+  /** Encrypted secret that push webhooks must prove they know. */
+  webhook_secret: string | null;
+  auto_export: Generated<boolean>;
+  repo_tree_url: string | null;
+  repo_commit_url: string | null;
+  provider: string | null;
+  /** Who set up the sync: automatic imports and exports act as them. */
+  configured_by: string | null;
+  last_event_at: Date | null;
+  synced_revision: string | null;
+  synced_commit: string | null;
+  manifest: Json | null;
+  op_state: string | null;
+  op_direction: string | null;
+  op_started_at: Date | null;
+  op_ended_at: Date | null;
+  op_error: string | null;
+  lock_job: number | null;
+  lock_until: Date | null;
+  updated_at: Date;
+}
+
+export type GitSyncRow = Selectable<GitSyncsTable>;
