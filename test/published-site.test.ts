@@ -136,6 +136,41 @@ test('a reader navigates a public site, sees every block, switches theme and sea
   assert.deepEqual(problems, []);
 });
 
+test('OpenAPI blocks show the operation from the organization\'s spec', { timeout: 90_000 }, async () => {
+  const { admin, org } = await newOrg(t);
+  const spec = {
+    openapi: '3.0.3',
+    info: { title: 'Pets', version: '1.0.0' },
+    paths: {
+      '/pets/{id}': {
+        get: {
+          summary: 'Find a pet',
+          description: 'Returns the pet <script>alert(1)</script> with this id.',
+          parameters: [{ name: 'id', in: 'path', required: true, schema: { type: 'string' }, description: 'The pet id' }],
+          responses: { '200': { description: 'The pet', content: { 'application/json': { schema: { type: 'object', properties: { name: { type: 'string' } } } } } } },
+        },
+      },
+    },
+  };
+  await admin.api.orgs.createOpenApiSpec(org.id, { slug: 'pets', source: { text: JSON.stringify(spec) } } as never);
+  for (let i = 0; i < 120; i++) {
+    const { data } = await admin.api.orgs.getOpenApiSpecBySlug(org.id, 'pets');
+    if (data.processingState === 'complete') break;
+    await new Promise((r) => setTimeout(r, 250));
+  }
+  const { base } = await publishedSite(t, admin, org.id, [{ title: 'API', markdown: 'The API.\n\n{% openapi-operation spec="pets" path="/pets/{id}" method="get" %}\n{% endopenapi-operation %}\n' }]);
+  const { page, problems } = await open();
+  await page.goto(`${t.url}${base}`);
+  const operation = page.locator('article.page section.openapi-operation');
+  assert.equal(await operation.locator('.method').textContent(), 'GET');
+  assert.equal(await operation.locator('.openapi-title code').textContent(), '/pets/{id}');
+  assert.deepEqual(await operation.locator('table.openapi-parameters tbody td:first-child').allTextContents(), ['id']);
+  assert.match((await operation.textContent()) ?? '', /Find a pet[\s\S]*Returns the pet <script>alert\(1\)<\/script> with this id\./);
+  assert.equal(await operation.locator('script').count(), 0);
+  assert.match(await operation.locator('.openapi-responses').textContent() ?? '', /200 The pet/);
+  assert.deepEqual(problems, []);
+});
+
 test('files for crawlers and agents, markdown pages, caching and what unlisted sites tell robots', { timeout: 60_000 }, async () => {
   const { admin, org } = await newOrg(t);
   const { base, site, space, pageIds } = await publishedSite(t, admin, org.id, [

@@ -43,8 +43,11 @@ interface LoadedSpec {
   rootUrl: string | undefined;
 }
 
-/** Resolves the OpenAPI blocks of a document in place, as the caller (`userId`) may see the specs. */
-export async function resolveOpenAPIBlocks(db: Db, organizationId: string, userId: string, document: { nodes?: Block[] }): Promise<void> {
+/**
+ * Resolves the OpenAPI blocks of a document in place, as the caller (`userId`) may see the specs;
+ * `null` is the organization's published site, which shows what its members (readers) may see.
+ */
+export async function resolveOpenAPIBlocks(db: Db, organizationId: string, userId: string | null, document: { nodes?: Block[] }): Promise<void> {
   const blocks: Block[] = [];
   const stack: Block[] = [...(document.nodes ?? [])];
   while (stack.length) {
@@ -55,13 +58,16 @@ export async function resolveOpenAPIBlocks(db: Db, organizationId: string, userI
     }
   }
   if (blocks.length === 0) return;
-  const member = await db
-    .selectFrom('members')
-    .select('role')
-    .where('organization_id', '=', organizationId)
-    .where('user_id', '=', userId)
-    .where('disabled', '=', false)
-    .executeTakeFirst();
+  const member =
+    userId === null
+      ? { role: 'read' as const }
+      : await db
+          .selectFrom('members')
+          .select('role')
+          .where('organization_id', '=', organizationId)
+          .where('user_id', '=', userId)
+          .where('disabled', '=', false)
+          .executeTakeFirst();
   const membership: Membership | undefined = member ? { role: member.role, ownsTeam: false } : undefined;
   const loaded = new Map<string, LoadedSpec | undefined>();
   const load = async (key: { slug?: string; url?: string }): Promise<LoadedSpec | undefined> => {

@@ -14,6 +14,8 @@ import { conditionHolds, expressionValue } from './conditions.ts';
 import { pageHtml, type Link, type PageView } from './layout.ts';
 import { navigationOf, type Navigation, type NavPage } from './navigation.ts';
 import { renderDocument, type RenderContext } from './render.ts';
+import { openAPIBlockHtml } from './openapi.ts';
+import { mayHoldOpenAPIBlocks, resolveOpenAPIBlocks } from '../openapi/blocks.ts';
 import type { Visitor } from './visitor.ts';
 
 /**
@@ -184,6 +186,8 @@ export async function renderPage(req: PageRequest, nav: Navigation, page: NavPag
   const source = page.entry.doc ? ((await getDocuments(req.db, [page.entry.doc])).get(page.entry.doc) ?? '') : '';
   const markdown = await readBody(reader, source, page.entry, { dereferenced: true });
   const document = await markdownToDocumentForRead(markdown);
+  // OpenAPI blocks show the operation from the organization's spec, as its readers see it.
+  if (mayHoldOpenAPIBlocks(markdown)) await resolveOpenAPIBlocks(req.db, site.organization_id, null, document as Parameters<typeof resolveOpenAPIBlocks>[3]);
   const scope = { visitor: { claims: visitor.claims }, space: { vars: nav.variables }, page: { vars: page.entry.variables ?? {} } };
   const siteSpaceBase = `${req.base}${located.prefix}`;
   const pageUrl = (p: NavPage) => `${siteSpaceBase}${p.path}`;
@@ -203,6 +207,7 @@ export async function renderPage(req: PageRequest, nav: Navigation, page: NavPag
     condition: (expression) => conditionHolds(expression, scope),
     expression: (expression) => expressionValue(expression, scope),
     pageTitle: (id) => nav.byId.get(id)?.title,
+    openapi: openAPIBlockHtml,
   };
   const rendered = renderDocument(document, ctx);
 
@@ -254,7 +259,9 @@ export async function renderPage(req: PageRequest, nav: Navigation, page: NavPag
     language: typeof settings.internationalization?.locale === 'string' ? settings.internationalization.locale : 'en',
   };
   const html = pageHtml(view);
-  return remember(key, { html, etag: `"${createHash('sha256').update(html).digest('base64url').slice(0, 27)}"`, noIndex });
+  const result = { html, etag: `"${createHash('sha256').update(html).digest('base64url').slice(0, 27)}"`, noIndex };
+  // A page showing OpenAPI operations follows its spec's latest version: it is rendered each time.
+  return mayHoldOpenAPIBlocks(markdown) ? result : remember(key, result);
 }
 
 function ancestorIds(nav: Navigation, page: NavPage): string[] {
