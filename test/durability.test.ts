@@ -81,7 +81,7 @@ after(async () => {
 });
 
 describe(`durability on ${ENGINE}`, () => {
-  test(`${EDITS + INSERTS} concurrent merges survive ${KILLS} kill -9 of the server`, { timeout: 120_000 }, async () => {
+  test(`${EDITS + INSERTS} concurrent merges survive ${KILLS} kill -9 of the server`, { timeout: 300_000 } /* each kill is followed by a full start of `folio serve`, slow when the machine is busy */, async () => {
     const started = Date.now();
     const db = await freshDatabaseConfig(undefined, { migrated: true });
     cleanups.push(db.cleanup);
