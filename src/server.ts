@@ -14,6 +14,8 @@ import { Jobs } from './platform/jobs.ts';
 import { Urls } from './platform/urls.ts';
 import { refreshStaleSearchIndexes } from './search/indexer.ts';
 import { PURGE_SPACE_JOB, purgeSpaceJob } from './spaces/service.ts';
+import { registerIntegrationJobs } from './integrations/dispatch.ts';
+import { closeSandboxes } from './integrations/sandbox.ts';
 
 /** The key that signs JWTs, created once and kept in the database so it survives restarts. */
 async function signingKey(db: Db): Promise<Uint8Array> {
@@ -95,7 +97,7 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
     const { jobs } = services;
     const app = await buildApp(services, { logLevel: config.logLevel, logStream: opts.logStream });
     jobs.logger = app.log;
-    registerJobHandlers(services);
+    await registerJobHandlers(services);
     // A merge killed between its commit and its search update leaves the index behind the content.
     await refreshStaleSearchIndexes(database.db);
     await app.listen({ port: config.port, host: config.host });
@@ -132,6 +134,7 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
           await app.close();
           await jobs.stop();
           await closeConversions();
+          await closeSandboxes();
           await database.close();
         })()),
     };
@@ -161,7 +164,7 @@ export async function startWorker(config: Config, opts: Pick<StartOptions, 'repo
     const services = await createServices(config, database);
     // The same structured logs as the API's, without an HTTP server.
     services.jobs.logger = Fastify({ logger: config.logLevel === 'silent' ? false : { level: config.logLevel } }).log;
-    registerJobHandlers(services);
+    await registerJobHandlers(services);
     services.jobs.start();
     let closing: Promise<void> | undefined;
     return {
@@ -171,6 +174,7 @@ export async function startWorker(config: Config, opts: Pick<StartOptions, 'repo
         (closing ??= (async () => {
           await services.jobs.stop();
           await closeConversions();
+          await closeSandboxes();
           await database.close();
         })()),
     };
@@ -181,6 +185,7 @@ export async function startWorker(config: Config, opts: Pick<StartOptions, 'repo
 }
 
 /** Background job types known to this version. Areas add theirs here. */
-function registerJobHandlers(services: Services): void {
+async function registerJobHandlers(services: Services): Promise<void> {
   services.jobs.register(PURGE_SPACE_JOB, purgeSpaceJob(services));
+  await registerIntegrationJobs(services);
 }

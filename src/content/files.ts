@@ -186,7 +186,7 @@ function unlessAborted<T>(promise: Promise<T>, signal: AbortSignal): Promise<T> 
  * address is checked as it is, a name is resolved (all A and AAAA answers) and refused if any
  * answer is not allowed, so no answer order or later answer can lead elsewhere.
  */
-async function vettedAddresses(url: URL, config: FetchConfig, signal: AbortSignal): Promise<LookupAddress[]> {
+export async function vettedAddresses(url: URL, config: FetchConfig, signal: AbortSignal): Promise<LookupAddress[]> {
   const host = url.hostname.replace(/^\[|\]$/g, '');
   const refused = () => new BadRequestError(`files: ${url.hostname} is a private address; send the bytes with base64 instead`);
   const family = isIP(host);
@@ -204,7 +204,7 @@ async function vettedAddresses(url: URL, config: FetchConfig, signal: AbortSigna
 }
 
 /** A lookup that answers with addresses already vetted, and never asks DNS again. */
-function pinnedLookup(addresses: LookupAddress[]): LookupFunction {
+export function pinnedLookup(addresses: LookupAddress[]): LookupFunction {
   return (_hostname, options, callback) => {
     if ((options as { all?: boolean }).all) return (callback as unknown as (e: null, a: LookupAddress[]) => void)(null, addresses);
     const first = addresses.find((a) => !options.family || a.family === options.family) ?? addresses[0]!;

@@ -54,6 +54,16 @@ export interface Config {
   metrics: boolean;
   /** Bearer token GET /metrics requires, when set. */
   metricsToken: string | undefined;
+  /** How long integration events (with their traces) are kept. */
+  integrationEventRetentionMs: number;
+  /** Time one delivery of an event to a script or dev tunnel may take; a script past it is stopped. */
+  integrationTimeoutMs: number;
+  /** Most fetches a script may make while handling one event. */
+  integrationSubrequestLimit: number;
+  /** Deliveries of one event before it is recorded as failed. */
+  integrationMaxAttempts: number;
+  /** Wait before the first retry of a failed delivery; doubled at each further one. */
+  integrationRetryBaseMs: number;
 }
 
 export class ConfigError extends Error {}
@@ -149,5 +159,10 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     corsOrigins: originsFrom(env, 'CORS_ORIGINS'),
     metrics: env.METRICS === 'true',
     metricsToken: env.METRICS_TOKEN || undefined,
+    integrationEventRetentionMs: intFrom(env, 'INTEGRATION_EVENT_RETENTION_MS', 30 * 24 * 3600 * 1000, 0),
+    integrationTimeoutMs: intFrom(env, 'INTEGRATION_TIMEOUT_MS', 10_000, 100),
+    integrationSubrequestLimit: intFrom(env, 'INTEGRATION_SUBREQUEST_LIMIT', 50, 0),
+    integrationMaxAttempts: intFrom(env, 'INTEGRATION_MAX_ATTEMPTS', 5, 1),
+    integrationRetryBaseMs: intFrom(env, 'INTEGRATION_RETRY_BASE_MS', 1000, 0),
   };
 }

@@ -11,6 +11,7 @@ import * as m0005 from './migrations/0005_comments.ts';
 import * as m0006 from './migrations/0006_search.ts';
 import * as m0007 from './migrations/0007_token_lifecycle.ts';
 import * as m0008 from './migrations/0008_space_documents.ts';
+import * as m0015 from './migrations/0015_integrations.ts';
 import { PGliteDialect } from './pglite-dialect.ts';
 import type { Database } from './schema.ts';
 
@@ -56,6 +57,7 @@ const migrations: Record<string, Migration> = {
   '0006_search': m0006,
   '0007_token_lifecycle': m0007,
   '0008_space_documents': m0008,
+  '0015_integrations': m0015,
 };
 
 class StaticMigrationProvider implements MigrationProvider {
