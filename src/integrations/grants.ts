@@ -61,7 +61,14 @@ export function assertIntegrationRoute(req: FastifyRequest, grant: IntegrationGr
   const url = req.routeOptions.url ?? '';
   const params = (req.params ?? {}) as Record<string, string>;
   if (url === '/v1/user' && req.method === 'GET') return;
-  if (grant.installationId && url.startsWith('/v1/spaces/:spaceId')) return;
+  if (grant.installationId && url.startsWith('/v1/spaces/:spaceId')) {
+    if (req.method === 'GET' || req.method === 'HEAD') return;
+    // Writes need the scope of what they change: the space itself (title, visibility, …) is its
+    // metadata, everything under it (pages, change requests, comments) its content.
+    const scope = url === '/v1/spaces/:spaceId' ? 'space:metadata:write' : 'space:content:write';
+    if (grant.scopes.includes(scope)) return;
+    throw new ForbiddenError(`This integration token lacks the ${scope} scope`);
+  }
   if (url.startsWith('/v1/integrations/:integrationName') && params.integrationName === grant.integrationName) {
     if (url.includes(':installationId') && grant.installationId && params.installationId !== grant.installationId) {
       throw new ForbiddenError('An installation token can only read its own installation');
@@ -73,8 +80,8 @@ export function assertIntegrationRoute(req: FastifyRequest, grant: IntegrationGr
 
 /** The role an installation's scopes give on content. */
 export function roleFromScopes(scopes: string[]): RoleOrGuest {
-  if (scopes.includes('space:content:write')) return 'edit';
-  if (scopes.includes('space:content:read') || scopes.includes('space:metadata:read') || scopes.includes('space:metadata:write')) return 'read';
+  if (scopes.includes('space:content:write') || scopes.includes('space:metadata:write')) return 'edit';
+  if (scopes.includes('space:content:read') || scopes.includes('space:metadata:read')) return 'read';
   return null;
 }
 

@@ -335,10 +335,10 @@ export async function integrationRoutes(app: FolioApp): Promise<void> {
 
   app.delete(
     '/integrations/:integrationName/dev',
-    { schema: { operationId: 'disableIntegrationDevelopmentMode', tags, params: IntegrationNameParams, response: { 204: Type.Null(), ...errorResponses } } },
+    { schema: { operationId: 'disableIntegrationDevelopmentMode', tags, params: IntegrationNameParams, response: { 205: Type.Null(), ...errorResponses } } },
     async (req, reply) => {
       await service.setDevelopmentMode(req.ctx(), req.params.integrationName, null);
-      return reply.status(204).send(null);
+      return reply.status(205).send(null);
     },
   );
 
