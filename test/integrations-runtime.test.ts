@@ -97,7 +97,7 @@ describe('integration scripts', () => {
       const events = await eventsUntil(ann, name, (items) => items.length === 1, 60_000);
       assert.equal(events[0]!.status, 'failed');
       const { data: detail } = await ann.api.integrations.getIntegrationEvent(name, events[0]!.id!);
-      const attempts = new Set(detail.trace!.logs.map((l) => /^\[attempt (\d+)\]/.exec(l.message)?.[1]));
+      const attempts = new Set(detail.trace!.logs.map((l) => /^\[attempt (\d+)\]/.exec(l.message ?? "")?.[1]));
       assert.equal(attempts.size, t.server.services.config.integrationMaxAttempts);
       assert.match(detail.trace!.logs.map((l) => l.message).join('\n'), /did not answer within 1500 ms/);
     } finally {
