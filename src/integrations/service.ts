@@ -178,10 +178,8 @@ export async function publishIntegration(ctx: Ctx, name: string, body: Publish):
 export async function unpublishIntegration(ctx: Ctx, name: string): Promise<void> {
   const { row } = await requireOwner(ctx, name, 'unpublish it');
   if (ctx.integration) throw new ForbiddenError('An integration token cannot unpublish its integration');
-  await ctx.db.transaction().execute(async (trx) => {
-    await trx.deleteFrom('integrations').where('id', '=', row.id).execute();
-    await trx.deleteFrom('users').where('id', '=', row.bot_user_id).execute();
-  });
+  // Its user stays: it is the author of what the integration wrote (comments, changes).
+  await ctx.db.deleteFrom('integrations').where('id', '=', row.id).execute();
 }
 
 /** Integrations the caller may list: public ones, and those of the caller's organizations. */
