@@ -251,7 +251,7 @@ function codeBlock(block: DocumentBlockCode): md.RootContent[] {
   return [html(liquidTag('code', attrs)), code, html('{% endcode %}')];
 }
 
-function captionNodes(fragments: readonly DocumentFragment[] | undefined): InlineOrText[] | null {
+export function captionNodes(fragments: readonly DocumentFragment[] | undefined): InlineOrText[] | null {
   const caption = fragments?.find((f) => f.fragment === 'caption');
   const first = caption?.nodes[0] as { nodes?: InlineOrText[] } | undefined;
   return first?.nodes ?? null;
@@ -277,13 +277,13 @@ function imagesBlock(node: DocumentBlockImages, notes: Notes): md.RootContent[] 
   return [html(attrs.length > 0 || node.nodes.length > 1 ? `<div${attrs.map((a) => ` ${a}`).join('')}>${figures}</div>` : figures)];
 }
 
-function sortedRecords(block: DocumentBlockTable) {
+export function sortedRecords(block: DocumentBlockTable) {
   return Object.entries(block.data.records).sort(([ia, a], [ib, b]) =>
     a.orderIndex < b.orderIndex ? -1 : a.orderIndex > b.orderIndex ? 1 : ia < ib ? -1 : 1,
   );
 }
 
-function fragmentOf(block: DocumentBlockTable, value: unknown): DocumentFragment | undefined {
+export function fragmentOf(block: DocumentBlockTable, value: unknown): DocumentFragment | undefined {
   return typeof value === 'string' ? block.fragments.find((f) => f.fragment === value) : undefined;
 }
 

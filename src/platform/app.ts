@@ -33,9 +33,11 @@ import { searchRoutes } from '../search/routes.ts';
 import { linkRoutes } from '../links/routes.ts';
 import { templateRoutes } from '../templates/routes.ts';
 import { pdfRoutes } from '../pdf/routes.ts';
+import { siteRoutes } from '../sites/routes.ts';
 import { homeRoutes } from './home.ts';
 import { integrationRoutes } from '../integrations/routes.ts';
 import { assertIntegrationRoute, authenticateIntegrationToken, INTEGRATION_TOKEN_PREFIX, type IntegrationGrant } from '../integrations/grants.ts';
+import { publishedSiteRoutes } from '../site/routes.ts';
 
 export type FolioApp = FastifyInstance<
   RawServerDefault,
@@ -353,9 +355,12 @@ export async function buildApp(
       await templateRoutes(api);
       await pdfRoutes(api);
       await integrationRoutes(api);
+      await siteRoutes(api);
     },
     { prefix: '/v1' },
   );
+  // Published sites, at PUBLIC_URL/<organization>/<basename>/ (outside the API and its tokens).
+  await publishedSiteRoutes(app as unknown as FastifyInstance, services);
 
   return app;
 }

@@ -129,3 +129,28 @@ export function assertContentRole(role: RoleOrGuest, min: Role, action: string):
     throw new ForbiddenError(`You need the ${min} role on this content to ${action}`);
   }
 }
+
+/**
+ * What an organization role allows on the organization's docs sites: readers read, members with
+ * edit edit content, members with create shape the structure (site spaces, sections, redirects,
+ * customization), admins manage settings, visibility, share links, visitor auth and publishing.
+ */
+export function sitePermissions(orgRole: RoleOrGuest | undefined) {
+  const admin = atLeast(orgRole, 'admin');
+  return {
+    view: atLeast(orgRole, 'read'),
+    access: atLeast(orgRole, 'read'),
+    edit: atLeast(orgRole, 'edit'),
+    create: atLeast(orgRole, 'create'),
+    admin,
+    installIntegration: admin,
+    viewAdaptiveSchema: atLeast(orgRole, 'create'),
+    editAdaptiveSchema: admin,
+  };
+}
+
+export function assertSiteRole(orgRole: RoleOrGuest | undefined, min: Role, action: string): void {
+  if (!atLeast(orgRole, min)) {
+    throw new ForbiddenError(`You need the ${min} role in the organization to ${action}`);
+  }
+}

@@ -16,6 +16,11 @@ export class Urls {
     return this.api(`/users/${encodeURIComponent(id)}`);
   }
 
+  /** A URL under PUBLIC_URL outside the API (published sites). */
+  site(path: string): string {
+    return `${this.config.publicUrl}${path}`;
+  }
+
   organization(id: string): string {
     return this.api(`/orgs/${encodeURIComponent(id)}`);
   }

@@ -29,7 +29,7 @@ const PageResult = Type.Object({
   urls: Type.Object({ app: Type.String() }),
 });
 
-const SpaceResult = Type.Object({
+export const SpaceResult = Type.Object({
   type: Type.Literal('space'),
   id: Type.String(),
   title: Type.String(),

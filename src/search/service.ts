@@ -1,5 +1,6 @@
 import { sql, type Expression } from 'kysely';
 import type { Ctx } from '../platform/context.ts';
+import type { Db } from '../platform/db/database.ts';
 import { BadRequestError, NotFoundError } from '../platform/errors.ts';
 import type { PageRequest } from '../platform/paging.ts';
 import { orgRoleOf } from '../permissions/effective.ts';
@@ -31,7 +32,7 @@ function offsetOf(page: string | undefined): number {
  * Ranked hits for a query among the spaces `spaceIds` (a subquery or a list). Matching uses the
  * GIN index; ranking (ts_rank over weighted title/description/body) runs on a capped candidate set.
  */
-async function hits(ctx: Ctx, query: string, spaces: Expression<unknown> | string[], request: PageRequest) {
+export async function searchHits(db: Db, query: string, spaces: Expression<unknown> | string[], request: PageRequest) {
   const limit = request.limit ?? 20;
   const offset = offsetOf(request.page);
   const inSpaces = Array.isArray(spaces) ? sql`sp.space_id IN (${sql.join(spaces)})` : sql`sp.space_id IN (${spaces})`;
@@ -46,13 +47,13 @@ async function hits(ctx: Ctx, query: string, spaces: Expression<unknown> | strin
            ts_rank(c.tsv, q.query) AS score, count(*) OVER ()::int AS total
     FROM candidates c, q
     ORDER BY score DESC, c.title, c.page_id
-    LIMIT ${limit} OFFSET ${offset}`.execute(ctx.db);
+    LIMIT ${limit} OFFSET ${offset}`.execute(db);
   const total = rows.rows[0]?.total ?? (offset > 0 ? offset : 0);
   const next = offset + limit < total ? { page: Buffer.from(String(offset + limit)).toString('base64url') } : undefined;
   return { rows: rows.rows, count: total, next, offset };
 }
 
-function terms(query: string): string[] {
+export function terms(query: string): string[] {
   return query
     .toLowerCase()
     .split(/[^\p{L}\p{N}]+/u)
@@ -60,7 +61,7 @@ function terms(query: string): string[] {
 }
 
 /** The part of a text around the first matching term. */
-function excerpt(text: string, words: string[]): string {
+export function excerpt(text: string, words: string[]): string {
   const lower = text.toLowerCase();
   const at = Math.min(...words.map((w) => lower.indexOf(w)).filter((i) => i >= 0), Infinity);
   if (!Number.isFinite(at)) return text.slice(0, 200);
@@ -97,7 +98,7 @@ function presentHit(ctx: Ctx, hit: Hit, query: string, rank: number) {
 
 export async function searchSpace(ctx: Ctx, spaceId: string, query: string, page: PageRequest) {
   const { space } = await loadSpace(ctx, spaceId);
-  const found = await hits(ctx, query, [space.id], page);
+  const found = await searchHits(ctx.db, query, [space.id], page);
   return { items: found.rows.map((h, i) => presentHit(ctx, h, query, found.offset + i + 1)), count: found.count, ...(found.next ? { next: found.next } : {}) };
 }
 
@@ -107,7 +108,15 @@ export async function searchOrganization(ctx: Ctx, organizationId: string, query
   if (orgRole === undefined) throw new NotFoundError('Organization');
   // The caller's readable live spaces, as a subquery: deleted or invisible spaces never match.
   const spaces = visibleSpaces(ctx.db, organizationId, ctx.user.id, orgRole).clearSelect().select('spaces.id');
-  const result = await hits(ctx, query, spaces, page);
+  return searchGroupedBySpace(ctx, query, spaces, page);
+}
+
+/**
+ * Hits among some spaces (a subquery or a list), grouped by space in rank order. Callers decide
+ * which spaces may be searched (an organization's readable spaces, a site's spaces).
+ */
+export async function searchGroupedBySpace(ctx: Ctx, query: string, spaces: Expression<unknown> | string[], page: PageRequest) {
+  const result = await searchHits(ctx.db, query, spaces, page);
   const spaceIds = [...new Set(result.rows.map((r) => r.space_id))];
   const titles = new Map(
     (spaceIds.length ? await ctx.db.selectFrom('spaces').select(['id', 'title']).where('id', 'in', spaceIds).execute() : []).map((s) => [s.id, s.title]),

@@ -14,6 +14,7 @@ import { loadSpace, requireSpaceRole } from './access.ts';
 import type { CreateSpaceInput, MoveInput, UpdateSpaceInput } from './schemas.ts';
 import { liveSpaceCount, liveSpacesOf, spaceCounts } from './store.ts';
 import { reindexSpace } from '../search/indexer.ts';
+import { removeSpaceFromSites } from '../sites/structure.ts';
 import { assertMembers } from '../members/store.ts';
 import { NO_COUNTS, presentSpace } from './presenter.ts';
 import type { SpaceResource } from './schemas.ts';
@@ -167,6 +168,7 @@ export async function deleteSpace(ctx: Ctx, spaceId: string): Promise<void> {
   const deletedAt = new Date();
   await ctx.db.transaction().execute(async (trx) => {
     await trx.updateTable('spaces').set({ deleted_at: deletedAt, updated_at: deletedAt }).where('id', '=', spaceId).execute();
+    await removeSpaceFromSites(trx, spaceId);
     await ctx.jobs.enqueue(PURGE_SPACE_JOB, { spaceId }, { runAt: new Date(deletedAt.getTime() + ctx.config.spaceRetentionMs), db: trx });
   });
 }

@@ -12,6 +12,7 @@ import * as m0006 from './migrations/0006_search.ts';
 import * as m0007 from './migrations/0007_token_lifecycle.ts';
 import * as m0008 from './migrations/0008_space_documents.ts';
 import * as m0015 from './migrations/0015_integrations.ts';
+import * as m0010 from './migrations/0010_sites.ts';
 import { PGliteDialect } from './pglite-dialect.ts';
 import type { Database } from './schema.ts';
 
@@ -58,6 +59,7 @@ const migrations: Record<string, Migration> = {
   '0007_token_lifecycle': m0007,
   '0008_space_documents': m0008,
   '0015_integrations': m0015,
+  '0010_sites': m0010,
 };
 
 class StaticMigrationProvider implements MigrationProvider {

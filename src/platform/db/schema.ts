@@ -37,6 +37,12 @@ export interface Database {
   integration_tokens: IntegrationTokensTable;
   integration_events: IntegrationEventsTable;
   integration_delivery_leases: IntegrationDeliveryLeasesTable;
+  sites: SitesTable;
+  site_section_groups: SiteSectionGroupsTable;
+  site_sections: SiteSectionsTable;
+  site_spaces: SiteSpacesTable;
+  site_share_links: SiteShareLinksTable;
+  site_redirects: SiteRedirectsTable;
 }
 
 export type Role = 'admin' | 'create' | 'review' | 'edit' | 'comment' | 'read';
@@ -473,3 +479,111 @@ export interface IntegrationDeliveryLeasesTable {
   installation_id: string;
   until: Date;
 }
+export type SiteVisibility = 'public' | 'unlisted' | 'share-link' | 'visitor-auth';
+
+export interface SitesTable {
+  id: string;
+  seq: Generated<number>;
+  organization_id: string;
+  type: string;
+  title: string;
+  /** Unique in the organization; the site's path under PUBLIC_URL/<organization>/. */
+  basename: string;
+  /** Custom hostname, unique across the instance. */
+  hostname: string | null;
+  /** Proxy origin (host plus path), or null. */
+  proxy: string | null;
+  visibility: SiteVisibility;
+  published: Generated<boolean>;
+  adaptive_content: Generated<boolean>;
+  agents_context: Generated<'included' | 'excluded'>;
+  adaptive_schema: Json | null;
+  adaptive_schema_updated_at: Date | null;
+  customization: Generated<Json>;
+  customization_updated_at: Date | null;
+  /** Secret that signs visitor JWTs of a visitor-auth site (HS256). */
+  auth_key: string;
+  auth_backend: Generated<'custom' | 'integration'>;
+  auth_fallback_url: string | null;
+  auth_logout_url: string | null;
+  created_by: string;
+  created_at: Date;
+  updated_at: Date;
+}
+export type SiteRow = Selectable<SitesTable>;
+
+export interface SiteSectionGroupsTable {
+  id: string;
+  seq: Generated<number>;
+  organization_id: string;
+  site_id: string;
+  parent_id: string | null;
+  title: string;
+  icon: string | null;
+  position: string;
+  created_at: Date;
+}
+export type SiteSectionGroupRow = Selectable<SiteSectionGroupsTable>;
+
+export interface SiteSectionsTable {
+  id: string;
+  seq: Generated<number>;
+  organization_id: string;
+  site_id: string;
+  group_id: string | null;
+  title: string;
+  description: string | null;
+  icon: string | null;
+  path: string;
+  condition: string | null;
+  is_default: Generated<boolean>;
+  position: string;
+  created_at: Date;
+}
+export type SiteSectionRow = Selectable<SiteSectionsTable>;
+
+export interface SiteSpacesTable {
+  id: string;
+  seq: Generated<number>;
+  organization_id: string;
+  site_id: string;
+  space_id: string;
+  /** Null: at the site root (a site without sections). */
+  section_id: string | null;
+  path: string;
+  condition: string | null;
+  hidden: Generated<boolean>;
+  is_default: Generated<boolean>;
+  position: string;
+  customization: Json | null;
+  customization_updated_at: Date | null;
+  created_at: Date;
+}
+export type SiteSpaceRow = Selectable<SiteSpacesTable>;
+
+export interface SiteShareLinksTable {
+  id: string;
+  seq: Generated<number>;
+  organization_id: string;
+  site_id: string;
+  name: string;
+  token: string;
+  active: Generated<boolean>;
+  created_at: Date;
+}
+export type SiteShareLinkRow = Selectable<SiteShareLinksTable>;
+
+export interface SiteRedirectsTable {
+  id: string;
+  seq: Generated<number>;
+  organization_id: string;
+  site_id: string;
+  source: string;
+  draft: Generated<boolean>;
+  capture_wildcard: Generated<boolean>;
+  permanent: Generated<boolean>;
+  destination: Json;
+  created_at: Date;
+  updated_at: Date | null;
+}
+export type SiteRedirectRow = Selectable<SiteRedirectsTable>;

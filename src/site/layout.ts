@@ -1,0 +1,237 @@
+import { escapeHtml } from './render.ts';
+import type { Heading } from './render.ts';
+import type { NavPage } from './navigation.ts';
+
+/**
+ * The HTML page around a rendered document: header (site title or logo, sections as tabs, the
+ * variant switcher, search, theme toggle), the page tree, the page, its table of contents,
+ * breadcrumbs and previous/next links. Landmarks (`header`, `nav`, `main`, `aside`, `footer`)
+ * and a skip link make it usable from the keyboard and by screen readers; it works without
+ * JavaScript (site.js only adds tabs, copy buttons and the theme toggle).
+ */
+
+export interface Link {
+  title: string;
+  href: string;
+  current?: boolean;
+}
+
+export interface PageView {
+  siteTitle: string;
+  /** Where the site's assets are (`…/_folio/`). */
+  assets: string;
+  home: string;
+  logo?: { light?: string; dark?: string } | undefined;
+  favicon?: string | undefined;
+  primaryColor?: { light?: string; dark?: string } | undefined;
+  announcement?: { message: string; href?: string | undefined } | undefined;
+  headerLinks: Link[];
+  sections: Link[];
+  variants: Link[];
+  tree: NavPage[];
+  pageUrl(page: NavPage): string;
+  currentPageId?: string | undefined;
+  title: string;
+  description?: string | undefined;
+  emoji?: string | undefined;
+  cover?: string | undefined;
+  html: string;
+  headings: Heading[];
+  breadcrumbs: Link[];
+  previous?: Link | undefined;
+  next?: Link | undefined;
+  noIndex: boolean;
+  searchUrl: string;
+  query?: string | undefined;
+  markdownUrl?: string | undefined;
+  language: string;
+}
+
+const color = (value: string | undefined) => (value && /^#[0-9a-fA-F]{3,8}$/.test(value) ? value : undefined);
+
+function treeHtml(pages: NavPage[], view: PageView): string {
+  if (!pages.length) return '';
+  const items = pages.map((p) => {
+    const current = p.id === view.currentPageId;
+    const link = `<a href="${escapeHtml(view.pageUrl(p))}"${current ? ' aria-current="page"' : ''}>${p.emoji ? `<span class="emoji">${escapeHtml(p.emoji)}</span> ` : ''}${escapeHtml(p.title)}</a>`;
+    return `<li>${link}${treeHtml(p.children, view)}</li>`;
+  });
+  return `<ul>${items.join('')}</ul>`;
+}
+
+const links = (items: Link[], cls: string, label: string) =>
+  items.length
+    ? `<nav class="${cls}" aria-label="${escapeHtml(label)}"><ul>${items.map((l) => `<li><a href="${escapeHtml(l.href)}"${l.current ? ' aria-current="page"' : ''}>${escapeHtml(l.title)}</a></li>`).join('')}</ul></nav>`
+    : '';
+
+export function pageHtml(view: PageView): string {
+  const light = color(view.primaryColor?.light);
+  const dark = color(view.primaryColor?.dark) ?? light;
+  const style = light ? `<style>:root{--primary:${light}}[data-theme="dark"]{--primary:${dark}}</style>` : '';
+  const logo = view.logo?.light
+    ? `<img class="logo logo-light" src="${escapeHtml(view.logo.light)}" alt="${escapeHtml(view.siteTitle)}">${view.logo.dark ? `<img class="logo logo-dark" src="${escapeHtml(view.logo.dark)}" alt="">` : ''}`
+    : escapeHtml(view.siteTitle);
+  const toc = view.headings.length
+    ? `<aside class="toc" aria-label="On this page"><p>On this page</p><ul>${view.headings.map((h) => `<li class="toc-${h.level}"><a href="#${escapeHtml(encodeURIComponent(h.id))}">${escapeHtml(h.text)}</a></li>`).join('')}</ul></aside>`
+    : '';
+  const pagination =
+    view.previous || view.next
+      ? `<nav class="pagination" aria-label="Previous and next pages">${view.previous ? `<a rel="prev" href="${escapeHtml(view.previous.href)}"><span>Previous</span> ${escapeHtml(view.previous.title)}</a>` : '<span></span>'}${view.next ? `<a rel="next" href="${escapeHtml(view.next.href)}"><span>Next</span> ${escapeHtml(view.next.title)}</a>` : ''}</nav>`
+      : '';
+  const breadcrumbs = view.breadcrumbs.length
+    ? `<nav class="breadcrumbs" aria-label="Breadcrumbs"><ol>${view.breadcrumbs.map((b) => `<li><a href="${escapeHtml(b.href)}">${escapeHtml(b.title)}</a></li>`).join('')}</ol></nav>`
+    : '';
+  const variants = view.variants.length > 1
+    ? `<nav class="variants" aria-label="Versions"><ul>${view.variants.map((v) => `<li><a href="${escapeHtml(v.href)}"${v.current ? ' aria-current="true"' : ''}>${escapeHtml(v.title)}</a></li>`).join('')}</ul></nav>`
+    : '';
+  const announcement = view.announcement
+    ? `<div class="announcement" role="region" aria-label="Announcement">${view.announcement.href ? `<a href="${escapeHtml(view.announcement.href)}">${escapeHtml(view.announcement.message)}</a>` : escapeHtml(view.announcement.message)}</div>`
+    : '';
+  const title = view.title ? `${view.title} | ${view.siteTitle}` : view.siteTitle;
+  return `<!doctype html>
+<html lang="${escapeHtml(view.language)}" data-theme="light">
+<head>
+<meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<title>${escapeHtml(title)}</title>
+${view.description ? `<meta name="description" content="${escapeHtml(view.description)}">` : ''}
+${view.noIndex ? '<meta name="robots" content="noindex">' : ''}
+<link rel="icon" href="${escapeHtml(view.favicon ?? 'data:,')}">
+${view.markdownUrl ? `<link rel="alternate" type="text/markdown" href="${escapeHtml(view.markdownUrl)}">` : ''}
+<link rel="stylesheet" href="${escapeHtml(view.assets)}site.css">
+<link rel="stylesheet" href="${escapeHtml(view.assets)}katex/katex.min.css">
+${style}
+<script src="${escapeHtml(view.assets)}site.js" defer></script>
+</head>
+<body>
+<a class="skip" href="#content">Skip to content</a>
+${announcement}
+<header class="site-header">
+<a class="site-title" href="${escapeHtml(view.home)}">${logo}</a>
+${links(view.sections, 'sections', 'Sections')}
+${links(view.headerLinks, 'header-links', 'Links')}
+<form class="search" role="search" action="${escapeHtml(view.searchUrl)}" method="get"><label for="search-q" class="visually-hidden">Search</label><input id="search-q" type="search" name="q" placeholder="Search…" value="${escapeHtml(view.query ?? '')}"><button type="submit">Search</button></form>
+<button type="button" class="theme-toggle" data-theme-toggle aria-label="Switch between light and dark theme" hidden>◐</button>
+</header>
+<div class="layout">
+<nav class="sidebar" aria-label="Pages">${variants}${treeHtml(view.tree, view)}</nav>
+<main id="content" tabindex="-1">
+${breadcrumbs}
+<article class="page">
+${view.cover ? `<img class="cover" src="${escapeHtml(view.cover)}" alt="">` : ''}
+<h1>${view.emoji ? `<span class="emoji">${escapeHtml(view.emoji)}</span> ` : ''}${escapeHtml(view.title)}</h1>
+${view.description ? `<p class="description">${escapeHtml(view.description)}</p>` : ''}
+${view.html}
+</article>
+${pagination}
+</main>
+${toc}
+</div>
+<footer class="site-footer"><p>${escapeHtml(view.siteTitle)}</p></footer>
+</body>
+</html>`;
+}
+
+export const SITE_CSS = `
+:root{--primary:#346ddb;--bg:#fff;--fg:#1d1d1f;--muted:#6b6b70;--border:#e4e4e7;--code-bg:#f6f6f7;--hint-info:#3b82f6;--hint-warning:#f59e0b;--hint-danger:#ef4444;--hint-success:#10b981}
+[data-theme="dark"]{--bg:#111114;--fg:#ececf1;--muted:#a0a0aa;--border:#2c2c33;--code-bg:#1b1b20}
+*{box-sizing:border-box}
+body{margin:0;font:16px/1.6 system-ui,-apple-system,"Segoe UI",sans-serif;background:var(--bg);color:var(--fg)}
+a{color:var(--primary)}
+.skip{position:absolute;left:-999px}.skip:focus{left:8px;top:8px;background:var(--bg);padding:8px;z-index:10}
+.visually-hidden{position:absolute;width:1px;height:1px;overflow:hidden;clip:rect(0 0 0 0)}
+.announcement{background:var(--primary);color:#fff;padding:6px 16px;text-align:center}.announcement a{color:#fff}
+.site-header{display:flex;gap:16px;align-items:center;flex-wrap:wrap;padding:12px 24px;border-bottom:1px solid var(--border)}
+.site-title{font-weight:700;color:var(--fg);text-decoration:none}.logo{height:32px}
+[data-theme="light"] .logo-dark,[data-theme="dark"] .logo-dark + .logo-light{display:none}[data-theme="dark"] .logo-light:has(+ .logo-dark){display:none}
+.site-header nav ul{display:flex;gap:12px;list-style:none;margin:0;padding:0}
+.site-header nav a[aria-current]{font-weight:700;text-decoration:underline}
+.search{margin-left:auto;display:flex;gap:4px}.search input{padding:4px 8px;border:1px solid var(--border);border-radius:6px;background:var(--bg);color:var(--fg)}
+.theme-toggle{background:none;border:1px solid var(--border);border-radius:6px;color:var(--fg);cursor:pointer}
+.layout{display:grid;grid-template-columns:260px minmax(0,1fr) 220px;gap:32px;max-width:1400px;margin:0 auto;padding:24px}
+@media (max-width:900px){.layout{grid-template-columns:1fr}.toc{display:none}}
+.sidebar ul{list-style:none;padding-left:14px;margin:0}.sidebar>ul{padding-left:0}
+.sidebar a{display:block;padding:3px 6px;border-radius:6px;color:var(--fg);text-decoration:none}
+.sidebar a[aria-current]{background:var(--code-bg);color:var(--primary);font-weight:600}
+.variants ul{display:flex;gap:8px;flex-wrap:wrap;padding:0;margin:0 0 12px}
+.toc{font-size:14px}.toc ul{list-style:none;padding:0}.toc-2{padding-left:10px}.toc-3{padding-left:20px}
+.breadcrumbs ol{display:flex;gap:6px;list-style:none;padding:0;font-size:14px}.breadcrumbs li+li::before{content:"/";margin-right:6px;color:var(--muted)}
+.description{color:var(--muted);font-size:1.1em}.cover{width:100%;max-height:240px;object-fit:cover;border-radius:8px}
+.anchor{margin-left:8px;opacity:0;text-decoration:none}h2:hover .anchor,h3:hover .anchor,h4:hover .anchor,.anchor:focus{opacity:1}
+.hint{border-left:4px solid var(--hint-info);background:var(--code-bg);padding:8px 16px;margin:16px 0;border-radius:6px}
+.hint-warning{border-color:var(--hint-warning)}.hint-danger{border-color:var(--hint-danger)}.hint-success{border-color:var(--hint-success)}
+.hint-label{display:block;font-size:12px;text-transform:uppercase;color:var(--muted)}
+.code{position:relative;margin:16px 0}.code pre{background:var(--code-bg);padding:12px 16px;border-radius:8px;overflow:auto}.code.wrap pre{white-space:pre-wrap}
+.code-title{font-size:13px;color:var(--muted);padding:4px 0}.copy{position:absolute;top:8px;right:8px}
+.tabs [role=tablist]{display:flex;gap:4px;border-bottom:1px solid var(--border)}
+.tabs [role=tab]{background:none;border:0;padding:6px 12px;cursor:pointer;color:var(--fg)}.tabs [role=tab][aria-selected=true]{border-bottom:2px solid var(--primary);font-weight:600}
+.js .tabs [role=tabpanel][data-inactive]{display:none}
+html:not(.js) .tabs [role=tablist]{display:none}html:not(.js) .tabs [role=tabpanel]::before{content:attr(data-title);font-weight:700;display:block}
+.stepper{counter-reset:step;list-style:none;padding-left:0}.step{counter-increment:step;border-left:2px solid var(--border);padding-left:24px;position:relative}
+.step::before{content:counter(step);position:absolute;left:-12px;background:var(--primary);color:#fff;border-radius:50%;width:22px;height:22px;text-align:center;font-size:13px;line-height:22px}
+.columns{display:flex;gap:24px;flex-wrap:wrap}.column{flex:1 1 0}
+.cards{display:grid;grid-template-columns:repeat(auto-fill,minmax(220px,1fr));gap:16px}.card{display:block;border:1px solid var(--border);border-radius:8px;padding:12px;color:var(--fg);text-decoration:none}
+.card-cover{width:100%;border-radius:6px}
+.table-wrap{overflow-x:auto}table{border-collapse:collapse;width:100%}th,td{border:1px solid var(--border);padding:6px 10px;text-align:left}
+figure{margin:16px 0}figure img{max-width:100%;height:auto}figcaption{color:var(--muted);font-size:14px}
+.images.framed figure{border:1px solid var(--border);padding:8px;border-radius:8px}
+.file,.embed,.content-ref,.openapi,.integration,.prompt{display:block;border:1px solid var(--border);border-radius:8px;padding:10px 14px;margin:12px 0}
+.update{border-left:2px solid var(--border);padding-left:16px;margin:16px 0}.tag{display:inline-block;background:var(--code-bg);border-radius:4px;padding:0 6px;margin-right:4px;font-size:12px}
+.button{display:inline-block;padding:4px 12px;border-radius:6px;background:var(--primary);color:#fff;text-decoration:none}.button-secondary{background:var(--code-bg);color:var(--fg)}
+mark{background:none;color:inherit}.bg-yellow{background:#fef08a}.bg-warning{background:#fde68a}.color-red{color:#dc2626}.color-green{color:#16a34a}.color-blue{color:#2563eb}
+.pagination{display:flex;justify-content:space-between;margin-top:32px;border-top:1px solid var(--border);padding-top:16px}
+.pagination span{display:block;font-size:12px;color:var(--muted)}
+.search-results li{margin-bottom:12px}
+.site-footer{border-top:1px solid var(--border);padding:16px 24px;color:var(--muted);font-size:14px}
+.hljs-keyword,.hljs-built_in{color:#7c3aed}.hljs-string{color:#15803d}.hljs-number,.hljs-literal{color:#c2410c}.hljs-comment{color:var(--muted);font-style:italic}.hljs-title,.hljs-function{color:#2563eb}
+[data-theme="dark"] .hljs-keyword{color:#c4b5fd}[data-theme="dark"] .hljs-string{color:#86efac}
+`;
+
+export const SITE_JS = `
+(function () {
+  var root = document.documentElement;
+  root.classList.add('js');
+  var stored = null;
+  try { stored = localStorage.getItem('folio-theme'); } catch (e) {}
+  var prefersDark = window.matchMedia && window.matchMedia('(prefers-color-scheme: dark)').matches;
+  root.setAttribute('data-theme', stored || (prefersDark ? 'dark' : 'light'));
+  document.addEventListener('DOMContentLoaded', function () {
+    var toggle = document.querySelector('[data-theme-toggle]');
+    if (toggle) {
+      toggle.hidden = false;
+      toggle.addEventListener('click', function () {
+        var next = root.getAttribute('data-theme') === 'dark' ? 'light' : 'dark';
+        root.setAttribute('data-theme', next);
+        try { localStorage.setItem('folio-theme', next); } catch (e) {}
+      });
+    }
+    document.querySelectorAll('.tabs').forEach(function (tabs) {
+      var buttons = Array.prototype.slice.call(tabs.querySelectorAll('[role=tab]'));
+      function select(i) {
+        buttons.forEach(function (b, j) {
+          b.setAttribute('aria-selected', String(i === j));
+          b.tabIndex = i === j ? 0 : -1;
+          var panel = document.getElementById(b.getAttribute('aria-controls'));
+          if (panel) { if (i === j) panel.removeAttribute('data-inactive'); else panel.setAttribute('data-inactive', ''); }
+        });
+      }
+      buttons.forEach(function (b, i) {
+        b.addEventListener('click', function () { select(i); });
+        b.addEventListener('keydown', function (e) {
+          if (e.key === 'ArrowRight' || e.key === 'ArrowLeft') {
+            var next = (i + (e.key === 'ArrowRight' ? 1 : buttons.length - 1)) % buttons.length;
+            select(next); buttons[next].focus();
+          }
+        });
+      });
+    });
+    document.querySelectorAll('[data-copy]').forEach(function (button) {
+      button.hidden = false;
+      button.addEventListener('click', function () {
+        var code = button.parentElement.querySelector('code');
+        if (code && navigator.clipboard) navigator.clipboard.writeText(code.textContent || '').then(function () { button.textContent = 'Copied'; }, function () {});
+      });
+    });
+  });
+})();
+`;

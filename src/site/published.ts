@@ -1,0 +1,240 @@
+import { createHash } from 'node:crypto';
+import type { Db } from '../platform/db/database.ts';
+import type { SiteRow, SiteSectionRow, SiteSpaceRow, SpaceRow } from '../platform/db/schema.ts';
+import type { Urls } from '../platform/urls.ts';
+import { effectiveCustomization } from '../sites/customization.ts';
+import { markdownToDocumentForRead } from '../content/convert.ts';
+import { readBody } from '../content/documents.ts';
+import { ContentReader, getDocuments } from '../content/model.ts';
+import { withFrontMatter } from '../content/front-matter.ts';
+import { frontMatterOf } from '../content/presenter.ts';
+import { pageDirectory, relativeLinks } from '../content/page-links.ts';
+import { conditionHolds, expressionValue } from './conditions.ts';
+import { pageHtml, type Link, type PageView } from './layout.ts';
+import { navigationOf, type Navigation, type NavPage } from './navigation.ts';
+import { renderDocument, type RenderContext } from './render.ts';
+import type { Visitor } from './visitor.ts';
+
+/**
+ * A published site as readers see it: which section and variant (site space) a path is in, which
+ * page, and that page rendered. Rendered pages are cached by (site, its last update, the space's
+ * revision, page, visitor segment): a merge moves the revision and a site change its update time,
+ * so exactly the affected pages are rendered again, and nothing stale is served.
+ */
+
+export interface SiteStructure {
+  sections: SiteSectionRow[];
+  siteSpaces: (SiteSpaceRow & { space: SpaceRow })[];
+}
+
+export interface Located {
+  section: SiteSectionRow | undefined;
+  siteSpace: SiteSpaceRow & { space: SpaceRow };
+  /** The page path within the space ('' for its first page). */
+  pagePath: string;
+  /** The site-relative prefix of the site space (`section/variant/`, '' for the default). */
+  prefix: string;
+}
+
+export async function loadStructure(db: Db, site: SiteRow): Promise<SiteStructure> {
+  const [sections, siteSpaces] = await Promise.all([
+    db.selectFrom('site_sections').selectAll().where('site_id', '=', site.id).orderBy('position').execute(),
+    db
+      .selectFrom('site_spaces')
+      .innerJoin('spaces', 'spaces.id', 'site_spaces.space_id')
+      .selectAll('site_spaces')
+      .select((eb) => eb.fn('to_jsonb', [eb.table('spaces')]).as('space_json'))
+      .where('site_spaces.site_id', '=', site.id)
+      .where('spaces.deleted_at', 'is', null)
+      .orderBy('site_spaces.position')
+      .execute(),
+  ]);
+  return {
+    sections,
+    siteSpaces: siteSpaces.map(({ space_json, ...row }) => ({ ...row, space: space_json as unknown as SpaceRow })),
+  };
+}
+
+const visibleTo = (visitor: Visitor, condition: string | null | undefined) => conditionHolds(condition, { visitor: { claims: visitor.claims } });
+
+/** Which section, site space and page a site-relative path is about (undefined: none). */
+export function locate(structure: SiteStructure, path: string, visitor: Visitor): Located | undefined {
+  const parts = path.split('/').filter(Boolean);
+  const sections = structure.sections.filter((s) => visibleTo(visitor, s.condition));
+  let section = sections.find((s) => !s.is_default && s.path === parts[0]);
+  if (section) parts.shift();
+  else section = sections.find((s) => s.is_default) ?? sections[0];
+  const inSection = structure.siteSpaces.filter((s) => (section ? s.section_id === section.id : true) && visibleTo(visitor, s.condition));
+  let siteSpace = inSection.find((s) => !s.is_default && s.path === parts[0]);
+  if (siteSpace) parts.shift();
+  else siteSpace = inSection.find((s) => s.is_default) ?? inSection[0];
+  if (!siteSpace) return undefined;
+  return { section, siteSpace, pagePath: parts.join('/'), prefix: prefixOf(section, siteSpace) };
+}
+
+/** The site spaces a visitor may reach (their section's and their own conditions hold), with their prefix. */
+export function reachableSiteSpaces(structure: SiteStructure, visitor: Visitor) {
+  const sections = new Map(structure.sections.map((s) => [s.id, s]));
+  return structure.siteSpaces.flatMap((siteSpace) => {
+    const section = siteSpace.section_id ? sections.get(siteSpace.section_id) : undefined;
+    if (section && !visibleTo(visitor, section.condition)) return [];
+    if (!visibleTo(visitor, siteSpace.condition)) return [];
+    const prefix = prefixOf(section, siteSpace);
+    // Reachable only if its prefix leads to it (a second variant without a path would not).
+    const located = locate(structure, prefix, visitor);
+    return located && located.siteSpace.id === siteSpace.id ? [located] : [];
+  });
+}
+
+export function prefixOf(section: SiteSectionRow | undefined, siteSpace: SiteSpaceRow): string {
+  return (section && !section.is_default ? `${section.path}/` : '') + (siteSpace.is_default ? '' : `${siteSpace.path}/`);
+}
+
+/** The pages of the tree a visitor may see in navigation (hidden pages and unmet conditions left out). */
+function visibleTree(pages: NavPage[], visitor: Visitor): NavPage[] {
+  return pages
+    .filter((p) => !p.hidden && visibleTo(visitor, p.condition))
+    .map((p) => ({ ...p, children: visibleTree(p.children, visitor) }));
+}
+
+export interface PageRequest {
+  db: Db;
+  urls: Urls;
+  site: SiteRow;
+  /** Absolute path of the site's root, ending with '/'. */
+  base: string;
+  structure: SiteStructure;
+  located: Located;
+  visitor: Visitor;
+}
+
+export interface RenderedPage {
+  html: string;
+  etag: string;
+  noIndex: boolean;
+}
+
+const MAX_CACHED = 2000;
+const cache = new Map<string, RenderedPage>();
+
+function remember(key: string, page: RenderedPage): RenderedPage {
+  cache.set(key, page);
+  if (cache.size > MAX_CACHED) cache.delete(cache.keys().next().value!);
+  return page;
+}
+
+/** The revision of a space the site shows (its live content). */
+async function revisionRoot(db: Db, space: SpaceRow): Promise<string> {
+  const row = await db.selectFrom('revisions').select('root').where('id', '=', space.revision_id).executeTakeFirstOrThrow();
+  return row.root;
+}
+
+export async function navigationFor(req: PageRequest): Promise<Navigation> {
+  return navigationOf(req.db, await revisionRoot(req.db, req.located.siteSpace.space));
+}
+
+/** The page a located path names: the first readable page for the root, undefined when none. */
+export function pageAt(nav: Navigation, pagePath: string, visitor: Visitor): NavPage | undefined {
+  const page = pagePath ? nav.byPath.get(pagePath) : nav.order.find((p) => !p.hidden && visibleTo(visitor, p.condition));
+  if (!page) return undefined;
+  // A page under a condition that does not hold is not there for this visitor (its ancestors' too).
+  for (let p: NavPage | undefined = page; p; p = p.parent ? nav.byId.get(p.parent) : undefined) if (!visibleTo(visitor, p.condition)) return undefined;
+  return page;
+}
+
+function customization(site: SiteRow, siteSpace: SiteSpaceRow) {
+  return effectiveCustomization(site.customization, siteSpace.customization) as Record<string, any>;
+}
+
+export async function renderPage(req: PageRequest, nav: Navigation, page: NavPage, query?: string): Promise<RenderedPage> {
+  const { site, located, visitor } = req;
+  const key = [site.id, site.updated_at.getTime(), site.customization_updated_at?.getTime() ?? 0, located.siteSpace.id, located.siteSpace.customization_updated_at?.getTime() ?? 0, nav.root, page.id, visitor.segment].join('|');
+  const cached = cache.get(key);
+  if (cached) return cached;
+
+  const reader = new ContentReader(req.db, nav.root);
+  const source = page.entry.doc ? ((await getDocuments(req.db, [page.entry.doc])).get(page.entry.doc) ?? '') : '';
+  const markdown = await readBody(reader, source, page.entry, { dereferenced: true });
+  const document = await markdownToDocumentForRead(markdown);
+  const scope = { visitor: { claims: visitor.claims }, space: { vars: nav.variables }, page: { vars: page.entry.variables ?? {} } };
+  const siteSpaceBase = `${req.base}${located.prefix}`;
+  const pageUrl = (p: NavPage) => `${siteSpaceBase}${p.path}`;
+  const ctx: RenderContext = {
+    pageUrl: (ref) => {
+      if (ref.space && ref.space !== located.siteSpace.space.id) {
+        const other = req.structure.siteSpaces.find((s) => s.space.id === ref.space);
+        return other ? `${req.base}${prefixOf(req.structure.sections.find((s) => s.id === other.section_id), other)}` : undefined;
+      }
+      const target = nav.byId.get(ref.page);
+      return target ? `${pageUrl(target)}${ref.anchor ? `#${encodeURIComponent(ref.anchor)}` : ''}` : undefined;
+    },
+    file: (id) => {
+      const file = nav.files.get(id);
+      return file && { url: `${req.base}_folio/files/${file.blob}/${encodeURIComponent(file.name)}`, name: file.name, contentType: file.contentType, size: file.size };
+    },
+    condition: (expression) => conditionHolds(expression, scope),
+    expression: (expression) => expressionValue(expression, scope),
+    pageTitle: (id) => nav.byId.get(id)?.title,
+  };
+  const rendered = renderDocument(document, ctx);
+
+  const settings = customization(site, located.siteSpace);
+  const tree = visibleTree(nav.top, visitor);
+  const flat: NavPage[] = [];
+  const flatten = (pages: NavPage[]) => pages.forEach((p) => (flat.push(p), flatten(p.children)));
+  flatten(tree);
+  const at = flat.findIndex((p) => p.id === page.id);
+  const link = (p: NavPage | undefined): Link | undefined => (p ? { title: p.title, href: pageUrl(p) } : undefined);
+  const breadcrumbs: Link[] = [];
+  for (let p = page.parent ? nav.byId.get(page.parent) : undefined; p; p = p.parent ? nav.byId.get(p.parent) : undefined) breadcrumbs.unshift(link(p)!);
+
+  const sections = req.structure.sections
+    .filter((s) => visibleTo(visitor, s.condition))
+    .map((s) => ({ title: s.title, href: `${req.base}${s.is_default ? '' : `${s.path}/`}`, current: s.id === located.section?.id }));
+  const variants = req.structure.siteSpaces
+    .filter((s) => s.section_id === (located.section?.id ?? null) && !s.hidden && visibleTo(visitor, s.condition))
+    .map((s) => ({ title: s.space.title, href: `${req.base}${prefixOf(located.section, s)}`, current: s.id === located.siteSpace.id }));
+  const coverUrl = page.entry.cover?.url;
+  const noIndex = site.visibility !== 'public' || !!page.entry.noIndex || !!page.entry.noRobotsIndex;
+  const view: PageView = {
+    siteTitle: typeof settings.title === 'string' && settings.title ? settings.title : site.title,
+    assets: `${req.base}_folio/`,
+    home: req.base,
+    logo: settings.header?.logo,
+    favicon: settings.favicon?.icon?.light,
+    primaryColor: settings.styling?.primaryColor,
+    announcement: settings.announcement?.enabled && settings.announcement.message ? { message: String(settings.announcement.message), href: settings.announcement.link?.to?.url } : undefined,
+    headerLinks: ((settings.header?.links ?? []) as { title?: string; to?: { kind?: string; url?: string } }[])
+      .filter((l) => l.title && l.to?.kind === 'url' && l.to.url && /^https?:/i.test(l.to.url))
+      .map((l) => ({ title: l.title!, href: l.to!.url! })),
+    sections: sections.length > 1 ? sections : [],
+    variants,
+    tree,
+    pageUrl,
+    currentPageId: page.id,
+    title: page.title,
+    description: page.entry.description,
+    emoji: page.emoji,
+    cover: coverUrl && /^(https?:|\/)/i.test(coverUrl) ? coverUrl : undefined,
+    html: rendered.html,
+    headings: rendered.headings,
+    breadcrumbs,
+    previous: at > 0 ? link(flat[at - 1]) : undefined,
+    next: at >= 0 && at < flat.length - 1 ? link(flat[at + 1]) : undefined,
+    noIndex,
+    searchUrl: `${req.base}search`,
+    query,
+    markdownUrl: `${pageUrl(page)}.md`,
+    language: typeof settings.internationalization?.locale === 'string' ? settings.internationalization.locale : 'en',
+  };
+  const html = pageHtml(view);
+  return remember(key, { html, etag: `"${createHash('sha256').update(html).digest('base64url').slice(0, 27)}"`, noIndex });
+}
+
+/** A page as markdown (`<page>.md`), with its front matter and links relative to it. */
+export async function pageMarkdown(db: Db, nav: Navigation, page: NavPage): Promise<string> {
+  const reader = new ContentReader(db, nav.root);
+  const source = page.entry.doc ? ((await getDocuments(db, [page.entry.doc])).get(page.entry.doc) ?? '') : '';
+  const body = await relativeLinks(reader, await readBody(reader, source, page.entry, { dereferenced: true }), await pageDirectory(reader, page.entry));
+  return withFrontMatter(frontMatterOf(page.entry), `# ${page.title}\n\n${body}`);
+}

@@ -1,0 +1,243 @@
+import { readFile } from 'node:fs/promises';
+import { createRequire } from 'node:module';
+import { dirname, join, normalize } from 'node:path';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { Services } from '../platform/context.ts';
+import type { SiteRow } from '../platform/db/schema.ts';
+import { getBlob } from '../content/files.ts';
+import { contentDisposition } from '../platform/content-disposition.ts';
+import { excerpt, searchHits, terms } from '../search/service.ts';
+import { matchRedirect, redirectTarget } from '../sites/redirects.ts';
+import { SITE_CSS, SITE_JS } from './layout.ts';
+import { navigationFor, loadStructure, locate, pageAt, pageMarkdown, reachableSiteSpaces, renderPage, type PageRequest, type SiteStructure } from './published.ts';
+import type { Navigation, NavPage } from './navigation.ts';
+import { escapeHtml } from './render.ts';
+import { sendVisitorRedirect, visitorOf, type Visitor } from './visitor.ts';
+
+/**
+ * Published sites, served by Folio itself at PUBLIC_URL/<organization id or hostname>/<basename>/…:
+ * pages as HTML (and as markdown at `<page>.md`), search, sitemap.xml, robots.txt, llms.txt,
+ * llms-full.txt, files, and the site's own stylesheet and script. Every answer carries a strict
+ * Content-Security-Policy (scripts only from the site itself) and `nosniff`; unlisted and
+ * non-public sites are `noindex`.
+ */
+
+const CSP = [
+  "default-src 'none'",
+  "script-src 'self'",
+  // KaTeX positions math with inline styles; scripts stay strictly same-origin.
+  "style-src 'self' 'unsafe-inline'",
+  "img-src 'self' https: data:",
+  "font-src 'self'",
+  "connect-src 'self'",
+  "form-action 'self'",
+  "base-uri 'none'",
+  "frame-ancestors 'self'",
+].join('; ');
+
+const require = createRequire(import.meta.url);
+const KATEX_DIST = join(dirname(require.resolve('katex/package.json')), 'dist');
+
+const INLINE_TYPES = new Set(['image/png', 'image/jpeg', 'image/gif', 'image/webp', 'application/pdf', 'text/plain']);
+
+interface SiteContext {
+  site: SiteRow;
+  base: string;
+  rest: string;
+}
+
+function headers(reply: FastifyReply, site: SiteRow) {
+  reply.header('content-security-policy', CSP).header('x-content-type-options', 'nosniff').header('referrer-policy', 'strict-origin-when-cross-origin');
+  if (site.visibility !== 'public') reply.header('x-robots-tag', 'noindex');
+}
+
+function page(reply: FastifyReply, status: number, title: string, message: string) {
+  return reply
+    .code(status)
+    .type('text/html; charset=utf-8')
+    .header('content-security-policy', CSP)
+    .header('x-content-type-options', 'nosniff')
+    .header('cache-control', 'no-store')
+    .send(`<!doctype html><html lang="en"><head><meta charset="utf-8"><title>${escapeHtml(title)}</title></head><body><main><h1>${escapeHtml(title)}</h1><p>${escapeHtml(message)}</p></main></body></html>`);
+}
+
+async function findPublishedSite(services: Services, orgKey: string, basename: string): Promise<SiteRow | undefined> {
+  const org = await services.db
+    .selectFrom('organizations')
+    .select('id')
+    .where((eb) => eb.or([eb('id', '=', orgKey), eb('hostname', '=', orgKey)]))
+    .executeTakeFirst();
+  if (!org) return undefined;
+  return services.db
+    .selectFrom('sites')
+    .selectAll()
+    .where('organization_id', '=', org.id)
+    .where('basename', '=', basename)
+    .where('published', '=', true)
+    .executeTakeFirst();
+}
+
+async function serveAsset(reply: FastifyReply, services: Services, rest: string) {
+  if (rest === '_folio/site.css') return reply.type('text/css; charset=utf-8').header('cache-control', 'public, max-age=3600').send(SITE_CSS);
+  if (rest === '_folio/site.js') return reply.type('text/javascript; charset=utf-8').header('cache-control', 'public, max-age=3600').send(SITE_JS);
+  if (rest.startsWith('_folio/katex/')) {
+    const file = normalize(rest.slice('_folio/katex/'.length));
+    if (file.startsWith('..') || !/^(katex\.min\.css|fonts\/[\w.-]+\.(woff2?|ttf))$/.test(file)) return undefined;
+    const type = file.endsWith('.css') ? 'text/css; charset=utf-8' : file.endsWith('.ttf') ? 'font/ttf' : file.endsWith('.woff') ? 'font/woff' : 'font/woff2';
+    return reply.type(type).header('cache-control', 'public, max-age=86400').send(await readFile(join(KATEX_DIST, file)));
+  }
+  const files = /^_folio\/files\/([A-Za-z0-9_-]{10,100})\/([^/]+)$/.exec(rest);
+  if (files) {
+    const data = await getBlob(services.db, files[1]!);
+    if (!data) return undefined;
+    const name = decodeURIComponent(files[2]!);
+    const type = typeFor(name);
+    // Only a few harmless types are shown inline; anything else (HTML, SVG) downloads, in a sandbox.
+    return reply
+      .type(type)
+      .header('content-disposition', contentDisposition(INLINE_TYPES.has(type) ? 'inline' : 'attachment', name))
+      .header('content-security-policy', "default-src 'none'; sandbox")
+      .header('x-content-type-options', 'nosniff')
+      .header('cache-control', 'public, max-age=31536000, immutable')
+      .send(Buffer.from(data));
+  }
+  return undefined;
+}
+
+function typeFor(name: string): string {
+  const ext = name.split('.').pop()?.toLowerCase() ?? '';
+  return (
+    { png: 'image/png', jpg: 'image/jpeg', jpeg: 'image/jpeg', gif: 'image/gif', webp: 'image/webp', pdf: 'application/pdf', txt: 'text/plain' }[ext] ??
+    'application/octet-stream'
+  );
+}
+
+export async function publishedSiteRoutes(app: FastifyInstance, services: Services): Promise<void> {
+  const handler = async (req: FastifyRequest, reply: FastifyReply) => {
+    const params = req.params as { orgKey: string; basename: string; '*'?: string };
+    // API paths that match no route stay API answers (JSON), not site pages.
+    if (params.orgKey === 'v1') return reply.callNotFound();
+    const site = await findPublishedSite(services, params.orgKey, params.basename);
+    if (!site) return page(reply, 404, 'Not found', 'There is no published site at this address.');
+    const base = `/${encodeURIComponent(params.orgKey)}/${encodeURIComponent(params.basename)}/`;
+    const rest = params['*'] ?? (req.url.split('?')[0]!.endsWith('/') ? '' : undefined);
+    if (rest === undefined) return reply.redirect(base, 301);
+    return serveSite(req, reply, services, { site, base, rest });
+  };
+  const config = { public: true };
+  app.get('/:orgKey/:basename', { config, schema: { hide: true } }, handler);
+  app.get('/:orgKey/:basename/*', { config, schema: { hide: true } }, handler);
+}
+
+async function serveSite(req: FastifyRequest, reply: FastifyReply, services: Services, { site, base, rest }: SiteContext) {
+  headers(reply, site);
+  if (rest.startsWith('_folio/site.') || rest.startsWith('_folio/katex/')) return (await serveAsset(reply, services, rest)) ?? page(reply, 404, 'Not found', 'No such file.');
+  if (rest === 'robots.txt') {
+    const allowed = site.visibility === 'public';
+    return reply.type('text/plain; charset=utf-8').send(allowed ? `User-agent: *\nAllow: /\nSitemap: ${services.config.publicUrl}${base}sitemap.xml\n` : 'User-agent: *\nDisallow: /\n');
+  }
+
+  const secure = services.config.publicUrl.startsWith('https:');
+  const outcome = await visitorOf(services.db, site, req, base, secure);
+  if (outcome.kind === 'store') return sendVisitorRedirect(reply, outcome);
+  if (outcome.kind === 'denied') {
+    if (outcome.fallback && /^https?:/i.test(outcome.fallback)) return reply.code(302).header('location', outcome.fallback).send();
+    if (site.visibility === 'visitor-auth') return page(reply, 401, 'Sign in required', 'This site is for signed-in readers: open it from the link your organization gave you.');
+    return page(reply, 404, 'Not found', 'There is no published site at this address.');
+  }
+  const visitor = outcome.visitor;
+  // Pages that depend on who reads them must not be shared by caches.
+  reply.header('cache-control', site.visibility === 'public' || site.visibility === 'unlisted' ? 'public, max-age=0, must-revalidate' : 'private, no-cache');
+  reply.header('vary', 'cookie');
+
+  if (rest.startsWith('_folio/files/')) return (await serveAsset(reply, services, rest)) ?? page(reply, 404, 'Not found', 'No such file.');
+  const structure = await loadStructure(services.db, site);
+  const path = decodeURIComponent(rest.split('?')[0]!.replace(/\/+$/, ''));
+
+  if (path === 'sitemap.xml') return sitemap(reply, services, site, base, structure, visitor);
+  if (path === 'llms.txt' || path === 'llms-full.txt') return llms(reply, services, site, base, structure, visitor, path === 'llms-full.txt');
+  if (path === 'search') return search(req, reply, services, site, base, structure, visitor);
+
+  const markdown = path.endsWith('.md');
+  const located = locate(structure, markdown ? path.slice(0, -3) : path, visitor);
+  if (located) {
+    const request: PageRequest = { db: services.db, urls: services.urls, site, base, structure, located, visitor };
+    const nav = await navigationFor(request);
+    const found = pageAt(nav, located.pagePath, visitor);
+    if (found) {
+      if (markdown) return reply.type('text/markdown; charset=utf-8').send(await pageMarkdown(services.db, nav, found));
+      const rendered = await renderPage(request, nav, found);
+      if (rendered.noIndex) reply.header('x-robots-tag', 'noindex');
+      reply.header('etag', rendered.etag);
+      if (req.headers['if-none-match'] === rendered.etag) return reply.code(304).send();
+      return reply.type('text/html; charset=utf-8').send(rendered.html);
+    }
+  }
+  const redirect = await matchRedirect(services.db, site.id, `/${path}`);
+  if (redirect) {
+    // Redirect targets need only the database and the URL helpers, which the services carry.
+    const target = await redirectTarget(services as unknown as Parameters<typeof redirectTarget>[0], site, redirect.row, redirect.suffix);
+    if (target) return reply.code(301).header('location', target).send();
+  }
+  return page(reply, 404, 'Page not found', 'This page does not exist, or you cannot see it.');
+}
+
+/** Every page a visitor may read, with its URL, across the site spaces the visitor can reach. */
+async function everyPage(services: Services, site: SiteRow, base: string, structure: SiteStructure, visitor: Visitor) {
+  const out: { url: string; title: string; description?: string | undefined; page: NavPage; nav: Navigation }[] = [];
+  for (const located of reachableSiteSpaces(structure, visitor)) {
+    const nav = await navigationFor({ db: services.db, urls: services.urls, site, base, structure, located, visitor });
+    for (const p of nav.order) {
+      if (!pageAt(nav, p.path, visitor)) continue;
+      out.push({ url: `${services.config.publicUrl}${base}${located.prefix}${p.path}`, title: p.title, description: p.entry.description, page: p, nav });
+    }
+  }
+  return out;
+}
+
+async function sitemap(reply: FastifyReply, services: Services, site: SiteRow, base: string, structure: SiteStructure, visitor: Visitor) {
+  const pages = (await everyPage(services, site, base, structure, visitor)).filter((p) => !p.page.entry.noIndex && !p.page.entry.noRobotsIndex);
+  const xml = `<?xml version="1.0" encoding="UTF-8"?>\n<urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9">\n${pages.map((p) => `  <url><loc>${escapeHtml(p.url)}</loc></url>`).join('\n')}\n</urlset>\n`;
+  return reply.type('application/xml; charset=utf-8').send(xml);
+}
+
+async function llms(reply: FastifyReply, services: Services, site: SiteRow, base: string, structure: SiteStructure, visitor: Visitor, full: boolean) {
+  const pages = await everyPage(services, site, base, structure, visitor);
+  if (!full) {
+    const lines = [`# ${site.title}`, '', ...pages.map((p) => `- [${p.title}](${p.url}.md)${p.description ? `: ${p.description}` : ''}`), ''];
+    return reply.type('text/plain; charset=utf-8').send(lines.join('\n'));
+  }
+  const parts: string[] = [];
+  for (const p of pages) parts.push(await pageMarkdown(services.db, p.nav, p.page));
+  return reply.type('text/plain; charset=utf-8').send(parts.join('\n\n---\n\n'));
+}
+
+async function search(req: FastifyRequest, reply: FastifyReply, services: Services, site: SiteRow, base: string, structure: SiteStructure, visitor: Visitor) {
+  const query = String((req.query as { q?: unknown }).q ?? '').slice(0, 512).trim();
+  const located = locate(structure, '', visitor);
+  if (!located) return page(reply, 404, 'Not found', 'This site has no content yet.');
+  const request: PageRequest = { db: services.db, urls: services.urls, site, base, structure, located, visitor };
+  const nav = await navigationFor(request);
+  const first = pageAt(nav, '', visitor);
+  if (!first) return page(reply, 404, 'Not found', 'This site has no content yet.');
+  // Only the site spaces the visitor can reach are searched; hidden and conditional pages are dropped.
+  const reachable = new Map(reachableSiteSpaces(structure, visitor).map((l) => [l.siteSpace.space.id, l]));
+  const found = query && reachable.size ? await searchHits(services.db, query, [...reachable.keys()], { limit: 20 }) : { rows: [] as Awaited<ReturnType<typeof searchHits>>['rows'] };
+  const words = terms(query);
+  const items: string[] = [];
+  for (const hit of found.rows) {
+    const spaceLocated = reachable.get(hit.space_id)!;
+    const spaceNav = await navigationFor({ ...request, located: spaceLocated });
+    const target = pageAt(spaceNav, hit.path, visitor);
+    if (!target || target.hidden) continue;
+    const body = hit.sections.map((s) => s.body).join(' ');
+    items.push(`<li><a href="${escapeHtml(`${base}${spaceLocated.prefix}${hit.path}`)}">${escapeHtml(hit.title)}</a><p>${escapeHtml(excerpt(body || hit.description, words))}</p></li>`);
+  }
+  const results = query
+    ? `<h2>Results for “${escapeHtml(query)}”</h2>${items.length ? `<ol class="search-results">${items.join('')}</ol>` : '<p>No page matches.</p>'}`
+    : '<p>Type words to search for.</p>';
+  const rendered = await renderPage(request, nav, first, query);
+  // The search page reuses the site's frame around the results.
+  const html = rendered.html.replace(/<article class="page">[\s\S]*<\/article>/, () => `<article class="page search-page"><h1>Search</h1>${results}</article>`);
+  return reply.type('text/html; charset=utf-8').header('x-robots-tag', 'noindex').send(html);
+}
