@@ -139,6 +139,29 @@ describe('installations', () => {
     assert.equal(left.length, 0);
   });
 
+  test('site installations: install, configure, list, uninstall (site_installation events)', async () => {
+    const { ann, org } = await setup();
+    const name = uniqueName('sites');
+    await publish(ann, name, { title: 'On sites', organization: org.id, target: 'site', configurations: { site: { properties: { id: { type: 'string' } }, required: ['id'] } } });
+    const { data: site } = await ann.api.orgs.createSite(org.id, { title: 'Docs' });
+    const { data: inst } = await ann.api.integrations.installIntegration(name, { organization: org.id });
+    const { data: si } = await ann.api.integrations.installIntegrationOnSite(name, inst.id, { siteId: site.id });
+    assert.equal(si.status, 'pending');
+    assert.equal(si.site, site.id);
+    await expectStatus(ann.api.integrations.installIntegrationOnSite(name, inst.id, { siteId: site.id }), 409);
+    const { data: configured } = await ann.api.integrations.updateIntegrationSiteInstallation(name, inst.id, site.id, { configuration: { id: 'x' } });
+    assert.equal(configured.status, 'active');
+    const { data: extended } = await ann.api.integrations.getIntegrationSiteInstallation(name, inst.id, site.id, { extended: true } as never);
+    assert.equal(typeof extended.site === 'object' && extended.site.id, site.id);
+    assert.equal((await ann.api.integrations.listIntegrationSiteInstallations(name)).data.items.length, 1);
+    assert.deepEqual((await ann.api.orgs.listSiteIntegrations(org.id, site.id)).data.items.map((i) => i.name), [name]);
+    await expectStatus(ann.api.integrations.installIntegrationOnSpace(name, inst.id, { space: (await ann.api.orgs.createSpace(org.id, { title: 'S' })).data.id }), 400);
+    await ann.api.integrations.uninstallIntegrationFromSite(name, inst.id, site.id);
+    await expectStatus(ann.api.integrations.getIntegrationSiteInstallation(name, inst.id, site.id), 404);
+    const types = (await t.server.services.db.selectFrom('integration_events').select('payload').where('installation_id', '=', inst.id).orderBy('seq').execute()).map((e) => (e.payload as { type: string }).type);
+    assert.deepEqual(types, ['installation_setup', 'site_installation_setup', 'site_installation_setup', 'site_installation_deleted']);
+  });
+
   test('installation tokens: exactly the scopes, exactly the targets (scope × target matrix)', async () => {
     const { ann, org } = await setup();
     const { data: spaceA } = await ann.api.orgs.createSpace(org.id, { title: 'A' });

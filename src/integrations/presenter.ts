@@ -1,9 +1,9 @@
 import type { Static } from '@sinclair/typebox';
 import { presentOrganization } from '../orgs/presenter.ts';
-import type { InstallationRow, IntegrationEventRow, IntegrationRow, OrganizationRow, SpaceInstallationRow } from '../platform/db/schema.ts';
+import type { InstallationRow, IntegrationEventRow, IntegrationRow, OrganizationRow, SiteInstallationRow, SpaceInstallationRow } from '../platform/db/schema.ts';
 import type { Membership } from '../platform/policy.ts';
 import type { Urls } from '../platform/urls.ts';
-import type { EventWithTrace, Installation, Integration, IntegrationEvent, SpaceInstallation } from './schemas.ts';
+import type { EventWithTrace, Installation, Integration, IntegrationEvent, SiteInstallation, SpaceInstallation } from './schemas.ts';
 
 /** The media type of a base64 image, from its first bytes. */
 function imageType(base64: string): string {
@@ -105,4 +105,21 @@ export function presentEvent(row: IntegrationEventRow): Static<typeof Integratio
 
 export function presentEventWithTrace(row: IntegrationEventRow): Static<typeof EventWithTrace> {
   return { event: presentEvent(row), trace: { logs: row.logs as Static<typeof EventWithTrace>['trace']['logs'] } };
+}
+
+export function presentSiteInstallation(urls: Urls, integration: Pick<IntegrationRow, 'name'>, row: SiteInstallationRow, site: Static<typeof SiteInstallation>['site']): Static<typeof SiteInstallation> {
+  const endpoint = publicEndpoint(urls, integration, row.installation_id);
+  return {
+    integration: integration.name,
+    installation: row.installation_id,
+    status: row.status,
+    configuration: row.configuration as Record<string, unknown>,
+    externalIds: row.external_ids as string[],
+    urls: {
+      location: urls.api(`/integrations/${encodeURIComponent(integration.name)}/installations/${encodeURIComponent(row.installation_id)}/sites/${encodeURIComponent(row.site_id)}`),
+      publicEndpoint: endpoint,
+      publicContentEndpoint: endpoint,
+    },
+    site,
+  };
 }

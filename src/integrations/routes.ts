@@ -5,8 +5,10 @@ import { ListOf, PageQuery } from '../platform/paging.ts';
 import { OrganizationIdParams } from '../platform/schemas.ts';
 import { presentSpaces } from '../spaces/service.ts';
 import { findSpace } from '../spaces/store.ts';
-import type { IntegrationRow, SpaceInstallationRow } from '../platform/db/schema.ts';
-import { presentEvent, presentEventWithTrace, presentInstallation, presentIntegration, presentSpaceInstallation } from './presenter.ts';
+import type { IntegrationRow, SiteInstallationRow, SpaceInstallationRow } from '../platform/db/schema.ts';
+import { presentEvent, presentEventWithTrace, presentInstallation, presentIntegration, presentSiteInstallation, presentSpaceInstallation } from './presenter.ts';
+import { presentSite, siteSpaceCounts } from '../sites/presenter.ts';
+import { findSite } from '../sites/access.ts';
 import {
   DevBody,
   EventParams,
@@ -19,6 +21,9 @@ import {
   IntegrationEvent,
   IntegrationListQuery,
   IntegrationNameParams,
+  InstallOnSiteBody,
+  SiteInstallation,
+  SiteInstallationParams,
   PublishBody,
   SpaceInstallation,
   SpaceInstallationParams,
@@ -45,6 +50,21 @@ async function presentSpaceInstallations(ctx: Ctx, integration: Pick<Integration
       if (found) space = (await presentSpaces(ctx.db, ctx.urls, [{ space: found, role: null }]))[0]!;
     }
     out.push(presentSpaceInstallation(ctx.urls, integration, row, space));
+  }
+  return out;
+}
+
+/** Site installations with their site as an id, or as the site object (`extended`). */
+async function presentSiteInstallations(ctx: Ctx, integration: Pick<IntegrationRow, 'name'>, rows: SiteInstallationRow[], extended: boolean, organizationId?: string) {
+  const out = [];
+  const counts = extended ? await siteSpaceCounts(ctx, rows.map((r) => r.site_id)) : new Map<string, number>();
+  for (const row of rows) {
+    let site: string | ReturnType<typeof presentSite> = row.site_id;
+    if (extended && organizationId) {
+      const found = await findSite(ctx.db, organizationId, row.site_id);
+      if (found) site = presentSite(ctx.urls, found, undefined, counts.get(found.id) ?? 0);
+    }
+    out.push(presentSiteInstallation(ctx.urls, integration, row, site));
   }
   return out;
 }
@@ -363,5 +383,122 @@ export async function integrationRoutes(app: FolioApp): Promise<void> {
     '/integrations/:integrationName/events/:eventId',
     { schema: { operationId: 'getIntegrationEvent', tags, params: EventParams, response: { 200: EventWithTrace, ...errorResponses } } },
     async (req) => presentEventWithTrace(await service.getEvent(req.ctx(), req.params.integrationName, req.params.eventId)),
+  );
+
+  app.get(
+    '/orgs/:organizationId/sites/:siteId/integrations',
+    {
+      schema: {
+        operationId: 'listSiteIntegrations',
+        tags,
+        params: Type.Object({ organizationId: Type.String({ maxLength: 100 }), siteId: Type.String({ maxLength: 100 }) }),
+        querystring: Type.Object(PageQuery),
+        response: { 200: ListOf(Integration), ...errorResponses },
+      },
+    },
+    async (req) => {
+      const ctx = req.ctx();
+      const result = await service.listSiteIntegrations(ctx, req.params.organizationId, req.params.siteId, req.query);
+      return { ...result, items: result.items.map((v) => present(ctx, v)) };
+    },
+  );
+
+  app.get(
+    '/integrations/:integrationName/installations/:installationId/sites',
+    {
+      schema: {
+        operationId: 'listIntegrationInstallationSites',
+        tags,
+        params: InstallationParams,
+        querystring: Type.Object({ ...PageQuery, ...ExternalIdQuery, ...Extended.properties }),
+        response: { 200: ListOf(SiteInstallation), ...errorResponses },
+      },
+    },
+    async (req) => {
+      const ctx = req.ctx();
+      const result = await service.listSiteInstallations(ctx, req.params.integrationName, req.params.installationId, req.query.externalId, req.query);
+      const { installation } = await service.getInstallation(ctx, req.params.integrationName, req.params.installationId);
+      return { ...('next' in result && result.next ? { next: result.next } : {}), count: result.count, items: await presentSiteInstallations(ctx, result.integration, result.items, !!req.query.extended, installation.organization_id) };
+    },
+  );
+
+  app.post(
+    '/integrations/:integrationName/installations/:installationId/sites',
+    {
+      schema: {
+        operationId: 'installIntegrationOnSite',
+        tags,
+        params: InstallationParams,
+        querystring: Extended,
+        body: InstallOnSiteBody,
+        response: { 201: SiteInstallation, ...errorResponses },
+      },
+    },
+    async (req, reply) => {
+      const ctx = req.ctx();
+      const { integration, siteInstallation } = await service.installOnSite(ctx, req.params.integrationName, req.params.installationId, req.body.siteId);
+      const { installation } = await service.getInstallation(ctx, req.params.integrationName, req.params.installationId);
+      const [presented] = await presentSiteInstallations(ctx, integration, [siteInstallation], !!req.query.extended, installation.organization_id);
+      reply.status(201).header('location', presented!.urls.location);
+      return presented;
+    },
+  );
+
+  app.get(
+    '/integrations/:integrationName/installations/:installationId/sites/:siteId',
+    {
+      schema: { operationId: 'getIntegrationSiteInstallation', tags, params: SiteInstallationParams, querystring: Extended, response: { 200: SiteInstallation, ...errorResponses } },
+    },
+    async (req) => {
+      const ctx = req.ctx();
+      const { integration, installation, siteInstallation } = await service.getSiteInstallation(ctx, req.params.integrationName, req.params.installationId, req.params.siteId);
+      return (await presentSiteInstallations(ctx, integration, [siteInstallation], !!req.query.extended, installation.organization_id))[0];
+    },
+  );
+
+  app.patch(
+    '/integrations/:integrationName/installations/:installationId/sites/:siteId',
+    {
+      schema: {
+        operationId: 'updateIntegrationSiteInstallation',
+        tags,
+        params: SiteInstallationParams,
+        querystring: Extended,
+        body: UpdateSpaceInstallationBody,
+        response: { 200: SiteInstallation, ...errorResponses },
+      },
+    },
+    async (req) => {
+      const ctx = req.ctx();
+      const { integration, installation, siteInstallation } = await service.updateSiteInstallation(ctx, req.params.integrationName, req.params.installationId, req.params.siteId, req.body);
+      return (await presentSiteInstallations(ctx, integration, [siteInstallation], !!req.query.extended, installation.organization_id))[0];
+    },
+  );
+
+  app.delete(
+    '/integrations/:integrationName/installations/:installationId/sites/:siteId',
+    { schema: { operationId: 'uninstallIntegrationFromSite', tags, params: SiteInstallationParams, response: { 204: Type.Null(), ...errorResponses } } },
+    async (req, reply) => {
+      await service.uninstallFromSite(req.ctx(), req.params.integrationName, req.params.installationId, req.params.siteId);
+      return reply.status(204).send(null);
+    },
+  );
+
+  app.get(
+    '/integrations/:integrationName/sites',
+    {
+      schema: {
+        operationId: 'listIntegrationSiteInstallations',
+        tags,
+        params: IntegrationNameParams,
+        querystring: Type.Object({ ...PageQuery, ...ExternalIdQuery, ...Extended.properties }),
+        response: { 200: ListOf(SiteInstallation), ...errorResponses },
+      },
+    },
+    async (req) => {
+      const ctx = req.ctx();
+      const result = await service.listSiteInstallations(ctx, req.params.integrationName, undefined, req.query.externalId, req.query);
+      return { ...('next' in result && result.next ? { next: result.next } : {}), count: result.count, items: await presentSiteInstallations(ctx, result.integration, result.items, false) };
+    },
   );
 }

@@ -2,6 +2,7 @@ import { Type } from '@sinclair/typebox';
 import { Organization } from '../orgs/schemas.ts';
 import { asEnum, Timestamp } from '../platform/schemas.ts';
 import { Space } from '../spaces/schemas.ts';
+import { Site } from '../sites/schemas.ts';
 
 
 export const SCOPES = [
@@ -147,6 +148,22 @@ export const SpaceInstallation = Type.Object({
   urls: Type.Object({ location: Type.String(), publicEndpoint: Type.String(), publicContentEndpoint: Type.String() }),
   space: Type.Union([Type.String(), Space]),
 });
+
+export const SiteInstallation = Type.Object({
+  integration: Type.String(),
+  installation: Type.String(),
+  status: InstallationStatus,
+  configuration: Type.Object({}, { additionalProperties: true }),
+  externalIds: Type.Array(Type.String()),
+  urls: Type.Object({ location: Type.String(), publicEndpoint: Type.String(), publicContentEndpoint: Type.String() }),
+  site: Type.Union([Type.String(), Site]),
+});
+export const SiteInstallationParams = Type.Object({
+  integrationName: Type.String({ pattern: NAME_PATTERN, maxLength: 100 }),
+  installationId: Type.String({ maxLength: 100 }),
+  siteId: Type.String({ maxLength: 100 }),
+});
+export const InstallOnSiteBody = Type.Object({ siteId: Type.String({ maxLength: 100 }) });
 
 export const ExternalIds = Type.Array(Type.String({ maxLength: 200 }), { maxItems: 5 });
 export const InstallBody = Type.Object({ organization: Type.String({ maxLength: 100 }) });

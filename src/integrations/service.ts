@@ -3,7 +3,8 @@ import { sql } from 'kysely';
 import { imageDimensions } from '../content/files.ts';
 import type { Ctx } from '../platform/context.ts';
 import { json, type Db } from '../platform/db/database.ts';
-import type { InstallationRow, IntegrationRow, OrganizationRow, SpaceInstallationRow } from '../platform/db/schema.ts';
+import type { InstallationRow, IntegrationRow, OrganizationRow, SiteInstallationRow, SpaceInstallationRow } from '../platform/db/schema.ts';
+import { findSite, requireSite } from '../sites/access.ts';
 import { BadRequestError, ConflictError, ForbiddenError, isUniqueViolation, NotFoundError } from '../platform/errors.ts';
 import { newId } from '../platform/ids.ts';
 import { paginate, type PageRequest } from '../platform/paging.ts';
@@ -283,9 +284,6 @@ export async function installIntegration(ctx: Ctx, name: string, organization: s
   if (row.visibility === 'private' && row.organization_id !== org.id) {
     throw new ForbiddenError('A private integration can only be installed in the organization that publishes it');
   }
-  if (row.target === 'site') {
-    throw new BadRequestError('This integration installs on sites, which this server does not host yet');
-  }
   const now = new Date();
   const status = statusFor(row, {}, 'configuration');
   try {
@@ -389,7 +387,9 @@ export async function uninstallIntegration(ctx: Ctx, name: string, installationI
   const { row, inst } = await loadInstallation(ctx, name, installationId, 'manage');
   await ctx.db.transaction().execute(async (trx) => {
     const spaces = await trx.selectFrom('integration_space_installations').selectAll().where('installation_id', '=', inst.id).execute();
+    const sites = await trx.selectFrom('integration_site_installations').selectAll().where('installation_id', '=', inst.id).execute();
     await emitEvents(trx, ctx.jobs, [
+      ...sites.map((s) => ({ integrationId: row.id, installationId: inst.id, payload: { type: 'site_installation_deleted', siteId: s.site_id, previous: { configuration: s.configuration } } })),
       ...spaces.map((s) => ({ integrationId: row.id, installationId: inst.id, spaceId: s.space_id, payload: { type: 'space_installation_deleted', previous: { configuration: s.configuration } } })),
       { integrationId: row.id, installationId: inst.id, payload: { type: 'installation_deleted', previous: { configuration: inst.configuration } } },
     ]);
@@ -600,4 +600,136 @@ export async function getEvent(ctx: Ctx, name: string, eventId: string) {
     .executeTakeFirst();
   if (!event || (ctx.integration?.installationId && event.installation_id !== ctx.integration.installationId)) throw new NotFoundError('Event');
   return event;
+}
+
+// ---------------------------------------------------------------- site installations
+
+function siteStatusFor(integration: IntegrationRow, configuration: Record<string, unknown>, where: string): 'active' | 'pending' {
+  const schema = (integration.configurations as { site?: unknown }).site;
+  return checkConfiguration(schema, configuration, where) ? 'active' : 'pending';
+}
+
+export async function installOnSite(ctx: Ctx, name: string, installationId: string, siteId: string) {
+  const { row, inst } = await loadInstallation(ctx, name, installationId, 'manage');
+  if (row.target === 'space' || row.target === 'organization') throw new BadRequestError(`This integration installs on ${row.target}s, not on sites`);
+  const site = await findSite(ctx.db, inst.organization_id, siteId);
+  if (!site) throw new NotFoundError('Site');
+  const now = new Date();
+  const status = siteStatusFor(row, {}, 'configuration');
+  try {
+    return await ctx.db.transaction().execute(async (trx) => {
+      const si = await trx
+        .insertInto('integration_site_installations')
+        .values({ installation_id: inst.id, site_id: site.id, status, created_at: now, updated_at: now })
+        .returningAll()
+        .executeTakeFirstOrThrow();
+      await emitEvents(trx, ctx.jobs, [{ integrationId: row.id, installationId: inst.id, payload: { type: 'site_installation_setup', siteId: site.id, status } }]);
+      return { integration: row, siteInstallation: si };
+    });
+  } catch (err) {
+    if (isUniqueViolation(err)) throw new ConflictError('The integration is already installed on this site');
+    throw err;
+  }
+}
+
+async function loadSiteInstallation(ctx: Ctx, name: string, installationId: string, siteId: string, mode: 'read' | 'manage') {
+  const { row, inst } = await loadInstallation(ctx, name, installationId, mode);
+  const si = await ctx.db
+    .selectFrom('integration_site_installations')
+    .selectAll()
+    .where('installation_id', '=', inst.id)
+    .where('site_id', '=', siteId)
+    .executeTakeFirst();
+  if (!si) throw new NotFoundError('Site installation');
+  return { integration: row, installation: inst, siteInstallation: si };
+}
+
+export async function getSiteInstallation(ctx: Ctx, name: string, installationId: string, siteId: string) {
+  return loadSiteInstallation(ctx, name, installationId, siteId, 'read');
+}
+
+export async function updateSiteInstallation(
+  ctx: Ctx,
+  name: string,
+  installationId: string,
+  siteId: string,
+  body: { externalIds?: string[] | undefined; configuration?: Record<string, unknown> | undefined },
+) {
+  const found = await loadSiteInstallation(ctx, name, installationId, siteId, 'manage');
+  const { integration, siteInstallation: si } = found;
+  const configuration = body.configuration ?? (si.configuration as Record<string, unknown>);
+  const status = si.status === 'paused' ? 'paused' : siteStatusFor(integration, configuration, 'configuration');
+  return ctx.db.transaction().execute(async (trx) => {
+    const updated = await trx
+      .updateTable('integration_site_installations')
+      .set({
+        ...(body.externalIds !== undefined ? { external_ids: json(body.externalIds) } : {}),
+        ...(body.configuration !== undefined ? { configuration: json(body.configuration) } : {}),
+        status,
+        updated_at: new Date(),
+      })
+      .where('installation_id', '=', si.installation_id)
+      .where('site_id', '=', si.site_id)
+      .returningAll()
+      .executeTakeFirstOrThrow();
+    if (body.configuration !== undefined || status !== si.status) {
+      await emitEvents(trx, ctx.jobs, [
+        {
+          integrationId: integration.id,
+          installationId: si.installation_id,
+          payload: { type: 'site_installation_setup', siteId: si.site_id, status, previous: { status: si.status, configuration: si.configuration } },
+        },
+      ]);
+    }
+    return { ...found, siteInstallation: updated };
+  });
+}
+
+export async function uninstallFromSite(ctx: Ctx, name: string, installationId: string, siteId: string): Promise<void> {
+  const { integration, siteInstallation: si } = await loadSiteInstallation(ctx, name, installationId, siteId, 'manage');
+  await ctx.db.transaction().execute(async (trx) => {
+    await trx.deleteFrom('integration_site_installations').where('installation_id', '=', si.installation_id).where('site_id', '=', si.site_id).execute();
+    await emitEvents(trx, ctx.jobs, [
+      { integrationId: integration.id, installationId: si.installation_id, payload: { type: 'site_installation_deleted', siteId: si.site_id, previous: { configuration: si.configuration } } },
+    ]);
+  });
+}
+
+export async function listSiteInstallations(ctx: Ctx, name: string, installationId: string | undefined, externalId: string | undefined, page: PageRequest) {
+  let integration: IntegrationRow;
+  let installationIds: string[];
+  if (installationId !== undefined) {
+    const { row, inst } = await loadInstallation(ctx, name, installationId, 'read');
+    integration = row;
+    installationIds = [inst.id];
+  } else {
+    const all = await listInstallations(ctx, name, undefined, { limit: 1000 });
+    integration = all.integration;
+    installationIds = all.items.map((i) => i.id);
+  }
+  if (installationIds.length === 0) return { items: [] as SiteInstallationRow[], count: 0, integration };
+  let base = ctx.db.selectFrom('integration_site_installations').selectAll().where('installation_id', 'in', installationIds);
+  if (externalId !== undefined) base = base.where(sql<boolean>`external_ids ? ${externalId}`);
+  const result = await paginate(base, { kind: 'site-installations:seq', sortExpr: null, seqExpr: sql.ref('seq'), direction: 'asc' }, page);
+  return { ...result, integration };
+}
+
+/** Integrations installed on a site (through a site installation or an "all sites" installation). */
+export async function listSiteIntegrations(ctx: Ctx, organizationId: string, siteId: string, page: PageRequest) {
+  const { site } = await requireSite(ctx, organizationId, siteId, 'read', 'list the integrations of the site');
+  const base = ctx.db
+    .selectFrom('integrations')
+    .selectAll()
+    .where('id', 'in', (eb) =>
+      eb
+        .selectFrom('integration_installations as inst')
+        .leftJoin('integration_site_installations as si', (join) => join.onRef('si.installation_id', '=', 'inst.id').on('si.site_id', '=', site.id))
+        .select('inst.integration_id')
+        .where('inst.organization_id', '=', site.organization_id)
+        .where((w) => w.or([w('si.site_id', 'is not', null), w('inst.site_selection', '=', 'all')])),
+    );
+  const result = await paginate(base, { kind: 'site-integrations:name', sortExpr: sql.ref('name'), sortType: 'text', seqExpr: sql.ref('seq'), direction: 'asc' }, page, (r) => r.name);
+  const items: Visible[] = [];
+  for (const row of result.items) items.push({ row, owner: await ownerOf(ctx.db, row), membership: await membershipOf(ctx.db, row.organization_id, ctx.user.id) });
+  return { ...result, items };
 }

@@ -203,6 +203,13 @@ export const operationDocs: Record<string, readonly [summary: string, descriptio
   setIntegrationDevelopmentMode: ['Start development mode', 'Sends the integration\'s events to `tunnelUrl` instead of its published script, signed with the x-folio-signature header (t=<seconds>,v1=<HMAC-SHA256 of "<t>.<body>"> with the integration\'s signing secret).'],
   disableIntegrationDevelopmentMode: ['Stop development mode', 'Events go to the published script again.'],
   listIntegrationEvents: ['List events of an integration', 'Events delivered to the integration (success or failed), newest first. Admins of the owning organization and the integration\'s tokens.'],
+  listSiteIntegrations: ['List integrations of a site', 'Integrations installed on the site, directly or through an installation covering all sites. Members of the organization.'],
+  listIntegrationInstallationSites: ['List site installations of an installation', 'Sites the installation is installed on (ids, or site objects with `extended`).'],
+  installIntegrationOnSite: ['Install on a site', 'Installs the integration on a site of the installation\'s organization (its admins). The integration receives site_installation_setup.'],
+  getIntegrationSiteInstallation: ['Get a site installation', 'The installation of the integration on one site.'],
+  updateIntegrationSiteInstallation: ['Update a site installation', 'Changes the site configuration (checked against the integration\'s site configuration schema) or external ids.'],
+  uninstallIntegrationFromSite: ['Uninstall from a site', 'Removes the integration from one site; it receives site_installation_deleted.'],
+  listIntegrationSiteInstallations: ['List site installations of an integration', 'Site installations across the installations the caller may read.'],
   getIntegrationEvent: ['Get an event with its trace', 'One event with the log lines of its deliveries: what the script printed, and Folio\'s own lines.'],
 
   // Sites

@@ -34,6 +34,7 @@ export interface Database {
   integrations: IntegrationsTable;
   integration_installations: IntegrationInstallationsTable;
   integration_space_installations: IntegrationSpaceInstallationsTable;
+  integration_site_installations: IntegrationSiteInstallationsTable;
   integration_tokens: IntegrationTokensTable;
   integration_events: IntegrationEventsTable;
   integration_delivery_leases: IntegrationDeliveryLeasesTable;
@@ -444,6 +445,17 @@ export interface IntegrationSpaceInstallationsTable {
   updated_at: Date;
 }
 
+export interface IntegrationSiteInstallationsTable {
+  installation_id: string;
+  site_id: string;
+  seq: Generated<number>;
+  status: InstallationStatus;
+  configuration: Generated<Json>;
+  external_ids: Generated<Json>;
+  created_at: Date;
+  updated_at: Date;
+}
+
 export interface IntegrationTokensTable {
   token_hash: string;
   integration_id: string;
@@ -472,6 +484,7 @@ export interface IntegrationEventsTable {
 export type IntegrationRow = Selectable<IntegrationsTable>;
 export type InstallationRow = Selectable<IntegrationInstallationsTable>;
 export type SpaceInstallationRow = Selectable<IntegrationSpaceInstallationsTable>;
+export type SiteInstallationRow = Selectable<IntegrationSiteInstallationsTable>;
 export type IntegrationEventRow = Selectable<IntegrationEventsTable>;
 
 /** Lease of the worker delivering an installation's events (one at a time keeps them in order). */

@@ -65,6 +65,18 @@ export async function up(db: Kysely<any>): Promise<void> {
       PRIMARY KEY (installation_id, space_id)
     );
     CREATE INDEX integration_space_installations_space ON integration_space_installations(space_id);
+    CREATE TABLE integration_site_installations (
+      installation_id text NOT NULL REFERENCES integration_installations(id) ON DELETE CASCADE,
+      site_id text NOT NULL REFERENCES sites(id) ON DELETE CASCADE,
+      seq bigint GENERATED ALWAYS AS IDENTITY UNIQUE,
+      status text NOT NULL,
+      configuration jsonb NOT NULL DEFAULT '{}',
+      external_ids jsonb NOT NULL DEFAULT '[]',
+      created_at timestamptz(3) NOT NULL,
+      updated_at timestamptz(3) NOT NULL,
+      PRIMARY KEY (installation_id, site_id)
+    );
+    CREATE INDEX integration_site_installations_site ON integration_site_installations(site_id);
     CREATE TABLE integration_tokens (
       token_hash text PRIMARY KEY,
       integration_id text NOT NULL REFERENCES integrations(id) ON DELETE CASCADE,
@@ -99,5 +111,5 @@ export async function up(db: Kysely<any>): Promise<void> {
 }
 
 export async function down(db: Kysely<any>): Promise<void> {
-  await sql`DROP TABLE integration_delivery_leases, integration_events, integration_tokens, integration_space_installations, integration_installations, integrations;`.execute(db);
+  await sql`DROP TABLE integration_delivery_leases, integration_events, integration_tokens, integration_site_installations, integration_space_installations, integration_installations, integrations;`.execute(db);
 }
