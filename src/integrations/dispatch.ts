@@ -5,7 +5,7 @@ import { json } from '../platform/db/database.ts';
 import type { IntegrationEventRow } from '../platform/db/schema.ts';
 import { FileBudget, pinnedLookup, vettedAddresses } from '../content/files.ts';
 import { issueIntegrationToken } from './grants.ts';
-import { DELIVER_JOB, PRUNE_EVENTS_JOB, pruneEvents, releaseLease, takeLease } from './outbox.ts';
+import { DELIVER_JOB, PRUNE_EVENTS_JOB, pruneEvents, releaseLease, renewLease, takeLease } from './outbox.ts';
 import { presentInstallation, presentIntegration, presentSpaceInstallation } from './presenter.ts';
 import { runInSandbox, type LogLine } from './sandbox.ts';
 import { decryptSecrets, integrationSigningSecret, SIGNATURE_HEADER, signatureHeader } from './secrets.ts';
@@ -144,6 +144,9 @@ export function retryDelay(baseMs: number, attempt: number): number {
   return Math.min(10 * 60_000, baseMs * 2 ** (attempt - 1));
 }
 
+/** How long a delivery lease lasts without renewal: how soon another worker takes over from a dead one. */
+const LEASE_MS = 15_000;
+
 /**
  * Job: delivers the pending events of one installation, oldest first, one at a time. An event
  * that fails is retried with exponential backoff and holds back the later ones (order per
@@ -153,14 +156,16 @@ export function retryDelay(baseMs: number, attempt: number): number {
  */
 export function deliverJob(services: Services) {
   const { db, jobs, config } = services;
-  const leaseMs = 2 * config.integrationTimeoutMs + 30_000;
   return async (payload: { installationId: string }) => {
     const installationId = payload.installationId;
-    if (!(await takeLease(db, installationId, leaseMs))) {
+    if (!(await takeLease(db, installationId, LEASE_MS))) {
       // Another worker is delivering this installation's events; look again once it may be done.
       await jobs.enqueue(DELIVER_JOB, { installationId }, { runAt: new Date(Date.now() + 1000) });
       return;
     }
+    // The lease is renewed while this worker delivers; a worker that dies loses it within LEASE_MS.
+    const renew = setInterval(() => void renewLease(db, installationId, LEASE_MS).catch(() => {}), LEASE_MS / 3);
+    renew.unref();
     try {
       for (;;) {
         const event = await db
@@ -193,6 +198,7 @@ export function deliverJob(services: Services) {
         return;
       }
     } finally {
+      clearInterval(renew);
       await releaseLease(db, installationId);
     }
   };
@@ -212,4 +218,7 @@ export async function registerIntegrationJobs(services: Services): Promise<void>
   services.jobs.register(PRUNE_EVENTS_JOB, pruneJob(services));
   const queued = await services.db.selectFrom('jobs').select('id').where('type', '=', PRUNE_EVENTS_JOB).where('status', 'in', ['queued', 'running']).executeTakeFirst();
   if (!queued) await services.jobs.enqueue(PRUNE_EVENTS_JOB, {}, { runAt: new Date(Date.now() + 60_000) });
+  // A delivery cut off by a crash resumes now (once its lease runs out), not when its job's lease does.
+  const pending = await services.db.selectFrom('integration_events').select('installation_id').distinct().where('status', '=', 'pending').execute();
+  for (const { installation_id } of pending) if (installation_id) await services.jobs.enqueue(DELIVER_JOB, { installationId: installation_id });
 }

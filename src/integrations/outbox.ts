@@ -98,3 +98,7 @@ export async function takeLease(db: Db, installationId: string, ms: number): Pro
 export async function releaseLease(db: Db, installationId: string): Promise<void> {
   await sql`DELETE FROM integration_delivery_leases WHERE installation_id = ${installationId}`.execute(db);
 }
+
+export async function renewLease(db: Db, installationId: string, ms: number): Promise<void> {
+  await sql`UPDATE integration_delivery_leases SET until = ${new Date(Date.now() + ms)} WHERE installation_id = ${installationId}`.execute(db);
+}
