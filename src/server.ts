@@ -14,6 +14,9 @@ import { Jobs } from './platform/jobs.ts';
 import { Urls } from './platform/urls.ts';
 import { refreshStaleSearchIndexes } from './search/indexer.ts';
 import { PURGE_SPACE_JOB, purgeSpaceJob } from './spaces/service.ts';
+import { registerInsightJobs } from './insights/process.ts';
+import { translationRunJob } from './translations/run.ts';
+import { TRANSLATION_RUN_JOB } from './translations/service.ts';
 import { registerIntegrationJobs } from './integrations/dispatch.ts';
 import { closeSandboxes } from './integrations/sandbox.ts';
 
@@ -52,6 +55,8 @@ export interface StartOptions {
   firstAdmin?: string;
   /** Let administration commands reach this process over DATA_DIR/folio.sock (embedded database only). */
   adminSocket?: boolean;
+  /** Adds routes before the server listens (benchmarks compare Folio with a baseline served the same way). */
+  extend?: (app: FolioApp) => void;
 }
 
 /** Opens and migrates the database, saying what it does; the first start of PGlite runs initdb. */
@@ -97,6 +102,7 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
     const { jobs } = services;
     const app = await buildApp(services, { logLevel: config.logLevel, logStream: opts.logStream });
     jobs.logger = app.log;
+    opts.extend?.(app);
     await registerJobHandlers(services);
     // A merge killed between its commit and its search update leaves the index behind the content.
     await refreshStaleSearchIndexes(database.db);
@@ -187,5 +193,7 @@ export async function startWorker(config: Config, opts: Pick<StartOptions, 'repo
 /** Background job types known to this version. Areas add theirs here. */
 async function registerJobHandlers(services: Services): Promise<void> {
   services.jobs.register(PURGE_SPACE_JOB, purgeSpaceJob(services));
+  registerInsightJobs(services);
+  services.jobs.register(TRANSLATION_RUN_JOB, translationRunJob(services), { maxAttempts: 3 });
   await registerIntegrationJobs(services);
 }

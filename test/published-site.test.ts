@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { mkdirSync, readFileSync } from 'node:fs';
+import { request } from 'node:http';
 import { after, before, test } from 'node:test';
 import { SignJWT } from 'jose';
 import { chromium, type Browser, type Page } from 'playwright-core';
@@ -19,7 +20,8 @@ const ARTIFACTS = new URL('../test-artifacts/', import.meta.url);
 let t: TestServer;
 let browser: Browser;
 before(async () => {
-  t = await startTestServer();
+  // Sites are read on every request here, so each change shows at once (SITE_CACHE_TTL_MS=0).
+  t = await startTestServer({ siteHostsRefreshMs: 100, siteCacheTtlMs: 0 });
   browser = await chromium.launch({ executablePath: CHROMIUM, args: ['--no-sandbox', '--disable-dev-shm-usage'] });
   mkdirSync(ARTIFACTS, { recursive: true });
 });
@@ -58,7 +60,8 @@ test('a reader navigates a public site, sees every block, switches theme and sea
   const { page, problems } = await open();
   await page.goto(`${t.url}${base}`);
   assert.equal(await page.locator('main h1').textContent(), 'Welcome');
-  assert.deepEqual(await page.locator('nav.sidebar a').allTextContents(), ['Welcome', 'Blocks', 'Guides', 'Setup']);
+  // The tree is open along the page being read only: Setup (under Guides) shows once Guides is open.
+  assert.deepEqual(await page.locator('nav.sidebar a').allTextContents(), ['Welcome', 'Blocks', 'Guides']);
   await page.screenshot({ path: new URL('site-home.png', ARTIFACTS).pathname, fullPage: true });
 
   // Every block of the content-format fixture, as elements (not strings).
@@ -104,6 +107,9 @@ test('a reader navigates a public site, sees every block, switches theme and sea
   await page.screenshot({ path: new URL('site-blocks.png', ARTIFACTS).pathname, fullPage: true });
 
   // A nested page: breadcrumbs, table of contents, previous and next.
+  await page.locator('nav.sidebar a', { hasText: 'Guides' }).click();
+  await page.waitForURL(/\/guides$/);
+  assert.deepEqual(await page.locator('nav.sidebar a').allTextContents(), ['Welcome', 'Blocks', 'Guides', 'Setup']);
   await page.locator('nav.sidebar a', { hasText: 'Setup' }).click();
   await page.waitForURL(/\/guides\/setup$/);
   assert.deepEqual(await page.locator('nav.breadcrumbs a').allTextContents(), ['Guides']);
@@ -158,6 +164,23 @@ test('files for crawlers and agents, markdown pages, caching and what unlisted s
   const changed = await get('guide', { 'if-none-match': etag });
   assert.equal(changed.status, 200);
   assert.match(await changed.text(), /The new guide\./);
+
+  // On its own hostname the site is at the root, and its links too.
+  await admin.api.orgs.updateSiteById(org.id, site.id, { hostname: 'docs.folio-test.example' } as never);
+  await new Promise((r) => setTimeout(r, 400));
+  const byHost = await new Promise<{ status: number; body: string }>((resolve, reject) => {
+    const url = new URL(`${t.url}/guide`);
+    const req = request({ host: url.hostname, port: url.port, path: url.pathname, headers: { host: 'docs.folio-test.example' } }, (res) => {
+      let body = '';
+      res.on('data', (c) => (body += c));
+      res.on('end', () => resolve({ status: res.statusCode!, body }));
+    });
+    req.on('error', reject);
+    req.end();
+  });
+  assert.equal(byHost.status, 200);
+  assert.match(byHost.body, /<h1>Guide<\/h1>/);
+  assert.match(byHost.body, /<a href="\/start">Start<\/a>/);
 
   // Unlisted: pages say noindex, robots.txt disallows.
   await admin.api.orgs.updateSiteById(org.id, site.id, { visibility: 'unlisted' } as never);

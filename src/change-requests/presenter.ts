@@ -30,6 +30,7 @@ export function presentChangeRequest(
     comments: ctx.comments ?? 0,
     // Outdated exactly when the space moved on since the change request's last base.
     outdated: cr.status !== 'merged' && ctx.spaceRevision !== base,
+    ...(cr.conversations_issues_cluster ? { conversationsIssuesCluster: cr.conversations_issues_cluster } : {}),
     urls: {
       app: urls.app(`/s/${cr.space_id}/change-requests/${cr.number}`),
       location: urls.api(`/spaces/${cr.space_id}/change-requests/${cr.id}`),

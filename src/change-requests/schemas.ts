@@ -24,11 +24,14 @@ export const ChangeRequest = Type.Object({
   revisionMerged: Type.Optional(Type.String({ description: 'Revision produced by the merge' })),
   comments: Type.Integer({ description: 'Open comments' }),
   outdated: Type.Boolean({ description: 'The space changed since the change request was created or last updated' }),
+  conversationsIssuesCluster: Type.Optional(Type.String({ description: 'The issues cluster this change request addresses' })),
   urls: Type.Object({ app: Type.String(), location: Type.String() }),
 });
 
+const ClusterLink = Type.Union([Type.String({ maxLength: 100 }), Type.Null()], { description: 'Id of an issues cluster of the organization (null: none)' });
+
 export const CreateChangeRequestBody = Type.Object(
-  { subject: Type.Optional(Type.String({ maxLength: 100 })) },
+  { subject: Type.Optional(Type.String({ maxLength: 100 })), conversationsIssuesCluster: Type.Optional(ClusterLink) },
   { additionalProperties: true },
 );
 
@@ -36,6 +39,7 @@ export const UpdateChangeRequestBody = Type.Object({
   subject: Type.Optional(Type.String({ maxLength: 100 })),
   description: Type.Optional(RichText),
   status: Type.Optional(asEnum(Type.Union([Type.Literal('draft'), Type.Literal('open'), Type.Literal('archived')]))),
+  conversationsIssuesCluster: Type.Optional(ClusterLink),
 });
 
 const VariableValue = Type.Union([Type.String({ maxLength: 256 }), Type.Number(), Type.Boolean()]);

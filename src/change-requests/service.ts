@@ -21,6 +21,14 @@ import { visibleSpaces } from '../spaces/service.ts';
 import { documentInputToMarkdown, normalizeDocumentInput } from '../content/convert.ts';
 import { checkMarkdownLimits } from '../content/limits.ts';
 import type { ContentChangeInput } from './schemas.ts';
+import { clusterExists } from '../insights/service.ts';
+
+/** A cluster id a change request may be tied to: one of the space's organization (400 otherwise). */
+async function clusterLink(db: Db, organizationId: string, cluster: string | null | undefined): Promise<string | null | undefined> {
+  if (cluster === undefined || cluster === null) return cluster;
+  if (!(await clusterExists(db, organizationId, cluster))) throw new BadRequestError(`conversationsIssuesCluster: "${cluster}" is not an issues cluster of the organization`);
+  return cluster;
+}
 
 export class MergeConflictError extends ConflictError {
   constructor(
@@ -78,9 +86,10 @@ async function newRevision(trx: Db, space: SpaceRow, root: string, parents: stri
   return id;
 }
 
-export async function createChangeRequest(ctx: Ctx, spaceId: string, input: { subject?: string | undefined }) {
+export async function createChangeRequest(ctx: Ctx, spaceId: string, input: { subject?: string | undefined; conversationsIssuesCluster?: string | null | undefined }) {
   const { space, role } = await loadSpace(ctx, spaceId);
   assertContentRole(role, 'edit', 'open a change request');
+  const cluster = await clusterLink(ctx.db, space.organization_id, input.conversationsIssuesCluster);
   const now = new Date();
   const cr = await ctx.db.transaction().execute(async (trx) => {
     // Numbers are per space: lock the space row so two creations never take the same number.
@@ -105,6 +114,7 @@ export async function createChangeRequest(ctx: Ctx, spaceId: string, input: { su
         revision_merged: null,
         merged_by: null,
         merged_at: null,
+        ...(cluster ? { conversations_issues_cluster: cluster } : {}),
       })
       .returningAll()
       .executeTakeFirstOrThrow();
@@ -117,12 +127,14 @@ export interface ChangeRequestQuery extends PageRequest {
   creator?: string | undefined;
   contributor?: string | undefined;
   requestedReviewer?: string | undefined;
+  conversationsIssuesCluster?: string | undefined;
   orderBy?: 'updatedAt' | 'createdAt' | undefined;
 }
 
 function filtered(db: Db, query: ChangeRequestQuery) {
   let base = db.selectFrom('change_requests').selectAll('change_requests');
   if (query.creator) base = base.where('change_requests.created_by', '=', query.creator);
+  if (query.conversationsIssuesCluster) base = base.where('change_requests.conversations_issues_cluster', '=', query.conversationsIssuesCluster);
   if (query.contributor) {
     const user = query.contributor;
     base = base.where((eb) =>
@@ -176,9 +188,10 @@ export async function updateChangeRequest(
   ctx: Ctx,
   spaceId: string,
   idOrNumber: string,
-  input: { subject?: string | undefined; description?: unknown; status?: 'draft' | 'open' | 'archived' | undefined },
+  input: { subject?: string | undefined; description?: unknown; status?: 'draft' | 'open' | 'archived' | undefined; conversationsIssuesCluster?: string | null | undefined },
 ) {
   const { cr } = await requireChangeRequest(ctx, spaceId, idOrNumber, 'edit', 'change the change request');
+  const cluster = await clusterLink(ctx.db, cr.organization_id, input.conversationsIssuesCluster);
   if (cr.status === 'merged' && input.status) throw new BadRequestError('status: a merged change request keeps its status');
   const description = input.description !== undefined ? await normalizeDocumentInput(input.description, 'description') : undefined;
   return ctx.db
@@ -187,6 +200,7 @@ export async function updateChangeRequest(
       ...(input.subject !== undefined ? { subject: input.subject } : {}),
       ...(description !== undefined ? { description: json(description) } : {}),
       ...(input.status !== undefined ? { status: input.status } : {}),
+      ...(cluster !== undefined ? { conversations_issues_cluster: cluster } : {}),
       updated_at: new Date(),
     })
     .where('id', '=', cr.id)
@@ -659,4 +673,35 @@ export async function changesOf(ctx: Ctx, spaceId: string, idOrNumber: string, l
     }),
   );
   return { changes: changes.slice(0, limit), ...(changes.length > limit ? { more: changes.length - limit } : {}), conflicts };
+}
+
+/**
+ * Edits a change request's head through the content editor itself, as one new head revision: for
+ * writers that compute whole page entries rather than content changes (translation runs). The
+ * same checks and locks as `editContent`; `edit` runs inside the transaction.
+ */
+export async function editChangeRequestTree(
+  ctx: Ctx,
+  spaceId: string,
+  idOrNumber: string,
+  edit: (trx: Db, editor: ContentEditor, space: SpaceRow) => Promise<void>,
+) {
+  const { space, cr } = await requireChangeRequest(ctx, spaceId, idOrNumber, 'edit', 'edit the change request');
+  assertLive(space, 'edit its content');
+  assertOpen(cr, 'edit the content');
+  return ctx.db.transaction().execute(async (trx) => {
+    const current = await trx.selectFrom('change_requests').selectAll().where('id', '=', cr.id).forNoKeyUpdate().executeTakeFirstOrThrow();
+    assertOpen(current, 'edit the content');
+    const head = await loadRevision(trx, space.id, current.revision);
+    const editor = new ContentEditor(trx, head.root);
+    await edit(trx, editor, space);
+    const root = await editor.commit(trx);
+    const revision = await newRevision(trx, space, root, [head.id], 'edits', ctx.user.id);
+    await trx
+      .insertInto('change_request_contributors')
+      .values({ change_request_id: cr.id, user_id: ctx.user.id })
+      .onConflict((oc) => oc.doNothing())
+      .execute();
+    return trx.updateTable('change_requests').set({ revision, updated_at: new Date() }).where('id', '=', cr.id).returningAll().executeTakeFirstOrThrow();
+  });
 }

@@ -232,7 +232,7 @@ function get(url: URL, addresses: LookupAddress[], signal: AbortSignal): Promise
 }
 
 /** Reads a body of at most `limit` bytes: past it, the connection is cut and nothing more is kept. */
-async function readBody(res: IncomingMessage, limit: number, tooLarge: () => Error): Promise<Buffer> {
+export async function readBody(res: IncomingMessage, limit: number, tooLarge: () => Error): Promise<Buffer> {
   if (Number(res.headers['content-length'] ?? 0) > limit) {
     res.destroy();
     throw tooLarge();

@@ -131,6 +131,8 @@ export async function setSsoMember(ctx: Ctx, organizationId: string, userId: str
     .where('user_id', '=', userId)
     .executeTakeFirst();
   if (Number(updated.numUpdatedRows) === 0) throw new NotFoundError('Member');
+  // SSO enforcement now applies to the member's tokens (see sso-gate.ts).
+  ctx.tokenCache.clear();
   return (await findMember(ctx.db, organizationId, userId))!;
 }
 

@@ -4,6 +4,7 @@ import type { Db } from '../platform/db/database.ts';
 import type { OrganizationRow } from '../platform/db/schema.ts';
 import { NotFoundError } from '../platform/errors.ts';
 import type { Membership } from '../platform/policy.ts';
+import { assertSsoSatisfied } from '../platform/sso-gate.ts';
 
 /** Subquery: the member (row of `members` in the outer query) owns a team of the organization. */
 const ownsTeam = (db: Db) =>
@@ -27,6 +28,7 @@ export async function requireMembership(ctx: Ctx, organizationId: string): Promi
     .where('members.disabled', '=', false)
     .executeTakeFirst();
   if (!row) throw new NotFoundError('Organization');
+  assertSsoSatisfied(organizationId);
   return { role: row.role, ownsTeam: !!row.owns_team };
 }
 
@@ -51,6 +53,7 @@ export async function requireOrganization(
   );
   const row = rows[0];
   if (!row) throw new NotFoundError('Organization');
+  assertSsoSatisfied(organizationId);
   const { member_role, owns_team, ...org } = row;
   return { org, membership: { role: member_role, ownsTeam: !!owns_team } };
 }

@@ -122,6 +122,8 @@ export async function updateOrganization(ctx: Ctx, organizationId: string, input
             .where('id', '=', organizationId)
             .returningAll()
             .executeTakeFirstOrThrow();
+    // Which tokens may reach the organization depends on its SSO enforcement (see sso-gate.ts).
+    if (input.sso !== undefined) ctx.tokenCache.clear();
     return { org, membership };
   } catch (err) {
     if (isUniqueViolation(err)) throw new ConflictError(`Hostname "${input.hostname}" is already used by another organization`);

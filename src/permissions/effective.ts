@@ -2,6 +2,7 @@ import { sql, type Expression, type RawBuilder, type SqlBool } from 'kysely';
 import type { Db } from '../platform/db/database.ts';
 import type { DefaultLevel, Role, RoleOrGuest, Visibility } from '../platform/db/schema.ts';
 import { strongest } from '../platform/policy.ts';
+import { assertSsoSatisfied } from '../platform/sso-gate.ts';
 
 /**
  * Effective roles on content: the one function that decides how strongly a caller may act on a
@@ -56,6 +57,7 @@ export async function orgRoleOf(db: Db, organizationId: string, userId: string):
     .where('user_id', '=', userId)
     .where('disabled', '=', false)
     .executeTakeFirst();
+  if (row) assertSsoSatisfied(organizationId);
   return row ? row.role : undefined;
 }
 

@@ -33,11 +33,16 @@ import { searchRoutes } from '../search/routes.ts';
 import { linkRoutes } from '../links/routes.ts';
 import { templateRoutes } from '../templates/routes.ts';
 import { pdfRoutes } from '../pdf/routes.ts';
+import { translationRoutes } from '../translations/routes.ts';
 import { siteRoutes } from '../sites/routes.ts';
+import { insightRoutes } from '../insights/routes.ts';
 import { homeRoutes } from './home.ts';
 import { integrationRoutes } from '../integrations/routes.ts';
 import { assertIntegrationRoute, authenticateIntegrationToken, INTEGRATION_TOKEN_PREFIX, type IntegrationGrant } from '../integrations/grants.ts';
 import { publishedSiteRoutes } from '../site/routes.ts';
+import { SiteHosts } from '../site/hosts.ts';
+import { runWithSsoGate } from './sso-gate.ts';
+import { ssoRoutes, ssoWebRoutes } from '../sso/routes.ts';
 
 export type FolioApp = FastifyInstance<
   RawServerDefault,
@@ -54,6 +59,8 @@ declare module 'fastify' {
     callerToken: Caller['token'];
     /** The integration grant of an integration token. */
     callerIntegration: IntegrationGrant | undefined;
+    /** Organizations enforcing SSO that the caller's token may not reach. */
+    ssoBlocked: string[] | undefined;
     /** The request context for services: database, configuration and the authenticated caller. */
     ctx(): Ctx;
   }
@@ -164,8 +171,11 @@ export async function buildApp(
   services: Services,
   opts: { logLevel: string; logStream?: NodeJS.WritableStream | undefined },
 ): Promise<FolioApp> {
+  const siteHosts = new SiteHosts(services.db);
   const app = Fastify({
     logger: loggerOptions(opts.logLevel, opts.logStream),
+    // Requests for a published site's custom hostname are routed to that site.
+    rewriteUrl: (req) => siteHosts.rewrite(req),
     bodyLimit: services.config.bodyLimit,
     requestIdHeader: 'x-request-id',
     genReqId: () => randomUUID(),
@@ -289,6 +299,7 @@ export async function buildApp(
   app.decorateRequest('caller', undefined);
   app.decorateRequest('callerToken', undefined);
   app.decorateRequest('callerIntegration', undefined);
+  app.decorateRequest('ssoBlocked', undefined);
   app.decorateRequest('ctx', function (this: { caller: UserRow | undefined; callerToken: Caller['token']; callerIntegration: IntegrationGrant | undefined }) {
     if (!this.caller) throw new UnauthorizedError();
     return { ...services, user: this.caller, ...(this.callerToken ? { token: this.callerToken } : {}), ...(this.callerIntegration ? { integration: this.callerIntegration } : {}) };
@@ -316,7 +327,13 @@ export async function buildApp(
     if (limited) throw limited;
     if (!auth) throw new UnauthorizedError('Invalid, expired or revoked API token');
     req.caller = auth.user;
-    req.callerToken = { id: auth.tokenId, expiresAt: auth.tokenExpiresAt };
+    req.callerToken = { id: auth.tokenId, expiresAt: auth.tokenExpiresAt, ssoOrganizationId: auth.ssoOrganizationId };
+    req.ssoBlocked = auth.ssoBlocked;
+  });
+  // Organizations enforcing single sign-on that this token may not reach (see sso-gate.ts).
+  app.addHook('preHandler', (req, _reply, done) => {
+    if (req.ssoBlocked?.length) runWithSsoGate(req.ssoBlocked, done);
+    else done();
   });
 
   // Health checks are never rate limited: a flood from the load balancer's address must not make
@@ -334,6 +351,7 @@ export async function buildApp(
   });
   app.get('/v1/openapi.json', { config: { public: true }, schema: { hide: true } }, async () => app.swagger());
   await homeRoutes(app as unknown as FastifyInstance, services.config.publicUrl);
+  await app.register(ssoWebRoutes as never);
 
   await app.register(
     async (v1) => {
@@ -355,12 +373,20 @@ export async function buildApp(
       await templateRoutes(api);
       await pdfRoutes(api);
       await integrationRoutes(api);
+      await translationRoutes(api);
+      await ssoRoutes(api);
       await siteRoutes(api);
+      await insightRoutes(api);
     },
     { prefix: '/v1' },
   );
   // Published sites, at PUBLIC_URL/<organization>/<basename>/ (outside the API and its tokens).
   await publishedSiteRoutes(app as unknown as FastifyInstance, services);
+  app.addHook('onReady', async () => {
+    await siteHosts.refresh();
+    siteHosts.start(services.config.siteHostsRefreshMs);
+  });
+  app.addHook('onClose', async () => siteHosts.stop());
 
   return app;
 }

@@ -1,6 +1,6 @@
 import { createHash, randomBytes } from 'node:crypto';
 import type { FastifyRequest } from 'fastify';
-import type { ExpressionBuilder } from 'kysely';
+import { sql, type ExpressionBuilder } from 'kysely';
 import type { Db } from './db/database.ts';
 import type { ApiTokensTable, Database, UserRow } from './db/schema.ts';
 import { newId } from './ids.ts';
@@ -21,7 +21,7 @@ export type ApiTokenInfo = Omit<ApiTokensTable, 'token_hash'>;
 export async function issueApiToken(
   db: Db,
   userId: string,
-  opts: { name?: string | null | undefined; expiresAt?: Date | null | undefined } = {},
+  opts: { name?: string | null | undefined; expiresAt?: Date | null | undefined; ssoOrganizationId?: string | null | undefined } = {},
 ): Promise<{ token: string; info: ApiTokenInfo }> {
   const token = TOKEN_PREFIX + randomBytes(30).toString('base64url');
   const info: ApiTokenInfo = {
@@ -31,6 +31,7 @@ export async function issueApiToken(
     created_at: new Date(),
     expires_at: opts.expiresAt ?? null,
     revoked_at: null,
+    sso_organization_id: opts.ssoOrganizationId ?? null,
   };
   await db.insertInto('api_tokens').values({ ...info, token_hash: hashToken(token) }).execute();
   return { token, info };
@@ -48,7 +49,7 @@ export function liveTokens(at: Date) {
     eb.and([eb('api_tokens.revoked_at', 'is', null), eb.or([eb('api_tokens.expires_at', 'is', null), eb('api_tokens.expires_at', '>', at)])]);
 }
 
-export const TOKEN_INFO_COLUMNS = ['id', 'user_id', 'name', 'created_at', 'expires_at', 'revoked_at'] as const;
+export const TOKEN_INFO_COLUMNS = ['id', 'user_id', 'name', 'created_at', 'expires_at', 'revoked_at', 'sso_organization_id'] as const;
 
 /**
  * Revokes a token (of `userId` only, when given). Returns its row, or undefined when there was no
@@ -78,6 +79,13 @@ export interface Authenticated {
   user: UserRow;
   tokenId: string;
   tokenExpiresAt: Date | null;
+  /** The organization whose single sign-on issued the token; null for an ordinary token. */
+  ssoOrganizationId: string | null;
+  /**
+   * Organizations this token may not reach: they enforce single sign-on (`sso: true`), the user is
+   * an SSO member there and not an admin, and the token was not obtained through their SSO.
+   */
+  ssoBlocked: string[];
 }
 
 /**
@@ -129,13 +137,24 @@ export async function authenticateTokenHash(db: Db, hash: string, cache?: TokenC
     .selectFrom('api_tokens')
     .innerJoin('users', 'users.id', 'api_tokens.user_id')
     .selectAll('users')
-    .select(['api_tokens.id as token_id', 'api_tokens.expires_at as token_expires_at'])
+    .select(['api_tokens.id as token_id', 'api_tokens.expires_at as token_expires_at', 'api_tokens.sso_organization_id as token_sso_org'])
+    .select(
+      sql<string[]>`ARRAY(SELECT m.organization_id FROM members m JOIN organizations o ON o.id = m.organization_id
+        WHERE m.user_id = users.id AND o.sso AND m.sso AND m.role IS DISTINCT FROM 'admin'
+        AND o.id IS DISTINCT FROM api_tokens.sso_organization_id)`.as('sso_blocked'),
+    )
     .where('api_tokens.token_hash', '=', hash)
     .where(liveTokens(new Date()))
     .executeTakeFirst();
   if (!row) return undefined;
-  const { token_id, token_expires_at, ...user } = row;
-  const auth: Authenticated = { user, tokenId: token_id, tokenExpiresAt: token_expires_at };
+  const { token_id, token_expires_at, token_sso_org, sso_blocked, ...user } = row;
+  const auth: Authenticated = {
+    user,
+    tokenId: token_id,
+    tokenExpiresAt: token_expires_at,
+    ssoOrganizationId: token_sso_org,
+    ssoBlocked: sso_blocked ?? [],
+  };
   cache?.set(hash, auth);
   return auth;
 }

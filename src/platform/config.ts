@@ -32,6 +32,18 @@ export interface Config {
   httpIdleTimeoutMs: number;
   /** Largest accepted request body, in bytes. */
   bodyLimit: number;
+  /** Translation engine used by translation runs (none: runs fail saying so). */
+  translationEngine: 'libretranslate' | 'openai' | undefined;
+  /** Base URL of the translation engine (LibreTranslate: its root; OpenAI-compatible: the `/v1` base). */
+  translationEngineUrl: string | undefined;
+  /** API key sent to the translation engine. */
+  translationEngineKey: string | undefined;
+  /** Model named in chat-completion requests (OpenAI-compatible engines). */
+  translationModel: string | undefined;
+  /** Time allowed for one request to the translation engine, in milliseconds. */
+  translationTimeoutMs: number;
+  /** Delay before the first retry of a failed engine request (doubled at each retry, 5 attempts in all). */
+  translationRetryBaseMs: number;
   /** Interval at which the background worker looks for due jobs. */
   jobPollMs: number;
   /** Whether this process runs the background workers. */
@@ -40,6 +52,10 @@ export interface Config {
   spaceRetentionMs: number;
   /** How long this process trusts a token it has checked before looking it up again. */
   authCacheTtlMs: number;
+  /** How often custom hostnames of published sites are re-read (src/site/hosts.ts). */
+  siteHostsRefreshMs: number;
+  /** How long a published site's settings and structure are reused before being read again (src/site/routes.ts). */
+  siteCacheTtlMs: number;
   /** Whether insert_files may fetch URLs that resolve to private or loopback addresses. */
   fetchAllowPrivate: boolean;
   /** Address ranges (CIDR) insert_files may fetch from although they are not public. */
@@ -64,6 +80,20 @@ export interface Config {
   integrationMaxAttempts: number;
   /** Wait before the first retry of a failed delivery; doubled at each further one. */
   integrationRetryBaseMs: number;
+  /** How long a session obtained through SAML single sign-on lasts (the session cookie). */
+  ssoSessionTtlMs: number;
+  /** How long an API token made from an SSO session lasts. */
+  ssoTokenTtlMs: number;
+  /** Base URL of an OpenAI-compatible API (`…/v1`) for conversation insights; unset: the built-in engine. */
+  insightsEngineUrl: string | undefined;
+  /** API key sent to it as a bearer token. */
+  insightsEngineKey: string | undefined;
+  /** Chat model for issue extraction, cluster labels and summaries (unset: built-in extraction and labels). */
+  insightsModel: string | undefined;
+  /** Embedding model for issue vectors (unset: built-in TF-IDF vectors). */
+  insightsEmbeddingModel: string | undefined;
+  /** How long after new issues a cluster recomputation runs (issues join clusters at once meanwhile). */
+  insightsReclusterDelayMs: number;
 }
 
 export class ConfigError extends Error {}
@@ -121,6 +151,51 @@ function httpTimeouts(env: NodeJS.ProcessEnv) {
   return timeouts;
 }
 
+/** An http(s) base URL of an engine Folio calls (translation, insights), without its trailing slash. */
+function engineUrl(env: NodeJS.ProcessEnv, name: string): string | undefined {
+  const url = env[name] ? trimSlash(env[name]!) : undefined;
+  if (url === undefined) return undefined;
+  let parsed: URL | undefined;
+  try {
+    parsed = new URL(url);
+  } catch {
+    // reported below
+  }
+  if (!parsed || (parsed.protocol !== 'http:' && parsed.protocol !== 'https:')) {
+    throw new ConfigError(`${name} must be an http(s) URL such as https://api.example.com/v1, got "${url}"`);
+  }
+  return url;
+}
+
+function insightsFrom(env: NodeJS.ProcessEnv) {
+  const url = engineUrl(env, 'INSIGHTS_ENGINE_URL');
+  if (url === undefined && (env.INSIGHTS_MODEL || env.INSIGHTS_EMBEDDING_MODEL)) {
+    throw new ConfigError('INSIGHTS_MODEL and INSIGHTS_EMBEDDING_MODEL need INSIGHTS_ENGINE_URL (the OpenAI-compatible API that serves them)');
+  }
+  return {
+    insightsEngineUrl: url,
+    insightsEngineKey: env.INSIGHTS_ENGINE_KEY || undefined,
+    insightsModel: env.INSIGHTS_MODEL || undefined,
+    insightsEmbeddingModel: env.INSIGHTS_EMBEDDING_MODEL || undefined,
+    insightsReclusterDelayMs: intFrom(env, 'INSIGHTS_RECLUSTER_DELAY_MS', 10 * 60_000, 0),
+  };
+}
+
+function translationEngine(env: NodeJS.ProcessEnv) {
+  const engine = env.TRANSLATION_ENGINE || undefined;
+  if (engine !== undefined && engine !== 'libretranslate' && engine !== 'openai') {
+    throw new ConfigError(`TRANSLATION_ENGINE must be "libretranslate" or "openai", got "${engine}"`);
+  }
+  return {
+    translationEngine: engine as 'libretranslate' | 'openai' | undefined,
+    translationEngineUrl: engineUrl(env, 'TRANSLATION_ENGINE_URL'),
+    translationEngineKey: env.TRANSLATION_ENGINE_KEY || undefined,
+    translationModel: env.TRANSLATION_MODEL || undefined,
+    translationTimeoutMs: intFrom(env, 'TRANSLATION_TIMEOUT_MS', 60_000, 1),
+    translationRetryBaseMs: intFrom(env, 'TRANSLATION_RETRY_BASE_MS', 500, 0),
+  };
+}
+
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   const port = intFrom(env, 'PORT', 8080);
   if (port > 65535) throw new ConfigError(`PORT must be at most 65535, got ${port}`);
@@ -148,10 +223,13 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     rateLimitMaxKeys: intFrom(env, 'RATE_LIMIT_MAX_KEYS', 100_000, 1),
     ...httpTimeouts(env),
     bodyLimit: intFrom(env, 'BODY_LIMIT', 2 * 1024 * 1024, 1024),
+    ...translationEngine(env),
     jobPollMs: intFrom(env, 'JOB_POLL_MS', 1000, 10),
     runWorkers: env.WORKERS !== 'false',
     spaceRetentionMs: intFrom(env, 'SPACE_RETENTION_MS', 7 * 24 * 3600 * 1000, 0),
     authCacheTtlMs: intFrom(env, 'AUTH_CACHE_TTL_MS', 5000, 0),
+    siteHostsRefreshMs: intFrom(env, 'SITE_HOSTS_REFRESH_MS', 5000, 100),
+    siteCacheTtlMs: intFrom(env, 'SITE_CACHE_TTL_MS', 1000, 0),
     fetchAllowPrivate: env.FETCH_ALLOW_PRIVATE === 'true',
     fetchAllowCidrs: cidrsFrom(env, 'FETCH_ALLOW_CIDRS'),
     fetchTimeoutMs: intFrom(env, 'FETCH_TIMEOUT_MS', 30_000, 1),
@@ -164,5 +242,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     integrationSubrequestLimit: intFrom(env, 'INTEGRATION_SUBREQUEST_LIMIT', 50, 0),
     integrationMaxAttempts: intFrom(env, 'INTEGRATION_MAX_ATTEMPTS', 5, 1),
     integrationRetryBaseMs: intFrom(env, 'INTEGRATION_RETRY_BASE_MS', 1000, 0),
+    ssoSessionTtlMs: intFrom(env, 'SSO_SESSION_TTL_MS', 8 * 3600 * 1000, 60_000),
+    ssoTokenTtlMs: intFrom(env, 'SSO_TOKEN_TTL_MS', 30 * 24 * 3600 * 1000, 60_000),
+    ...insightsFrom(env),
   };
 }

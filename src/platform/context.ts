@@ -22,7 +22,7 @@ export interface Services {
 export interface Caller {
   user: UserRow;
   /** The API token the caller authenticated with (absent for callers that did not use one). */
-  token?: { id: string; expiresAt: Date | null };
+  token?: { id: string; expiresAt: Date | null; ssoOrganizationId?: string | null };
   /** Set when the caller is an integration (its token's scopes and targets). */
   integration?: IntegrationGrant;
 }

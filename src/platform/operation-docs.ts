@@ -212,6 +212,23 @@ export const operationDocs: Record<string, readonly [summary: string, descriptio
   listIntegrationSiteInstallations: ['List site installations of an integration', 'Site installations across the installations the caller may read.'],
   getIntegrationEvent: ['Get an event with its trace', 'One event with the log lines of its deliveries: what the script printed, and Folio\'s own lines.'],
 
+  // Translations
+  listTranslations: ['List translations', 'Translations of the organization\'s spaces, paginated. Members with a role (not guests).'],
+  createTranslation: ['Create a translation', 'A localized copy of a space in another language, kept in step by runs. The target space is created by the first run, next to the source. Create or admin role.'],
+  getTranslation: ['Get a translation', 'One translation, with its status, the error of a failed latest run, its target space and run statistics.'],
+  updateTranslation: ['Update a translation', 'Changes the instructions given to the translation engine; the next run translates again with them.'],
+  deleteTranslation: ['Delete a translation', 'Deletes the translation (205), or answers 204 when there was none. Its target space stays.'],
+  runTranslation: ['Run a translation', 'Queues a run: the source space\'s current content is translated into the target space through a merged change request. Only new or changed text goes to the engine; a run asked for while one runs starts after it.'],
+  listGlossaryEntries: ['List glossary entries', 'Terms and their fixed translations per language, paginated; orderBy sorts by the term in one language.'],
+  updateGlossaryEntries: ['Update glossary entries', 'Inserts, updates and deletes glossary entries in one batch, all or nothing. Every translation run honours the glossary.'],
+  getGlossaryEntry: ['Get a glossary entry', 'One glossary entry.'],
+  // Single sign-on (SAML)
+  listSAMLProvidersInOrganizationById: ['List SAML providers', 'The SAML identity providers of an organization with their status and the values to give each provider (service). Admins only.'],
+  createOrganizationSAMLProvider: ['Add a SAML provider', 'Adds an identity provider. Only `label` is required; it stays `pending` until `entityID`, `certificate` (PEM or bare base64; refused when it does not parse or is not valid now) and `ssoURL` are set, then it is `active`. Users signing in join with `defaultRole` (read unless given) and `defaultTeam`. Admins only.'],
+  getOrganizationSAMLProviderById: ['Get a SAML provider', 'One SAML identity provider of the organization, with `service`: the ACS URL, start URL and Folio entity id to configure in the identity provider (the entity id is also the URL of Folio\'s SP metadata XML). Admins only.'],
+  updateOrganizationSAMLProvider: ['Update a SAML provider', 'Changes the given fields of a SAML provider, with the same checks as on creation. Admins only.'],
+  deleteOrganizationSAMLProvider: ['Delete a SAML provider', 'Deletes a SAML provider with its pending sign-ins; its users keep their accounts and memberships. Answers 204 also when it did not exist. Admins only.'],
+  listSSOProviderLoginsInOrganization: ['List sign-in options', 'The active identity providers of an organization, as `{id, label, startURL}` for a login page. Needs no token and shows no authentication details.'],
   // Sites
   listSites: ['List sites', 'Docs sites of an organization, filterable by a space they contain, by title, by published status and by type. Members with a role.'],
   createSite: ['Create a site', 'Creates a docs site (type basic by default) with a basename derived from its title, unique in the organization, and optionally its first spaces. Admins only.'],
@@ -262,6 +279,15 @@ export const operationDocs: Record<string, readonly [summary: string, descriptio
   updateSitePublishingAuthById: ['Update visitor authentication', 'Changes the backend and the fallback and logout URLs (null removes one). Admins only.'],
   regenerateSitePublishingAuthById: ['Regenerate the visitor key', 'Replaces the signing key: visitor tokens signed with the old key stop working at once. Admins only.'],
   searchSiteContent: ['Search a site', 'Full-text search of the spaces of a site: the default content of each section, some site spaces, or all of them.'],
+  // Conversations, issues and clusters (Folio publishes these: the official document has none)
+  ingestConversations: ['Ingest conversations', 'Stores one support conversation, or an array of up to 500, and queues their processing (issue extraction, then clustering) as a background job; each conversation gets `processedAt` when done. Idempotent by `id`: the same conversation sent again changes nothing, a changed one is updated and processed again. Answers 204. Organization admins only.'],
+  listConversations: ['List conversations', 'The ingested conversations of an organization, most recently ingested first; `source` keeps those of one source. Members with a role (not guests).'],
+  getConversation: ['Get a conversation', 'One conversation with its messages (`parts`) and `metadata`.'],
+  listConversationsIssues: ['List issues', 'Issues extracted from conversations, newest first, each with its conversation; `cluster` and `conversation` filter them.'],
+  getConversationsIssue: ['Get an issue', 'One issue extracted from a conversation (its details quote the conversation), with that conversation.'],
+  listConversationsClusters: ['List issues clusters', 'Groups of similar issues with their label, summary, impact, weekly pulse over 13 weeks, sources, stats and the documentation pages most related to them; `sort` (updatedAt, createdAt, issues) and `order` (desc, asc).'],
+  getConversationsCluster: ['Get an issues cluster', 'One cluster of similar issues, with its figures and related documentation pages.'],
+  updateConversationsCluster: ['Mute or unmute an issues cluster', 'Sets `muted` (muted clusters are left out of change request creation); changes nothing else. Organization admins only.'],
 };
 
 /** onRoute hook: fills a route's `summary` and `description` from the table (the route's own win). */

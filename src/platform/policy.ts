@@ -154,3 +154,13 @@ export function assertSiteRole(orgRole: RoleOrGuest | undefined, min: Role, acti
     throw new ForbiddenError(`You need the ${min} role in the organization to ${action}`);
   }
 }
+
+/** Conversations, their issues and clusters hold customers' words: members with a role read them (not guests). */
+export function assertCanReadConversations(m: Membership): void {
+  if (!canListPeople(m)) throw new ForbiddenError('Guests cannot read the conversations of the organization');
+}
+
+/** Ingesting conversations and muting clusters: what `permissions.ingestConversations` of an organization advertises. */
+export function assertCanIngestConversations(m: Membership, action: string): void {
+  if (!organizationPermissions(m).ingestConversations) throw new ForbiddenError(`Only organization admins can ${action}`);
+}

@@ -31,6 +31,8 @@ export interface PageView {
   tree: NavPage[];
   pageUrl(page: NavPage): string;
   currentPageId?: string | undefined;
+  /** Pages whose children are listed: the current page and its ancestors. */
+  openIds: Set<string>;
   title: string;
   description?: string | undefined;
   emoji?: string | undefined;
@@ -54,7 +56,9 @@ function treeHtml(pages: NavPage[], view: PageView): string {
   const items = pages.map((p) => {
     const current = p.id === view.currentPageId;
     const link = `<a href="${escapeHtml(view.pageUrl(p))}"${current ? ' aria-current="page"' : ''}>${p.emoji ? `<span class="emoji">${escapeHtml(p.emoji)}</span> ` : ''}${escapeHtml(p.title)}</a>`;
-    return `<li>${link}${treeHtml(p.children, view)}</li>`;
+    // Only the branch being read is open: the page stays small however large the space.
+    const open = view.openIds.has(p.id);
+    return `<li${p.children.length ? ` class="${open ? 'open' : 'closed'}"` : ''}>${link}${open ? treeHtml(p.children, view) : ''}</li>`;
   });
   return `<ul>${items.join('')}</ul>`;
 }
@@ -152,7 +156,7 @@ a{color:var(--primary)}
 @media (max-width:900px){.layout{grid-template-columns:1fr}.toc{display:none}}
 .sidebar ul{list-style:none;padding-left:14px;margin:0}.sidebar>ul{padding-left:0}
 .sidebar a{display:block;padding:3px 6px;border-radius:6px;color:var(--fg);text-decoration:none}
-.sidebar a[aria-current]{background:var(--code-bg);color:var(--primary);font-weight:600}
+.sidebar li.closed>a::after{content:" ›";color:var(--muted)}.sidebar a[aria-current]{background:var(--code-bg);color:var(--primary);font-weight:600}
 .variants ul{display:flex;gap:8px;flex-wrap:wrap;padding:0;margin:0 0 12px}
 .toc{font-size:14px}.toc ul{list-style:none;padding:0}.toc-2{padding-left:10px}.toc-3{padding-left:20px}
 .breadcrumbs ol{display:flex;gap:6px;list-style:none;padding:0;font-size:14px}.breadcrumbs li+li::before{content:"/";margin-right:6px;color:var(--muted)}

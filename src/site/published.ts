@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto';
+import { sql } from 'kysely';
 import type { Db } from '../platform/db/database.ts';
 import type { SiteRow, SiteSectionRow, SiteSpaceRow, SpaceRow } from '../platform/db/schema.ts';
 import type { Urls } from '../platform/urls.ts';
@@ -24,34 +25,49 @@ import type { Visitor } from './visitor.ts';
 
 export interface SiteStructure {
   sections: SiteSectionRow[];
-  siteSpaces: (SiteSpaceRow & { space: SpaceRow })[];
+  /** Each site space with its space and the root of the space's live revision. */
+  siteSpaces: (SiteSpaceRow & { space: SpaceRow; root: string })[];
 }
 
 export interface Located {
   section: SiteSectionRow | undefined;
-  siteSpace: SiteSpaceRow & { space: SpaceRow };
+  siteSpace: SiteStructure['siteSpaces'][number];
   /** The page path within the space ('' for its first page). */
   pagePath: string;
   /** The site-relative prefix of the site space (`section/variant/`, '' for the default). */
   prefix: string;
 }
 
-export async function loadStructure(db: Db, site: SiteRow): Promise<SiteStructure> {
-  const [sections, siteSpaces] = await Promise.all([
-    db.selectFrom('site_sections').selectAll().where('site_id', '=', site.id).orderBy('position').execute(),
-    db
-      .selectFrom('site_spaces')
-      .innerJoin('spaces', 'spaces.id', 'site_spaces.space_id')
-      .selectAll('site_spaces')
-      .select((eb) => eb.fn('to_jsonb', [eb.table('spaces')]).as('space_json'))
-      .where('site_spaces.site_id', '=', site.id)
-      .where('spaces.deleted_at', 'is', null)
-      .orderBy('site_spaces.position')
-      .execute(),
-  ]);
+const dates = <T extends Record<string, unknown>>(row: T, fields: string[]): T => {
+  const out: Record<string, unknown> = { ...row };
+  for (const f of fields) if (typeof out[f] === 'string') out[f] = new Date(out[f] as string);
+  return out as T;
+};
+
+/**
+ * A published site with its structure, found by organization (id or hostname) and basename, in
+ * one query: a page served from the cache costs this query and nothing else.
+ */
+export async function loadPublished(db: Db, orgKey: string, basename: string): Promise<{ site: SiteRow; structure: SiteStructure } | undefined> {
+  const { rows } = await sql<{ site: SiteRow; sections: SiteSectionRow[]; site_spaces: { row: SiteSpaceRow; space: SpaceRow; root: string }[] }>`
+    SELECT to_jsonb(s) AS site,
+      (SELECT coalesce(jsonb_agg(to_jsonb(x) ORDER BY x.position, x.id), '[]') FROM site_sections x WHERE x.site_id = s.id) AS sections,
+      (SELECT coalesce(jsonb_agg(jsonb_build_object('row', to_jsonb(ss), 'space', to_jsonb(sp), 'root', r.root) ORDER BY ss.position, ss.id), '[]')
+         FROM site_spaces ss
+         JOIN spaces sp ON sp.id = ss.space_id AND sp.deleted_at IS NULL
+         JOIN revisions r ON r.id = sp.revision_id
+        WHERE ss.site_id = s.id) AS site_spaces
+    FROM sites s JOIN organizations o ON o.id = s.organization_id
+    WHERE (o.id = ${orgKey} OR o.hostname = ${orgKey}) AND s.basename = ${basename} AND s.published
+    LIMIT 1`.execute(db);
+  const found = rows[0];
+  if (!found) return undefined;
   return {
-    sections,
-    siteSpaces: siteSpaces.map(({ space_json, ...row }) => ({ ...row, space: space_json as unknown as SpaceRow })),
+    site: dates(found.site, ['created_at', 'updated_at', 'customization_updated_at', 'adaptive_schema_updated_at']),
+    structure: {
+      sections: found.sections.map((s) => dates(s, ['created_at'])),
+      siteSpaces: found.site_spaces.map((s) => ({ ...dates(s.row, ['created_at', 'customization_updated_at']), space: s.space, root: s.root })),
+    },
   };
 }
 
@@ -123,14 +139,26 @@ function remember(key: string, page: RenderedPage): RenderedPage {
   return page;
 }
 
-/** The revision of a space the site shows (its live content). */
-async function revisionRoot(db: Db, space: SpaceRow): Promise<string> {
-  const row = await db.selectFrom('revisions').select('root').where('id', '=', space.revision_id).executeTakeFirstOrThrow();
-  return row.root;
+export async function navigationFor(req: PageRequest): Promise<Navigation> {
+  return navigationOf(req.db, req.located.siteSpace.root);
 }
 
-export async function navigationFor(req: PageRequest): Promise<Navigation> {
-  return navigationOf(req.db, await revisionRoot(req.db, req.located.siteSpace.space));
+/** The navigation a visitor sees (hidden pages and unmet conditions left out) and its reading order, kept per revision and visitor segment. */
+const visibleTrees = new Map<string, { tree: NavPage[]; flat: NavPage[]; at: Map<string, number> }>();
+
+function visibleNavigation(nav: Navigation, visitor: Visitor) {
+  const key = `${nav.root}|${visitor.segment}`;
+  let found = visibleTrees.get(key);
+  if (!found) {
+    const tree = visibleTree(nav.top, visitor);
+    const flat: NavPage[] = [];
+    const flatten = (pages: NavPage[]) => pages.forEach((p) => (flat.push(p), flatten(p.children)));
+    flatten(tree);
+    found = { tree, flat, at: new Map(flat.map((p, i) => [p.id, i])) };
+    visibleTrees.set(key, found);
+    if (visibleTrees.size > 256) visibleTrees.delete(visibleTrees.keys().next().value!);
+  }
+  return found;
 }
 
 /** The page a located path names: the first readable page for the root, undefined when none. */
@@ -148,7 +176,7 @@ function customization(site: SiteRow, siteSpace: SiteSpaceRow) {
 
 export async function renderPage(req: PageRequest, nav: Navigation, page: NavPage, query?: string): Promise<RenderedPage> {
   const { site, located, visitor } = req;
-  const key = [site.id, site.updated_at.getTime(), site.customization_updated_at?.getTime() ?? 0, located.siteSpace.id, located.siteSpace.customization_updated_at?.getTime() ?? 0, nav.root, page.id, visitor.segment].join('|');
+  const key = [site.id, req.base, site.updated_at.getTime(), site.customization_updated_at?.getTime() ?? 0, located.siteSpace.id, located.siteSpace.customization_updated_at?.getTime() ?? 0, nav.root, page.id, visitor.segment].join('|');
   const cached = cache.get(key);
   if (cached) return cached;
 
@@ -179,11 +207,8 @@ export async function renderPage(req: PageRequest, nav: Navigation, page: NavPag
   const rendered = renderDocument(document, ctx);
 
   const settings = customization(site, located.siteSpace);
-  const tree = visibleTree(nav.top, visitor);
-  const flat: NavPage[] = [];
-  const flatten = (pages: NavPage[]) => pages.forEach((p) => (flat.push(p), flatten(p.children)));
-  flatten(tree);
-  const at = flat.findIndex((p) => p.id === page.id);
+  const { tree, flat, at: positions } = visibleNavigation(nav, visitor);
+  const at = positions.get(page.id) ?? -1;
   const link = (p: NavPage | undefined): Link | undefined => (p ? { title: p.title, href: pageUrl(p) } : undefined);
   const breadcrumbs: Link[] = [];
   for (let p = page.parent ? nav.byId.get(page.parent) : undefined; p; p = p.parent ? nav.byId.get(p.parent) : undefined) breadcrumbs.unshift(link(p)!);
@@ -212,6 +237,7 @@ export async function renderPage(req: PageRequest, nav: Navigation, page: NavPag
     tree,
     pageUrl,
     currentPageId: page.id,
+    openIds: new Set([page.id, ...ancestorIds(nav, page)]),
     title: page.title,
     description: page.entry.description,
     emoji: page.emoji,
@@ -229,6 +255,12 @@ export async function renderPage(req: PageRequest, nav: Navigation, page: NavPag
   };
   const html = pageHtml(view);
   return remember(key, { html, etag: `"${createHash('sha256').update(html).digest('base64url').slice(0, 27)}"`, noIndex });
+}
+
+function ancestorIds(nav: Navigation, page: NavPage): string[] {
+  const ids: string[] = [];
+  for (let p = page.parent ? nav.byId.get(page.parent) : undefined; p; p = p.parent ? nav.byId.get(p.parent) : undefined) ids.push(p.id);
+  return ids;
 }
 
 /** A page as markdown (`<page>.md`), with its front matter and links relative to it. */

@@ -9,9 +9,10 @@ import { contentDisposition } from '../platform/content-disposition.ts';
 import { excerpt, searchHits, terms } from '../search/service.ts';
 import { matchRedirect, redirectTarget } from '../sites/redirects.ts';
 import { SITE_CSS, SITE_JS } from './layout.ts';
-import { navigationFor, loadStructure, locate, pageAt, pageMarkdown, reachableSiteSpaces, renderPage, type PageRequest, type SiteStructure } from './published.ts';
+import { navigationFor, loadPublished, locate, pageAt, pageMarkdown, reachableSiteSpaces, renderPage, type PageRequest, type SiteStructure } from './published.ts';
 import type { Navigation, NavPage } from './navigation.ts';
 import { escapeHtml } from './render.ts';
+import { siteHostOf } from './hosts.ts';
 import { sendVisitorRedirect, visitorOf, type Visitor } from './visitor.ts';
 
 /**
@@ -42,6 +43,7 @@ const INLINE_TYPES = new Set(['image/png', 'image/jpeg', 'image/gif', 'image/web
 
 interface SiteContext {
   site: SiteRow;
+  structure: SiteStructure;
   base: string;
   rest: string;
 }
@@ -61,20 +63,25 @@ function page(reply: FastifyReply, status: number, title: string, message: strin
     .send(`<!doctype html><html lang="en"><head><meta charset="utf-8"><title>${escapeHtml(title)}</title></head><body><main><h1>${escapeHtml(title)}</h1><p>${escapeHtml(message)}</p></main></body></html>`);
 }
 
-async function findPublishedSite(services: Services, orgKey: string, basename: string): Promise<SiteRow | undefined> {
-  const org = await services.db
-    .selectFrom('organizations')
-    .select('id')
-    .where((eb) => eb.or([eb('id', '=', orgKey), eb('hostname', '=', orgKey)]))
-    .executeTakeFirst();
-  if (!org) return undefined;
-  return services.db
-    .selectFrom('sites')
-    .selectAll()
-    .where('organization_id', '=', org.id)
-    .where('basename', '=', basename)
-    .where('published', '=', true)
-    .executeTakeFirst();
+/**
+ * Sites as last read, for SITE_CACHE_TTL_MS: within that time a page served from the render cache
+ * costs no query at all. A merge, a publish or a settings change shows after at most that long (0
+ * reads the site on every request).
+ */
+const sites = new Map<string, { at: number; value: Awaited<ReturnType<typeof loadPublished>> }>();
+
+async function publishedSite(services: Services, orgKey: string, basename: string) {
+  const ttl = services.config.siteCacheTtlMs;
+  const key = `${orgKey}/${basename}`;
+  const now = Date.now();
+  const hit = sites.get(key);
+  if (ttl > 0 && hit && now - hit.at < ttl) return hit.value;
+  const value = await loadPublished(services.db, orgKey, basename);
+  if (ttl > 0) {
+    sites.set(key, { at: now, value });
+    if (sites.size > 10_000) sites.delete(sites.keys().next().value!);
+  }
+  return value;
 }
 
 async function serveAsset(reply: FastifyReply, services: Services, rest: string) {
@@ -117,19 +124,21 @@ export async function publishedSiteRoutes(app: FastifyInstance, services: Servic
     const params = req.params as { orgKey: string; basename: string; '*'?: string };
     // API paths that match no route stay API answers (JSON), not site pages.
     if (params.orgKey === 'v1') return reply.callNotFound();
-    const site = await findPublishedSite(services, params.orgKey, params.basename);
-    if (!site) return page(reply, 404, 'Not found', 'There is no published site at this address.');
-    const base = `/${encodeURIComponent(params.orgKey)}/${encodeURIComponent(params.basename)}/`;
+    const published = await publishedSite(services, params.orgKey, params.basename);
+    if (!published) return page(reply, 404, 'Not found', 'There is no published site at this address.');
+    const { site, structure } = published;
+    // On a site's own hostname its links start at the root.
+    const base = siteHostOf(req.raw) ? '/' : `/${encodeURIComponent(params.orgKey)}/${encodeURIComponent(params.basename)}/`;
     const rest = params['*'] ?? (req.url.split('?')[0]!.endsWith('/') ? '' : undefined);
     if (rest === undefined) return reply.redirect(base, 301);
-    return serveSite(req, reply, services, { site, base, rest });
+    return serveSite(req, reply, services, { site, structure, base, rest });
   };
   const config = { public: true };
   app.get('/:orgKey/:basename', { config, schema: { hide: true } }, handler);
   app.get('/:orgKey/:basename/*', { config, schema: { hide: true } }, handler);
 }
 
-async function serveSite(req: FastifyRequest, reply: FastifyReply, services: Services, { site, base, rest }: SiteContext) {
+async function serveSite(req: FastifyRequest, reply: FastifyReply, services: Services, { site, structure, base, rest }: SiteContext) {
   headers(reply, site);
   if (rest.startsWith('_folio/site.') || rest.startsWith('_folio/katex/')) return (await serveAsset(reply, services, rest)) ?? page(reply, 404, 'Not found', 'No such file.');
   if (rest === 'robots.txt') {
@@ -151,7 +160,6 @@ async function serveSite(req: FastifyRequest, reply: FastifyReply, services: Ser
   reply.header('vary', 'cookie');
 
   if (rest.startsWith('_folio/files/')) return (await serveAsset(reply, services, rest)) ?? page(reply, 404, 'Not found', 'No such file.');
-  const structure = await loadStructure(services.db, site);
   const path = decodeURIComponent(rest.split('?')[0]!.replace(/\/+$/, ''));
 
   if (path === 'sitemap.xml') return sitemap(reply, services, site, base, structure, visitor);

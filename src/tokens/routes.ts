@@ -39,6 +39,7 @@ export async function tokenRoutes(app: FolioApp): Promise<void> {
         ctx.user.id,
         { name: body.name, expiresAt: body.expiresAt ? new Date(body.expiresAt) : undefined },
         ctx.token?.expiresAt,
+        ctx.token?.ssoOrganizationId,
       );
       return reply.status(201).send({ ...presentToken(info, ctx.token?.id), token });
     },

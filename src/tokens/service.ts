@@ -47,6 +47,8 @@ export async function createToken(
   userId: string,
   input: { name?: string | undefined; expiresAt?: Date | undefined },
   limitTo?: Date | null,
+  /** The organization whose SSO issued the token making the request: the new token carries it too. */
+  ssoOrganizationId?: string | null,
 ): Promise<{ token: string; info: ApiTokenInfo }> {
   const now = Date.now();
   if (input.expiresAt && input.expiresAt.getTime() <= now) throw new BadRequestError('expiresAt must be in the future');
@@ -69,7 +71,7 @@ export async function createToken(
     if (Number(live.n) >= MAX_LIVE_TOKENS) {
       throw new ConflictError(`A user may hold at most ${MAX_LIVE_TOKENS} live tokens: revoke some first`);
     }
-    return issueApiToken(trx, userId, { name: input.name ?? null, expiresAt });
+    return issueApiToken(trx, userId, { name: input.name ?? null, expiresAt, ssoOrganizationId: ssoOrganizationId ?? null });
   });
 }
 

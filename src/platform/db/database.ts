@@ -13,6 +13,9 @@ import * as m0007 from './migrations/0007_token_lifecycle.ts';
 import * as m0008 from './migrations/0008_space_documents.ts';
 import * as m0015 from './migrations/0015_integrations.ts';
 import * as m0010 from './migrations/0010_sites.ts';
+import * as m0012 from './migrations/0012_saml.ts';
+import * as m0013 from './migrations/0013_insights.ts';
+import * as m0014 from './migrations/0014_translations.ts';
 import { PGliteDialect } from './pglite-dialect.ts';
 import type { Database } from './schema.ts';
 
@@ -60,6 +63,9 @@ const migrations: Record<string, Migration> = {
   '0008_space_documents': m0008,
   '0015_integrations': m0015,
   '0010_sites': m0010,
+  '0012_saml': m0012,
+  '0013_insights': m0013,
+  '0014_translations': m0014,
 };
 
 class StaticMigrationProvider implements MigrationProvider {

@@ -38,12 +38,25 @@ export interface Database {
   integration_tokens: IntegrationTokensTable;
   integration_events: IntegrationEventsTable;
   integration_delivery_leases: IntegrationDeliveryLeasesTable;
+  translations: TranslationsTable;
+  translation_pages: TranslationPagesTable;
+  translation_memory: TranslationMemoryTable;
+  glossary_entries: GlossaryEntriesTable;
+  saml_providers: SamlProvidersTable;
+  saml_requests: SamlRequestsTable;
+  saml_assertions: SamlAssertionsTable;
+  saml_identities: SamlIdentitiesTable;
   sites: SitesTable;
   site_section_groups: SiteSectionGroupsTable;
   site_sections: SiteSectionsTable;
   site_spaces: SiteSpacesTable;
   site_share_links: SiteShareLinksTable;
   site_redirects: SiteRedirectsTable;
+  conversations: ConversationsTable;
+  issues_clusters: IssuesClustersTable;
+  conversation_issues: ConversationIssuesTable;
+  insight_terms: InsightTermsTable;
+  insight_state: InsightStateTable;
 }
 
 export type Role = 'admin' | 'create' | 'review' | 'edit' | 'comment' | 'read';
@@ -71,6 +84,8 @@ export interface ApiTokensTable {
   expires_at: Date | null;
   /** When the token was revoked; a revoked token no longer authenticates. */
   revoked_at: Date | null;
+  /** The organization whose single sign-on issued this token (session or token); null otherwise. */
+  sso_organization_id: string | null;
 }
 
 export interface MergeRules {
@@ -301,6 +316,8 @@ export interface ChangeRequestsTable {
   merged_by: string | null;
   merged_at: Date | null;
   conflicts: Generated<string[]>;
+  /** The issues cluster this change request addresses (src/insights). */
+  conversations_issues_cluster: Generated<string | null>;
 }
 
 export interface ChangeRequestContributorsTable {
@@ -385,113 +402,107 @@ export interface SearchStateTable {
   root: string;
 }
 
-export type InstallationStatus = 'active' | 'pending' | 'paused';
+export interface TranslationStats {
+  runs: number;
+  totalWords: number;
+  totalPages: number;
+  totalDuration: number;
+  latestRunDuration: number;
+  latestPages: number;
+  latestWords: number;
+}
 
-export interface IntegrationsTable {
+export interface TranslationsTable {
   id: string;
   seq: Generated<number>;
-  name: string;
   organization_id: string;
-  /** The user an integration's tokens act as (author of what its scripts write). */
-  bot_user_id: string;
-  version: Generated<number>;
-  runtime: Generated<string>;
-  title: string;
-  description: Generated<string>;
-  summary: Generated<string>;
-  visibility: Generated<'public' | 'private' | 'unlisted'>;
-  target: Generated<'all' | 'site' | 'space' | 'organization'>;
-  scopes: Generated<Json>;
-  categories: Generated<Json>;
-  blocks: Generated<Json>;
-  content_sources: Generated<Json>;
-  configurations: Generated<Json>;
-  external_links: Generated<Json>;
-  /** Base64 image. */
-  icon: string | null;
-  preview_images: Generated<Json>;
-  script: string | null;
-  /** AES-256-GCM of the JSON secrets map (see src/integrations/secrets.ts); never returned. */
-  secrets_encrypted: string | null;
-  content_security_policy: Json | null;
-  dev_tunnel_url: string | null;
-  dev_all: Generated<boolean>;
+  source_space_id: string;
+  source_language: string;
+  language: string;
+  instructions: Json | null;
+  status: 'pending' | 'running' | 'completed';
+  error: string | null;
+  failed_at: Date | null;
+  queued: boolean;
+  rerun: boolean;
+  result_space_id: string | null;
+  result_revision: string | null;
+  last_source_root: string | null;
+  last_settings: string | null;
+  stats: TranslationStats;
+  created_by: string | null;
   created_at: Date;
   updated_at: Date;
 }
+export type TranslationRow = Selectable<TranslationsTable>;
 
-export interface IntegrationInstallationsTable {
+export interface TranslationPagesTable {
+  translation_id: string;
+  source_page_id: string;
+  target_page_id: string;
+  fingerprint: string | null;
+}
+
+export interface TranslationMemoryTable {
+  organization_id: string;
+  source_hash: string;
+  language: string;
+  instructions_hash: string;
+  translation: string;
+  created_at: Date;
+}
+
+export interface GlossaryEntriesTable {
   id: string;
   seq: Generated<number>;
-  integration_id: string;
   organization_id: string;
-  status: InstallationStatus;
-  space_selection: Generated<'all' | 'selected'>;
-  site_selection: Generated<'all' | 'selected'>;
-  configuration: Generated<Json>;
-  external_ids: Generated<Json>;
+  translations: Record<string, string>;
   created_at: Date;
   updated_at: Date;
 }
-
-export interface IntegrationSpaceInstallationsTable {
-  installation_id: string;
-  space_id: string;
+export type GlossaryEntryRow = Selectable<GlossaryEntriesTable>;
+export interface SamlProvidersTable {
+  id: string;
   seq: Generated<number>;
-  status: InstallationStatus;
-  configuration: Generated<Json>;
-  external_ids: Generated<Json>;
+  organization_id: string;
+  label: string;
+  /** The identity provider's entity id (the Issuer of its responses). */
+  entity_id: string | null;
+  /** The identity provider's signing certificate, PEM. */
+  certificate: string | null;
+  /** Where authentication requests are sent (HTTP-Redirect binding). */
+  sso_url: string | null;
+  default_team: string | null;
+  default_role: RoleOrGuest;
   created_at: Date;
   updated_at: Date;
 }
 
-export interface IntegrationSiteInstallationsTable {
-  installation_id: string;
-  site_id: string;
-  seq: Generated<number>;
-  status: InstallationStatus;
-  configuration: Generated<Json>;
-  external_ids: Generated<Json>;
+/** An AuthnRequest Folio sent; a response must answer one, once, before it expires. */
+export interface SamlRequestsTable {
+  id: string;
+  provider_id: string;
   created_at: Date;
-  updated_at: Date;
+  expires_at: Date;
+  consumed_at: Date | null;
 }
 
-export interface IntegrationTokensTable {
-  token_hash: string;
-  integration_id: string;
-  /** Null: a token of the integration itself. */
-  installation_id: string | null;
-  created_at: Date;
+/** Assertion ids already accepted, kept until the assertion expires, so a replay is refused. */
+export interface SamlAssertionsTable {
+  provider_id: string;
+  assertion_id: string;
   expires_at: Date;
 }
 
-export interface IntegrationEventsTable {
-  id: string;
-  seq: Generated<number>;
-  integration_id: string;
-  installation_id: string | null;
-  space_id: string | null;
-  payload: Json;
-  /** pending (in the outbox), success, failed (no attempt left). */
-  status: Generated<'pending' | 'success' | 'failed'>;
-  attempts: Generated<number>;
-  next_attempt_at: Date;
-  logs: Generated<Json>;
+/** Which Folio user a provider's NameID signs in as. */
+export interface SamlIdentitiesTable {
+  provider_id: string;
+  name_id: string;
+  user_id: string;
   created_at: Date;
-  delivered_at: Date | null;
 }
 
-export type IntegrationRow = Selectable<IntegrationsTable>;
-export type InstallationRow = Selectable<IntegrationInstallationsTable>;
-export type SpaceInstallationRow = Selectable<IntegrationSpaceInstallationsTable>;
-export type SiteInstallationRow = Selectable<IntegrationSiteInstallationsTable>;
-export type IntegrationEventRow = Selectable<IntegrationEventsTable>;
-
-/** Lease of the worker delivering an installation's events (one at a time keeps them in order). */
-export interface IntegrationDeliveryLeasesTable {
-  installation_id: string;
-  until: Date;
-}
+export type SamlProviderRow = Selectable<SamlProvidersTable>;
 export type SiteVisibility = 'public' | 'unlisted' | 'share-link' | 'visitor-auth';
 
 export interface SitesTable {
@@ -600,3 +611,186 @@ export interface SiteRedirectsTable {
   updated_at: Date | null;
 }
 export type SiteRedirectRow = Selectable<SiteRedirectsTable>;
+export type Impact = 'low' | 'medium' | 'high';
+
+export interface ConversationsTable {
+  organization_id: string;
+  /** The caller's id: ingestion is idempotent by it. */
+  id: string;
+  seq: Generated<number>;
+  subject: string;
+  source: string;
+  parts: Json;
+  metadata: Json;
+  /** Hash of what was ingested: re-sending the same conversation changes nothing. */
+  content_hash: string;
+  created_at: Date;
+  ingested_at: Date;
+  processed_at: Date | null;
+  impact: Impact | null;
+}
+
+export interface IssuesClustersTable {
+  id: string;
+  seq: Generated<number>;
+  organization_id: string;
+  label: string;
+  icon: string;
+  summary: Json;
+  muted: Generated<boolean>;
+  impact: Impact;
+  /** `tfidf` (built-in) or `embedding:<model>`: only issues of the same kind are compared. */
+  vector_kind: string;
+  /** Sum of the unit vectors of its issues (sparse: term or dimension → weight). */
+  centroid: Json;
+  keywords: Generated<Json>;
+  issues: Generated<number>;
+  created_at: Date;
+  updated_at: Date;
+}
+
+export interface ConversationIssuesTable {
+  id: string;
+  seq: Generated<number>;
+  organization_id: string;
+  conversation_id: string;
+  cluster_id: string | null;
+  title: string;
+  details: Json;
+  impact: Impact;
+  source: string;
+  vector_kind: string;
+  /** Unit term-frequency vector of stems (keywords, document frequencies, TF-IDF clustering). */
+  terms: Json;
+  /** The embedding when vector_kind is `embedding:<model>`; null for TF-IDF (terms are the vector). */
+  vector: Json | null;
+  created_at: Date;
+  ingested_at: Date;
+}
+
+export interface InsightTermsTable {
+  organization_id: string;
+  term: string;
+  /** A word as written for the stem (or pair of stems): keywords are shown with it. */
+  word: string;
+  df: number;
+}
+
+export interface InsightStateTable {
+  organization_id: string;
+  documents: Generated<number>;
+  assigned_since_recluster: Generated<number>;
+  reclustered_at: Date | null;
+}
+
+export type ConversationRow = Selectable<ConversationsTable>;
+export type IssuesClusterRow = Selectable<IssuesClustersTable>;
+export type ConversationIssueRow = Selectable<ConversationIssuesTable>;
+
+export type InstallationStatus = 'active' | 'pending' | 'paused';
+
+export interface IntegrationsTable {
+  id: string;
+  seq: Generated<number>;
+  name: string;
+  organization_id: string;
+  /** The user an integration's tokens act as (author of what its scripts write). */
+  bot_user_id: string;
+  version: Generated<number>;
+  runtime: Generated<string>;
+  title: string;
+  description: Generated<string>;
+  summary: Generated<string>;
+  visibility: Generated<'public' | 'private' | 'unlisted'>;
+  target: Generated<'all' | 'site' | 'space' | 'organization'>;
+  scopes: Generated<Json>;
+  categories: Generated<Json>;
+  blocks: Generated<Json>;
+  content_sources: Generated<Json>;
+  configurations: Generated<Json>;
+  external_links: Generated<Json>;
+  /** Base64 image. */
+  icon: string | null;
+  preview_images: Generated<Json>;
+  script: string | null;
+  /** AES-256-GCM of the JSON secrets map (see src/integrations/secrets.ts); never returned. */
+  secrets_encrypted: string | null;
+  content_security_policy: Json | null;
+  dev_tunnel_url: string | null;
+  dev_all: Generated<boolean>;
+  created_at: Date;
+  updated_at: Date;
+}
+
+export interface IntegrationInstallationsTable {
+  id: string;
+  seq: Generated<number>;
+  integration_id: string;
+  organization_id: string;
+  status: InstallationStatus;
+  space_selection: Generated<'all' | 'selected'>;
+  site_selection: Generated<'all' | 'selected'>;
+  configuration: Generated<Json>;
+  external_ids: Generated<Json>;
+  created_at: Date;
+  updated_at: Date;
+}
+
+export interface IntegrationSpaceInstallationsTable {
+  installation_id: string;
+  space_id: string;
+  seq: Generated<number>;
+  status: InstallationStatus;
+  configuration: Generated<Json>;
+  external_ids: Generated<Json>;
+  created_at: Date;
+  updated_at: Date;
+}
+
+export interface IntegrationSiteInstallationsTable {
+  installation_id: string;
+  site_id: string;
+  seq: Generated<number>;
+  status: InstallationStatus;
+  configuration: Generated<Json>;
+  external_ids: Generated<Json>;
+  created_at: Date;
+  updated_at: Date;
+}
+
+export interface IntegrationTokensTable {
+  token_hash: string;
+  integration_id: string;
+  /** Null: a token of the integration itself. */
+  installation_id: string | null;
+  created_at: Date;
+  expires_at: Date;
+}
+
+export interface IntegrationEventsTable {
+  id: string;
+  seq: Generated<number>;
+  integration_id: string;
+  installation_id: string | null;
+  space_id: string | null;
+  payload: Json;
+  /** pending (in the outbox), success, failed (no attempt left). */
+  status: Generated<'pending' | 'success' | 'failed'>;
+  attempts: Generated<number>;
+  next_attempt_at: Date;
+  logs: Generated<Json>;
+  created_at: Date;
+  delivered_at: Date | null;
+}
+
+export type IntegrationRow = Selectable<IntegrationsTable>;
+export type InstallationRow = Selectable<IntegrationInstallationsTable>;
+export type SpaceInstallationRow = Selectable<IntegrationSpaceInstallationsTable>;
+export type SiteInstallationRow = Selectable<IntegrationSiteInstallationsTable>;
+export type IntegrationEventRow = Selectable<IntegrationEventsTable>;
+
+/** Lease of the worker delivering an installation's events (one at a time keeps them in order). */
+export interface IntegrationDeliveryLeasesTable {
+  installation_id: string;
+  until: Date;
+}

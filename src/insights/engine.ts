@@ -1,0 +1,207 @@
+import { request as httpRequest } from 'node:http';
+import { request as httpsRequest } from 'node:https';
+import type { Config } from '../platform/config.ts';
+import type { Impact } from '../platform/db/schema.ts';
+import { pinnedLookup, readBody, vettedAddresses } from '../content/files.ts';
+import { extractIssues, titleOf, type ConversationText, type ExtractedIssue } from './extract.ts';
+
+/**
+ * The engines behind conversation insights. The built-in one needs nothing external (extract.ts,
+ * text.ts, cluster.ts). With INSIGHTS_ENGINE_URL, an OpenAI-compatible API (a hosted service or a
+ * local server) does what it is configured for: extraction, labels and summaries with
+ * INSIGHTS_MODEL (`POST {url}/chat/completions`), issue vectors with INSIGHTS_EMBEDDING_MODEL
+ * (`POST {url}/embeddings`). Outbound calls go through the same address checks as file fetches
+ * (FETCH_ALLOW_PRIVATE, FETCH_ALLOW_CIDRS): a private or loopback engine must be allowed there.
+ */
+
+export interface ClusterDescription {
+  label: string;
+  summary: string;
+  icon?: string | undefined;
+}
+
+export interface ClusterSample {
+  keywords: string[];
+  titles: string[];
+  evidence: string[];
+}
+
+export interface Engine {
+  /** `tfidf` or `embedding:<model>`: the kind of vectors issues get. */
+  vectorKind: string;
+  extract(conversation: ConversationText): Promise<ExtractedIssue[]>;
+  /** Dense vectors for texts, when an embedding model is configured. */
+  embed?: (texts: string[]) => Promise<number[][]>;
+  /** A label and summary for a cluster, when a chat model is configured. */
+  describe?: (sample: ClusterSample) => Promise<ClusterDescription | undefined>;
+}
+
+export const builtInEngine: Engine = {
+  vectorKind: 'tfidf',
+  extract: async (conversation) => extractIssues(conversation),
+};
+
+const IMPACTS: readonly Impact[] = ['low', 'medium', 'high'];
+
+export class EngineError extends Error {}
+
+type EngineConfig = Pick<
+  Config,
+  'insightsEngineUrl' | 'insightsEngineKey' | 'insightsModel' | 'insightsEmbeddingModel' | 'fetchAllowPrivate' | 'fetchAllowCidrs' | 'fetchTimeoutMs' | 'fetchMaxRequestBytes'
+>;
+
+/** Responses larger than this are refused (an engine answers with a few KB of JSON). */
+const MAX_RESPONSE = 10 * 1024 * 1024;
+
+/** POSTs JSON to the engine and reads its JSON answer, within FETCH_TIMEOUT_MS, to vetted addresses only. */
+export async function postJson(config: EngineConfig, path: string, body: unknown): Promise<any> {
+  const url = new URL(`${config.insightsEngineUrl}${path}`);
+  const controller = new AbortController();
+  const timer = setTimeout(() => controller.abort(new Error('deadline')), config.fetchTimeoutMs);
+  try {
+    let addresses;
+    try {
+      addresses = await vettedAddresses(url, config, controller.signal);
+    } catch (err) {
+      throw new EngineError(
+        `INSIGHTS_ENGINE_URL: ${url.hostname} cannot be reached under the outbound address rules (set FETCH_ALLOW_PRIVATE=true or FETCH_ALLOW_CIDRS for a private engine): ${(err as Error).message}`,
+      );
+    }
+    const payload = Buffer.from(JSON.stringify(body));
+    const res = await new Promise<import('node:http').IncomingMessage>((resolve, reject) => {
+      const req = (url.protocol === 'https:' ? httpsRequest : httpRequest)(
+        url,
+        {
+          method: 'POST',
+          signal: controller.signal,
+          agent: false,
+          lookup: pinnedLookup(addresses),
+          headers: {
+            'content-type': 'application/json',
+            'content-length': String(payload.byteLength),
+            accept: 'application/json',
+            'user-agent': 'Folio',
+            ...(config.insightsEngineKey ? { authorization: `Bearer ${config.insightsEngineKey}` } : {}),
+          },
+        },
+        resolve,
+      );
+      req.on('error', reject);
+      req.end(payload);
+    });
+    const text = (await readBody(res, MAX_RESPONSE, () => new EngineError(`${path}: response larger than ${MAX_RESPONSE} bytes`))).toString('utf8');
+    if ((res.statusCode ?? 0) < 200 || (res.statusCode ?? 0) >= 300) {
+      throw new EngineError(`${path} answered ${res.statusCode}: ${text.slice(0, 300)}`);
+    }
+    try {
+      return JSON.parse(text);
+    } catch {
+      throw new EngineError(`${path} answered something that is not JSON: ${text.slice(0, 200)}`);
+    }
+  } catch (err) {
+    if (controller.signal.aborted) throw new EngineError(`${path} did not answer within ${config.fetchTimeoutMs} ms (FETCH_TIMEOUT_MS)`);
+    throw err;
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+/** The JSON object in a chat answer (models sometimes wrap it in a code fence). */
+function chatJson(answer: any, what: string): any {
+  const content = answer?.choices?.[0]?.message?.content;
+  if (typeof content !== 'string') throw new EngineError(`${what}: the chat answer has no message content`);
+  const text = content.replace(/^\s*```(?:json)?\s*/i, '').replace(/\s*```\s*$/, '');
+  try {
+    return JSON.parse(text);
+  } catch {
+    throw new EngineError(`${what}: the model did not answer with JSON: ${content.slice(0, 200)}`);
+  }
+}
+
+const EXTRACTION_PROMPT = `You read customer support conversations for a documentation team.
+List the problems the customer reports (not the agent). A conversation without a problem has none.
+For each problem give: "title" (one short line), "evidence" (exact sentences of the customer, quoted verbatim),
+and "impact": "low" (minor friction, users proceed with little or no guidance), "medium" (noticeable friction or partial
+blocking, workarounds exist) or "high" (fully or near-fully blocking, severe regression, repeated failures or data-loss
+risk, no viable workaround).
+Answer with JSON only: {"issues":[{"title":"…","evidence":["…"],"impact":"low|medium|high"}]}`;
+
+const DESCRIBE_PROMPT = `You name groups of similar customer problems for a documentation team.
+Answer with JSON only: {"label":"a short name of the problem (at most 8 words)","summary":"two or three sentences: what users struggle with and what the documentation should explain","icon":"one Font Awesome icon name such as gear, lock, credit-card, magnifying-glass, code, cloud, bug"}`;
+
+export function remoteEngine(config: EngineConfig): Engine {
+  const chatModel = config.insightsModel;
+  const embeddingModel = config.insightsEmbeddingModel;
+  const chat = async (system: string, user: string, what: string) =>
+    chatJson(
+      await postJson(config, '/chat/completions', {
+        model: chatModel,
+        temperature: 0,
+        response_format: { type: 'json_object' },
+        messages: [
+          { role: 'system', content: system },
+          { role: 'user', content: user },
+        ],
+      }),
+      what,
+    );
+  return {
+    vectorKind: embeddingModel ? `embedding:${embeddingModel}` : 'tfidf',
+    extract: chatModel
+      ? async (conversation) => {
+          const transcript = [`Subject: ${conversation.subject}`, ...conversation.parts.map((p) => `${p.role}: ${p.body}`)].join('\n\n');
+          const answer = await chat(EXTRACTION_PROMPT, transcript, 'extraction');
+          if (!Array.isArray(answer?.issues)) throw new EngineError('extraction: the model answer has no "issues" array');
+          return answer.issues
+            .filter((i: any) => i && typeof i.title === 'string' && i.title.trim())
+            .slice(0, 10)
+            .map((i: any): ExtractedIssue => {
+              const evidence = (Array.isArray(i.evidence) ? i.evidence : []).filter((e: unknown): e is string => typeof e === 'string' && e.trim() !== '').slice(0, 4);
+              const impact: Impact = IMPACTS.includes(i.impact) ? i.impact : 'medium';
+              const title = titleOf(String(i.title));
+              return { title, evidence, impact, text: [title, ...evidence].join('\n') };
+            });
+        }
+      : builtInEngine.extract,
+    ...(embeddingModel
+      ? {
+          embed: async (texts: string[]) => {
+            const answer = await postJson(config, '/embeddings', { model: embeddingModel, input: texts });
+            const data = answer?.data;
+            if (!Array.isArray(data) || data.length !== texts.length) throw new EngineError(`embeddings: expected ${texts.length} vectors`);
+            const sorted = [...data].sort((a, b) => (a.index ?? 0) - (b.index ?? 0));
+            return sorted.map((d: any) => {
+              if (!Array.isArray(d?.embedding) || !d.embedding.every((x: unknown) => typeof x === 'number' && Number.isFinite(x))) {
+                throw new EngineError('embeddings: a vector is not an array of numbers');
+              }
+              return d.embedding as number[];
+            });
+          },
+        }
+      : {}),
+    ...(chatModel
+      ? {
+          describe: async (sample: ClusterSample) => {
+            const text = [
+              `Keywords: ${sample.keywords.join(', ')}`,
+              'Issue titles:',
+              ...sample.titles.map((t) => `- ${t}`),
+              'Quotes:',
+              ...sample.evidence.map((e) => `> ${e}`),
+            ].join('\n');
+            const answer = await chat(DESCRIBE_PROMPT, text, 'cluster description');
+            if (typeof answer?.label !== 'string' || !answer.label.trim()) return undefined;
+            return {
+              label: answer.label.trim().slice(0, 120),
+              summary: typeof answer.summary === 'string' ? answer.summary.trim().slice(0, 2000) : '',
+              icon: typeof answer.icon === 'string' && /^[a-z0-9-]{1,40}$/.test(answer.icon) ? answer.icon : undefined,
+            };
+          },
+        }
+      : {}),
+  };
+}
+
+export function engineFor(config: EngineConfig): Engine {
+  return config.insightsEngineUrl && (config.insightsModel || config.insightsEmbeddingModel) ? remoteEngine(config) : builtInEngine;
+}

@@ -1,0 +1,523 @@
+import { sql } from 'kysely';
+import type { Services } from '../platform/context.ts';
+import { json, type Db } from '../platform/db/database.ts';
+import type { Impact } from '../platform/db/schema.ts';
+import { newId } from '../platform/ids.ts';
+import type { JobContext } from '../platform/jobs.ts';
+import { addInto, CENTROID_TERMS, centroidOf, medoid, nearest, prune, recompute, weightedNorm, type Centroid, type Member, type Weight } from './cluster.ts';
+import { clusterSummary, iconFor, issueDetails } from './documents.ts';
+import { builtInEngine, engineFor, type Engine } from './engine.ts';
+import { strongerImpact, type ConversationText, type ExtractedIssue } from './extract.ts';
+import { idf, termVector, terms as termsOf, type SparseVector } from './text.ts';
+
+export const PROCESS_CONVERSATIONS_JOB = 'insights.process';
+export const RECLUSTER_JOB = 'insights.recluster';
+
+/**
+ * Similarity an issue needs to join a cluster, per kind of vector. TF-IDF cosines of short texts
+ * about one problem sit around 0.2 to 0.6; embeddings of related texts are much closer together.
+ */
+export function thresholds(kind: string): { join: number; merge: number } {
+  return kind === 'tfidf' ? { join: 0.25, merge: 0.45 } : { join: 0.75, merge: 0.88 };
+}
+
+/** New issues since the last recomputation that make the next one run at once (else it waits INSIGHTS_RECLUSTER_DELAY_MS). */
+function reclusterDue(sinceLast: number, total: number): boolean {
+  // Geometric: recomputations cost O(total), and running one each time the issues grow by half
+  // keeps their summed cost linear in the number of issues.
+  return sinceLast >= Math.max(100, Math.floor(total / 2));
+}
+
+/** Conversations extracted and assigned per transaction. */
+const CHUNK = 100;
+
+const lock = (db: Db, organizationId: string) => sql`SELECT pg_advisory_xact_lock(hashtext(${`insights:${organizationId}`}))`.execute(db);
+
+interface Prepared {
+  conversationId: string;
+  hash: string;
+  subject: string;
+  source: string;
+  createdAt: Date;
+  issues: { extracted: ExtractedIssue; counts: Map<string, number>; surface: Map<string, string>; terms: SparseVector; embedding?: SparseVector }[];
+}
+
+function denseToSparse(vector: number[]): SparseVector {
+  let norm = 0;
+  for (const x of vector) norm += x * x;
+  norm = Math.sqrt(norm) || 1;
+  const out: SparseVector = {};
+  vector.forEach((x, i) => {
+    if (x !== 0) out[i] = x / norm;
+  });
+  return out;
+}
+
+/** Extraction (and embeddings) for conversations, outside any transaction: an engine may be slow. */
+async function prepare(engine: Engine, rows: { id: string; subject: string; source: string; parts: unknown; content_hash: string; created_at: Date }[]): Promise<Prepared[]> {
+  const prepared: Prepared[] = [];
+  for (const row of rows) {
+    const conversation: ConversationText = { subject: row.subject, parts: row.parts as ConversationText['parts'] };
+    const extracted = await engine.extract(conversation);
+    prepared.push({
+      conversationId: row.id,
+      hash: row.content_hash,
+      subject: row.subject,
+      source: row.source,
+      createdAt: row.created_at,
+      issues: extracted.map((e) => {
+        const { counts, surface } = termsOf(e.text);
+        return { extracted: e, counts, surface, terms: termVector(counts) };
+      }),
+    });
+  }
+  if (engine.embed) {
+    const all = prepared.flatMap((p) => p.issues);
+    for (let i = 0; i < all.length; i += 64) {
+      const chunk = all.slice(i, i + 64);
+      const vectors = await engine.embed(chunk.map((issue) => issue.extracted.text));
+      chunk.forEach((issue, j) => (issue.embedding = denseToSparse(vectors[j]!)));
+    }
+  }
+  return prepared;
+}
+
+/** Term statistics of an organization, loaded once per batch and updated in memory. */
+class TermStats {
+  private constructor(
+    readonly df: Map<string, number>,
+    readonly words: Map<string, string>,
+    public documents: number,
+    public assignedSince: number,
+  ) {}
+
+  static async load(db: Db, organizationId: string): Promise<TermStats> {
+    const state = await db.selectFrom('insight_state').selectAll().where('organization_id', '=', organizationId).executeTakeFirst();
+    const rows = await db.selectFrom('insight_terms').select(['term', 'df', 'word']).where('organization_id', '=', organizationId).execute();
+    return new TermStats(new Map(rows.map((r) => [r.term, r.df])), new Map(rows.map((r) => [r.term, r.word])), state?.documents ?? 0, state?.assigned_since_recluster ?? 0);
+  }
+
+  readonly changed = new Set<string>();
+
+  add(terms: SparseVector, surface: Map<string, string>, factor: 1 | -1): void {
+    for (const term in terms) {
+      this.df.set(term, Math.max(0, (this.df.get(term) ?? 0) + factor));
+      if (!this.words.has(term)) {
+        const word = term.includes(' ') ? term.split(' ').map((t) => surface.get(t) ?? t).join(' ') : surface.get(term) ?? term;
+        this.words.set(term, word);
+      }
+      this.changed.add(term);
+    }
+    this.documents = Math.max(0, this.documents + factor);
+  }
+
+  weight: Weight = (term) => idf(this.df.get(term) ?? 0, this.documents);
+
+  /** The most telling single words of a term vector: weight × IDF, shown as written. */
+  keywords(vector: SparseVector, count = 8): string[] {
+    return Object.keys(vector)
+      .filter((t) => !t.includes(' '))
+      .sort((a, b) => vector[b]! * this.weight(b) - vector[a]! * this.weight(a))
+      .slice(0, count)
+      .map((t) => this.words.get(t) ?? t);
+  }
+
+  async save(db: Db, organizationId: string): Promise<void> {
+    const rows = [...this.changed].map((term) => ({ organization_id: organizationId, term, word: this.words.get(term) ?? term, df: this.df.get(term) ?? 0 }));
+    for (let i = 0; i < rows.length; i += 1000) {
+      await db
+        .insertInto('insight_terms')
+        .values(rows.slice(i, i + 1000))
+        .onConflict((oc) => oc.columns(['organization_id', 'term']).doUpdateSet({ df: sql`excluded.df` }))
+        .execute();
+    }
+    await db
+      .insertInto('insight_state')
+      .values({ organization_id: organizationId, documents: this.documents, assigned_since_recluster: this.assignedSince, reclustered_at: null })
+      .onConflict((oc) => oc.column('organization_id').doUpdateSet({ documents: this.documents, assigned_since_recluster: this.assignedSince }))
+      .execute();
+    this.changed.clear();
+  }
+}
+
+/** Queues a recomputation of the organization's clusters, unless one is already waiting. */
+async function scheduleRecluster(services: Services, db: Db, organizationId: string, now: boolean): Promise<void> {
+  const runAt = new Date(Date.now() + (now ? 0 : services.config.insightsReclusterDelayMs));
+  const waiting = await db
+    .selectFrom('jobs')
+    .select(['id', 'run_at'])
+    .where('type', '=', RECLUSTER_JOB)
+    .where('status', '=', 'queued')
+    .where(sql<boolean>`payload->>'organizationId' = ${organizationId}`)
+    .executeTakeFirst();
+  if (waiting) {
+    if (waiting.run_at > runAt) await db.updateTable('jobs').set({ run_at: runAt }).where('id', '=', waiting.id).execute();
+    return;
+  }
+  await services.jobs.enqueue(RECLUSTER_JOB, { organizationId }, { runAt, db });
+}
+
+/** Sets each cluster's stored impact from its issues: the strongest level, weighted by count (see impactOf). */
+async function refreshClusterImpacts(db: Db, clusterIds: string[]): Promise<void> {
+  if (clusterIds.length === 0) return;
+  const counts = await db
+    .selectFrom('conversation_issues')
+    .select(['cluster_id', 'impact', sql<number>`count(*)::int`.as('n')])
+    .where('cluster_id', 'in', clusterIds)
+    .groupBy(['cluster_id', 'impact'])
+    .execute();
+  const byCluster = new Map<string, Record<Impact, number>>();
+  for (const c of counts) {
+    const entry = byCluster.get(c.cluster_id!) ?? { low: 0, medium: 0, high: 0 };
+    entry[c.impact] = Number(c.n);
+    byCluster.set(c.cluster_id!, entry);
+  }
+  for (const [id, entry] of byCluster) await db.updateTable('issues_clusters').set({ impact: impactOf(entry) }).where('id', '=', id).execute();
+}
+
+/**
+ * A cluster's impact: each level scores its count times its weight (low 1, medium 3, high 9) and
+ * the highest score wins, ties going to the stronger level. One high issue outweighs up to eight
+ * low ones; a cluster of many low reports and a single high one stays low.
+ */
+export function impactOf(counts: Record<Impact, number>): Impact {
+  const scores: [Impact, number][] = [
+    ['high', counts.high * 9],
+    ['medium', counts.medium * 3],
+    ['low', counts.low],
+  ];
+  let best: [Impact, number] = scores[0]!;
+  for (const s of scores) if (s[1] > best[1]) best = s;
+  return best[1] === 0 ? 'low' : best[0];
+}
+
+function vectorOf(issue: { terms: SparseVector; embedding?: SparseVector | undefined }): SparseVector {
+  return issue.embedding ?? issue.terms;
+}
+
+/**
+ * The job: extracts the issues of the given conversations and assigns them to clusters. Runs once
+ * per ingest request that changed something; conversations whose content changed since the job was
+ * queued are left to the job of that later change.
+ */
+export function processConversationsJob(services: Services) {
+  return async (payload: { organizationId: string; ids: string[] }, job: JobContext) => {
+    const { organizationId, ids } = payload;
+    const db = services.db;
+    const rows = ids.length
+      ? await db
+          .selectFrom('conversations')
+          .select(['id', 'subject', 'source', 'parts', 'content_hash', 'created_at'])
+          .where('organization_id', '=', organizationId)
+          .where('id', 'in', ids)
+          .where('processed_at', 'is', null)
+          .execute()
+      : [];
+    if (rows.length === 0) return;
+    let engine = engineFor(services.config);
+    // A chunk per transaction: the embedded database serves one transaction at a time, so a
+    // large batch must not hold it for long.
+    for (let start = 0; start < rows.length; start += CHUNK) {
+      const chunk = rows.slice(start, start + CHUNK);
+      let prepared: Prepared[];
+      try {
+        prepared = await prepare(engine, chunk);
+      } catch (err) {
+        // The configured engine failed on every attempt: the built-in engine processes the
+        // conversations rather than leaving them unprocessed for good.
+        const jobRow = await db.selectFrom('jobs').select('max_attempts').where('id', '=', job.jobId).executeTakeFirst();
+        if (job.attempt < (jobRow?.max_attempts ?? 1)) throw err;
+        services.jobs.logger?.warn({ err: (err as Error).message, organizationId }, 'insights engine failed on the last attempt: built-in engine used');
+        engine = builtInEngine;
+        prepared = await prepare(engine, chunk);
+      }
+      const created: { id: string; sample: { titles: string[]; evidence: string[]; keywords: string[] } }[] = [];
+      await db.transaction().execute(async (trx) => {
+        await lock(trx, organizationId);
+        // Only conversations still as they were extracted: a newer ingest has its own job.
+        const current = new Map(
+          (
+            await trx
+              .selectFrom('conversations')
+              .select(['id', 'content_hash'])
+              .where('organization_id', '=', organizationId)
+              .where('id', 'in', prepared.map((p) => p.conversationId))
+              .where('processed_at', 'is', null)
+              .forUpdate()
+              .execute()
+          ).map((r) => [r.id, r.content_hash]),
+        );
+        const work = prepared.filter((p) => current.get(p.conversationId) === p.hash);
+        if (work.length === 0) return;
+        const stats = await TermStats.load(trx, organizationId);
+        const kind = engine.vectorKind;
+        const weight: Weight = kind === 'tfidf' ? stats.weight : () => 1;
+        const clusterRows = await trx
+          .selectFrom('issues_clusters')
+          .select(['id', 'centroid', 'issues', 'vector_kind'])
+          .where('organization_id', '=', organizationId)
+          .execute();
+        const centroids = new Map<string, Centroid & { kind: string }>();
+        for (const c of clusterRows) centroids.set(c.id, { ...centroidOf(c.id, c.centroid as SparseVector, c.issues, weight), kind: c.vector_kind });
+        const touched = new Set<string>();
+
+        // Issues of a conversation processed before (its content changed): their contribution goes.
+        const old = await trx
+          .selectFrom('conversation_issues')
+          .select(['id', 'cluster_id', 'terms', 'vector', 'vector_kind'])
+          .where('organization_id', '=', organizationId)
+          .where('conversation_id', 'in', work.map((w) => w.conversationId))
+          .execute();
+        for (const issue of old) {
+          stats.add(issue.terms as SparseVector, new Map(), -1);
+          const c = issue.cluster_id ? centroids.get(issue.cluster_id) : undefined;
+          if (c) {
+            addInto(c.vector, (issue.vector ?? issue.terms) as SparseVector, -1);
+            c.size = Math.max(0, c.size - 1);
+            touched.add(c.id);
+          }
+        }
+        if (old.length) await trx.deleteFrom('conversation_issues').where('id', 'in', old.map((o) => o.id)).execute();
+
+        const now = new Date();
+        const inserts: Parameters<ReturnType<Db['insertInto']>['values']>[0][] = [];
+        const newClusters = new Map<string, { keywords: string[]; title: string; evidence: string[] }>();
+        for (const conversation of work) {
+          let impact: Impact | undefined;
+          for (const issue of conversation.issues) {
+            stats.add(issue.terms, issue.surface, 1);
+            const vector = vectorOf(issue);
+            const norm = weightedNorm(vector, weight);
+            const candidates = [...centroids.values()].filter((c) => c.kind === kind);
+            const best = nearest(vector, norm, candidates, weight);
+            let clusterId: string;
+            if (best && best.similarity >= thresholds(kind).join) {
+              const c = centroids.get(best.centroid.id)!;
+              addInto(c.vector, vector);
+              c.vector = prune(c.vector, CENTROID_TERMS, weight);
+              c.size++;
+              c.norm = weightedNorm(c.vector, weight);
+              clusterId = c.id;
+            } else {
+              clusterId = newId();
+              centroids.set(clusterId, { ...centroidOf(clusterId, { ...vector }, 1, weight), kind });
+              newClusters.set(clusterId, { keywords: stats.keywords(issue.terms), title: issue.extracted.title, evidence: issue.extracted.evidence });
+            }
+            touched.add(clusterId);
+            impact = strongerImpact(impact, issue.extracted.impact);
+            inserts.push({
+              id: newId(),
+              organization_id: organizationId,
+              conversation_id: conversation.conversationId,
+              cluster_id: clusterId,
+              title: issue.extracted.title,
+              details: json(issueDetails(conversation.subject, issue.extracted.evidence, issue.extracted.impact)),
+              impact: issue.extracted.impact,
+              source: conversation.source,
+              vector_kind: kind,
+              terms: json(issue.terms),
+              vector: issue.embedding ? json(issue.embedding) : null,
+              created_at: conversation.createdAt,
+              ingested_at: now,
+            });
+          }
+          await trx
+            .updateTable('conversations')
+            .set({ processed_at: now, impact: impact ?? null })
+            .where('organization_id', '=', organizationId)
+            .where('id', '=', conversation.conversationId)
+            .execute();
+        }
+
+        for (const [id, info] of newClusters) {
+          const c = centroids.get(id)!;
+          await trx
+            .insertInto('issues_clusters')
+            .values({
+              id,
+              organization_id: organizationId,
+              label: info.title,
+              icon: iconFor(info.keywords),
+              summary: json(clusterSummary({ issues: c.size, conversations: c.size, keywords: info.keywords, example: info.evidence[0] })),
+              impact: 'low',
+              vector_kind: kind,
+              centroid: json(c.vector),
+              keywords: json(info.keywords),
+              issues: c.size,
+              created_at: now,
+              updated_at: now,
+            })
+            .execute();
+          created.push({ id, sample: { titles: [info.title], evidence: info.evidence, keywords: info.keywords } });
+        }
+        for (const id of touched) {
+          if (newClusters.has(id)) continue;
+          const c = centroids.get(id)!;
+          await trx.updateTable('issues_clusters').set({ centroid: json(c.vector), issues: c.size, updated_at: now }).where('id', '=', id).execute();
+        }
+        for (let i = 0; i < inserts.length; i += 500) await trx.insertInto('conversation_issues').values(inserts.slice(i, i + 500) as never).execute();
+        await refreshClusterImpacts(trx, [...touched]);
+
+        stats.assignedSince += inserts.length;
+        const total = stats.documents;
+        const due = reclusterDue(stats.assignedSince, total);
+        await stats.save(trx, organizationId);
+        if (inserts.length > 0 || old.length > 0) await scheduleRecluster(services, trx, organizationId, due);
+      });
+      // Labels and summaries of new clusters from the chat model, when there is one; the built-in
+      // ones stay if it fails (the next recomputation asks again).
+      if (engine.describe) {
+        for (const c of created) await describeCluster(services, engine, c.id, c.sample);
+      }
+    }
+  };
+}
+
+async function describeCluster(services: Services, engine: Engine, clusterId: string, sample: { titles: string[]; evidence: string[]; keywords: string[] }, counts?: { issues: number; conversations: number }) {
+  try {
+    const description = await engine.describe!(sample);
+    if (!description) return;
+    await services.db
+      .updateTable('issues_clusters')
+      .set({
+        label: description.label,
+        ...(description.icon ? { icon: description.icon } : {}),
+        summary: json(
+          clusterSummary({
+            issues: counts?.issues ?? sample.titles.length,
+            conversations: counts?.conversations ?? sample.titles.length,
+            keywords: sample.keywords,
+            example: sample.evidence[0],
+            text: description.summary || undefined,
+          }),
+        ),
+      })
+      .where('id', '=', clusterId)
+      .execute();
+  } catch (err) {
+    services.jobs.logger?.warn({ err: (err as Error).message, clusterId }, 'insights engine could not describe a cluster');
+  }
+}
+
+/**
+ * The periodic job: recomputes the organization's clusters from all their issues (see
+ * cluster.ts), refreshes their labels, keywords, summaries and impact, and removes clusters left
+ * empty (unless a change request is tied to one).
+ */
+export function reclusterJob(services: Services) {
+  return async (payload: { organizationId: string }) => {
+    const { organizationId } = payload;
+    const engine = engineFor(services.config);
+    const describe: { id: string; sample: { titles: string[]; evidence: string[]; keywords: string[] }; counts: { issues: number; conversations: number } }[] = [];
+    await services.db.transaction().execute(async (trx) => {
+      await lock(trx, organizationId);
+      const stats = await TermStats.load(trx, organizationId);
+      const issues = await trx
+        .selectFrom('conversation_issues')
+        .select(['id', 'cluster_id', 'terms', 'vector', 'vector_kind', 'title', 'conversation_id', 'details'])
+        .where('organization_id', '=', organizationId)
+        .execute();
+      const clusters = await trx.selectFrom('issues_clusters').select(['id', 'label', 'vector_kind', 'issues']).where('organization_id', '=', organizationId).execute();
+      const now = new Date();
+      const kinds = new Set(issues.map((i) => i.vector_kind));
+      const surviving = new Set<string>();
+      for (const kind of kinds) {
+        const weight: Weight = kind === 'tfidf' ? stats.weight : () => 1;
+        const ofKind = issues.filter((i) => i.vector_kind === kind);
+        const members: Member[] = ofKind.map((i) => ({ id: i.id, vector: (i.vector ?? i.terms) as SparseVector, cluster: i.cluster_id }));
+        const { assignment, centroids } = recompute(members, weight, { ...thresholdsFor(kind), newId: () => newId() });
+        const byCluster = new Map<string, typeof ofKind>();
+        const membersOf = new Map<string, Member[]>();
+        ofKind.forEach((issue, index) => {
+          const target = assignment.get(issue.id)!;
+          if (!byCluster.has(target)) {
+            byCluster.set(target, []);
+            membersOf.set(target, []);
+          }
+          byCluster.get(target)!.push(issue);
+          membersOf.get(target)!.push(members[index]!);
+        });
+        const existing = new Map(clusters.map((c) => [c.id, c]));
+        for (const [id, centroid] of centroids) {
+          surviving.add(id);
+          const own = byCluster.get(id) ?? [];
+          const moved = own.filter((i) => i.cluster_id !== id);
+          const termCentroid: SparseVector = {};
+          for (const i of own) addInto(termCentroid, i.terms as SparseVector);
+          const keywords = stats.keywords(termCentroid);
+          const typical = medoid(membersOf.get(id) ?? [], centroid, weight);
+          const typicalIssue = own.find((i) => i.id === typical?.id) ?? own[0]!;
+          const evidence = quotesOf(typicalIssue.details);
+          const conversations = new Set(own.map((i) => i.conversation_id)).size;
+          const changed = moved.length > 0 || existing.get(id)?.issues !== own.length;
+          const builtIn = {
+            label: typicalIssue.title,
+            icon: iconFor(keywords),
+            summary: json(clusterSummary({ issues: own.length, conversations, keywords, example: evidence[0] })),
+          };
+          if (existing.has(id)) {
+            await trx
+              .updateTable('issues_clusters')
+              .set({
+                centroid: json(centroid.vector),
+                issues: own.length,
+                keywords: json(keywords),
+                // A model's label stays until the cluster's membership changes.
+                ...(changed || !engine.describe ? builtIn : {}),
+                ...(changed ? { updated_at: now } : {}),
+              })
+              .where('id', '=', id)
+              .execute();
+          } else {
+            await trx
+              .insertInto('issues_clusters')
+              .values({ id, organization_id: organizationId, ...builtIn, impact: 'low', vector_kind: kind, centroid: json(centroid.vector), keywords: json(keywords), issues: own.length, created_at: now, updated_at: now })
+              .execute();
+          }
+          for (let i = 0; i < moved.length; i += 1000) {
+            await trx.updateTable('conversation_issues').set({ cluster_id: id }).where('id', 'in', moved.slice(i, i + 1000).map((m) => m.id)).execute();
+          }
+          if (changed && engine.describe) {
+            describe.push({ id, sample: { titles: own.slice(0, 10).map((i) => i.title), evidence: own.slice(0, 5).flatMap((i) => quotesOf(i.details).slice(0, 1)), keywords }, counts: { issues: own.length, conversations } });
+          }
+        }
+        await refreshClusterImpacts(trx, [...centroids.keys()]);
+      }
+      // Clusters left without issues go, unless a change request is tied to them (it keeps its link).
+      const empty = clusters.filter((c) => !surviving.has(c.id)).map((c) => c.id);
+      if (empty.length) {
+        const tied = new Set(
+          (await trx.selectFrom('change_requests').select('conversations_issues_cluster').where('conversations_issues_cluster', 'in', empty).execute()).map((r) => r.conversations_issues_cluster),
+        );
+        const removable = empty.filter((id) => !tied.has(id));
+        if (removable.length) await trx.deleteFrom('issues_clusters').where('id', 'in', removable).execute();
+        const kept = empty.filter((id) => tied.has(id));
+        if (kept.length) await trx.updateTable('issues_clusters').set({ issues: 0, centroid: json({}), updated_at: now }).where('id', 'in', kept).execute();
+      }
+      await trx
+        .insertInto('insight_state')
+        .values({ organization_id: organizationId, documents: stats.documents, assigned_since_recluster: 0, reclustered_at: now })
+        .onConflict((oc) => oc.column('organization_id').doUpdateSet({ assigned_since_recluster: 0, reclustered_at: now }))
+        .execute();
+    });
+    for (const d of describe) await describeCluster(services, engine, d.id, d.sample, d.counts);
+  };
+}
+
+function thresholdsFor(kind: string) {
+  const t = thresholds(kind);
+  return { threshold: t.join, mergeThreshold: t.merge };
+}
+
+/** The quoted sentences of an issue's details document. */
+export function quotesOf(details: unknown): string[] {
+  const nodes = (details as { nodes?: any[] })?.nodes ?? [];
+  return nodes
+    .filter((n) => n?.type === 'blockquote')
+    .map((n) => (n.nodes?.[0]?.nodes?.[0]?.leaves ?? []).map((l: { text: string }) => l.text).join(''));
+}
+
+export function registerInsightJobs(services: Services): void {
+  services.jobs.register(PROCESS_CONVERSATIONS_JOB, processConversationsJob(services));
+  services.jobs.register(RECLUSTER_JOB, reclusterJob(services), { maxAttempts: 3 });
+}

@@ -1,0 +1,97 @@
+import { stemmer } from 'stemmer';
+import { eng } from 'stopword';
+
+/**
+ * Text processing of the built-in engine: sentences and words by the platform's own Unicode
+ * segmentation (Intl.Segmenter, UAX #29), English stop words from `stopword`, Porter stems from
+ * `stemmer`. A text becomes a sparse term-frequency vector of stems (and of pairs of adjacent
+ * stems, which tell "api key" from "api rate"), weighted by inverse document frequency when compared.
+ */
+
+const sentenceSegmenter = new Intl.Segmenter('en', { granularity: 'sentence' });
+const wordSegmenter = new Intl.Segmenter('en', { granularity: 'word' });
+
+/** Words of support conversations that say nothing about the problem itself. */
+const CHATTER = [
+  'hi', 'hello', 'hey', 'thanks', 'thank', 'thx', 'please', 'pls', 'team', 'support', 'folks', 'guys', 'regards',
+  'cheers', 'best', 'dear', 'sir', 'madam', 'help', 'helping', 'helped', 'question', 'quick', 'really', 'just', 'also',
+  'still', 'anyone', 'someone', 'something', 'anything', 'everything', 'thing', 'things', 'way', 'lot', 'bit', 'today',
+  'yesterday', 'now', 'again', 'since', 'get', 'gets', 'getting', 'got', 'keep', 'keeps', 'kept', 'trying', 'try', 'tried',
+  'tries', 'use', 'using', 'used', 'want', 'wanted', 'need', 'needed', 'know', 'let', 'like', 'seem', 'seems', 'appreciate',
+  'issue', 'issues', 'problem', 'problems', 'hey', 'there', 'ok', 'okay', 'yes', 'no', 'would', 'could', 'should',
+  'can', 'cannot', 'can\'t', 'don\'t', 'doesn\'t', 'didn\'t', 'won\'t', 'isn\'t', 'wasn\'t', 'i\'m', 'i\'ve', 'it\'s',
+  'we\'re', 'we\'ve', 'you', 'your', 'one', 'any', 'every', 'time', 'times', 'day', 'days', 'week', 'idea', 'ideas',
+];
+
+const STOP = new Set([...eng, ...CHATTER].map((w) => w.toLowerCase()));
+
+export type SparseVector = Record<string, number>;
+
+export function sentences(text: string): string[] {
+  const out: string[] = [];
+  for (const { segment } of sentenceSegmenter.segment(text)) {
+    // Line breaks separate statements in chat messages even without punctuation.
+    for (const line of segment.split(/\n+/)) {
+      const s = line.trim();
+      if (s) out.push(s);
+    }
+  }
+  return out;
+}
+
+/** Lower-cased words (letters and digits), in order. */
+export function words(text: string): string[] {
+  const out: string[] = [];
+  for (const { segment, isWordLike } of wordSegmenter.segment(text.toLowerCase())) {
+    if (isWordLike) out.push(segment.replace(/’/g, '\''));
+  }
+  return out;
+}
+
+export interface Terms {
+  /** Stems (and adjacent pairs) with their counts. */
+  counts: Map<string, number>;
+  /** The surface word seen for each single stem (the first one), for readable keywords. */
+  surface: Map<string, string>;
+}
+
+/** Content terms of a text: stop words and chatter dropped, words stemmed, adjacent pairs added. */
+export function terms(text: string): Terms {
+  const counts = new Map<string, number>();
+  const surface = new Map<string, string>();
+  let previous: string | undefined;
+  for (const word of words(text)) {
+    if (word.length < 2 || STOP.has(word) || /^\d+$/.test(word) && word.length < 3) {
+      previous = undefined;
+      continue;
+    }
+    const stem = stemmer(word);
+    counts.set(stem, (counts.get(stem) ?? 0) + 1);
+    if (!surface.has(stem)) surface.set(stem, word);
+    if (previous !== undefined && previous !== stem) {
+      const pair = `${previous} ${stem}`;
+      counts.set(pair, (counts.get(pair) ?? 0) + 1);
+    }
+    previous = stem;
+  }
+  return { counts, surface };
+}
+
+/** Sub-linear term frequency, pairs at half weight, as a unit vector (before IDF weighting). */
+export function termVector(counts: Map<string, number>): SparseVector {
+  const vector: SparseVector = {};
+  let norm = 0;
+  for (const [term, count] of counts) {
+    const weight = (1 + Math.log(count)) * (term.includes(' ') ? 0.5 : 1);
+    vector[term] = weight;
+    norm += weight * weight;
+  }
+  norm = Math.sqrt(norm);
+  if (norm > 0) for (const term in vector) vector[term]! /= norm;
+  return vector;
+}
+
+/** Smoothed inverse document frequency. */
+export function idf(df: number, documents: number): number {
+  return Math.log((1 + documents) / (1 + df)) + 1;
+}

@@ -1,0 +1,52 @@
+import type { IncomingMessage } from 'node:http';
+import type { Db } from '../platform/db/database.ts';
+
+/**
+ * Custom hostnames of published sites. A request whose Host is a site's `hostname` is routed to
+ * that site (its path is rewritten to `/<organization>/<basename>/…` before routing, and marked so
+ * that the site's links stay at the host's root). Routing happens before any database access, so
+ * the hostnames are kept in memory and refreshed every SITE_HOSTS_REFRESH_MS: a hostname set or
+ * removed through the API takes effect within that time, in every process.
+ */
+export class SiteHosts {
+  private sites = new Map<string, string>();
+  private timer: NodeJS.Timeout | undefined;
+
+  constructor(private readonly db: Db) {}
+
+  async refresh(): Promise<void> {
+    const rows = await this.db
+      .selectFrom('sites')
+      .select(['hostname', 'organization_id', 'basename'])
+      .where('hostname', 'is not', null)
+      .where('published', '=', true)
+      .execute();
+    this.sites = new Map(rows.map((r) => [r.hostname!.toLowerCase(), `/${encodeURIComponent(r.organization_id)}/${encodeURIComponent(r.basename)}`]));
+  }
+
+  start(intervalMs: number): void {
+    this.timer = setInterval(() => this.refresh().catch(() => {}), intervalMs);
+    this.timer.unref();
+  }
+
+  stop(): void {
+    if (this.timer) clearInterval(this.timer);
+  }
+
+  /** The URL to route a request by (its own unless its Host is a site's hostname). */
+  rewrite(req: IncomingMessage): string {
+    const url = req.url ?? '/';
+    if (!this.sites.size) return url;
+    const host = (req.headers.host ?? '').replace(/:\d+$/, '').toLowerCase();
+    const base = this.sites.get(host);
+    // The API and health checks keep their paths on any host.
+    if (!base || url.startsWith('/v1/') || url === '/healthz' || url === '/readyz') return url;
+    (req as IncomingMessage & { folioSiteHost?: string }).folioSiteHost = base;
+    return `${base}${url}`;
+  }
+}
+
+/** The site base a request was routed to by its hostname ('/<org>/<basename>'), if it was. */
+export function siteHostOf(req: IncomingMessage): string | undefined {
+  return (req as IncomingMessage & { folioSiteHost?: string }).folioSiteHost;
+}

@@ -1,0 +1,410 @@
+import { X509Certificate } from 'node:crypto';
+import { SAML, ValidateInResponseTo, type CacheProvider, type Profile } from '@node-saml/node-saml';
+import { DOMParser, type Document, type Element, type Node } from '@xmldom/xmldom';
+import { sql } from 'kysely';
+import { issueApiToken } from '../platform/auth.ts';
+import type { Services } from '../platform/context.ts';
+import type { Db } from '../platform/db/database.ts';
+import type { SamlProviderRow, UserRow } from '../platform/db/schema.ts';
+import { isUniqueViolation } from '../platform/errors.ts';
+import { newId } from '../platform/ids.ts';
+import { serviceProviderKey } from './keys.ts';
+import { providerStatus, serviceUrls } from './urls.ts';
+
+/** Clock difference tolerated between Folio and the identity provider on NotBefore/NotOnOrAfter. */
+export const CLOCK_SKEW_MS = 60_000;
+/** How long an authentication request may wait for its response. */
+export const REQUEST_TTL_MS = 10 * 60_000;
+/** Largest SAMLResponse accepted (base64 text): real responses are a few kilobytes. */
+export const MAX_RESPONSE_CHARS = 512 * 1024;
+
+const ASSERTION_NS = 'urn:oasis:names:tc:SAML:2.0:assertion';
+const PROTOCOL_NS = 'urn:oasis:names:tc:SAML:2.0:protocol';
+const BEARER = 'urn:oasis:names:tc:SAML:2.0:cm:bearer';
+
+/**
+ * A refused login: `reason` goes to the log (no secrets: no assertion, no token), `message` to the
+ * person on the error page. `status` is the HTTP status of that page.
+ */
+export class SsoLoginError extends Error {
+  constructor(
+    readonly reason: string,
+    readonly userMessage: string,
+    readonly status = 400,
+  ) {
+    super(reason);
+  }
+}
+
+/**
+ * The store of authentication requests node-saml reads InResponseTo against: rows of
+ * saml_requests for one provider, valid until they expire or are consumed. A request of another
+ * provider (another organization) is never found. Removal is left to `consumeRequest`, which
+ * marks the request used atomically once the whole response has been accepted.
+ */
+class RequestStore implements CacheProvider {
+  constructor(
+    private readonly db: Db,
+    private readonly providerId: string,
+  ) {}
+
+  async saveAsync(key: string, value: string) {
+    const now = new Date();
+    await this.db
+      .insertInto('saml_requests')
+      .values({ id: key, provider_id: this.providerId, created_at: now, expires_at: new Date(now.getTime() + REQUEST_TTL_MS), consumed_at: null })
+      .execute();
+    return { value, createdAt: now.getTime() };
+  }
+
+  async getAsync(key: string) {
+    const row = await this.db
+      .selectFrom('saml_requests')
+      .select('created_at')
+      .where('id', '=', key)
+      .where('provider_id', '=', this.providerId)
+      .where('consumed_at', 'is', null)
+      .where('expires_at', '>', new Date())
+      .executeTakeFirst();
+    return row ? row.created_at.toISOString() : null;
+  }
+
+  async removeAsync(key: string | null) {
+    return key;
+  }
+}
+
+async function samlFor(services: Pick<Services, 'db' | 'urls'>, provider: SamlProviderRow): Promise<SAML> {
+  const sp = await serviceProviderKey(services.db);
+  const service = serviceUrls(services.urls, provider.id);
+  return new SAML({
+    entryPoint: provider.sso_url!,
+    issuer: service.entityID,
+    callbackUrl: service.acsURL,
+    audience: service.entityID,
+    // Pinned: only this provider's certificate verifies its responses (KeyInfo in a message is ignored).
+    idpCert: provider.certificate!,
+    idpIssuer: provider.entity_id!,
+    privateKey: sp.privateKey,
+    publicCert: sp.certificate,
+    signatureAlgorithm: 'sha256',
+    digestAlgorithm: 'http://www.w3.org/2001/04/xmlenc#sha256',
+    // The response or its assertion must be signed (node-saml refuses a message with neither).
+    wantAssertionsSigned: false,
+    wantAuthnResponseSigned: false,
+    acceptedClockSkewMs: CLOCK_SKEW_MS,
+    // Only answers to requests Folio sent: IdP-initiated (unsolicited) responses are refused.
+    validateInResponseTo: ValidateInResponseTo.always,
+    requestIdExpirationPeriodMs: REQUEST_TTL_MS,
+    cacheProvider: new RequestStore(services.db, provider.id),
+    // Let the identity provider pick how it authenticates (password, MFA, passkeys...).
+    disableRequestedAuthnContext: true,
+  });
+}
+
+/** A provider by id, with the organization it belongs to; undefined when there is none. */
+export function findProvider(db: Db, providerId: string) {
+  return db.selectFrom('saml_providers').selectAll().where('id', '=', providerId).executeTakeFirst();
+}
+
+function requireActive(provider: SamlProviderRow | undefined, providerId: string): SamlProviderRow {
+  if (!provider) throw new SsoLoginError(`unknown provider ${providerId}`, 'This single sign-on link does not lead to any identity provider. Ask your administrator for the right one.', 404);
+  if (providerStatus(provider) !== 'active') {
+    throw new SsoLoginError(
+      'provider is pending (entityID, certificate or ssoURL missing)',
+      'This identity provider is not fully configured yet. An administrator must set its entity id, certificate and single sign-on URL.',
+    );
+  }
+  // Checked when it was set, but a certificate expires while it is in use.
+  const validTo = new Date(new X509Certificate(provider.certificate!).validTo);
+  if (validTo <= new Date()) {
+    throw new SsoLoginError(
+      `provider certificate expired on ${validTo.toISOString()}`,
+      'The identity provider\'s certificate configured in Folio has expired. An administrator must set the provider\'s current certificate.',
+    );
+  }
+  return provider;
+}
+
+/** The URL of the identity provider with a signed AuthnRequest (HTTP-Redirect binding). */
+export async function startLogin(services: Pick<Services, 'db' | 'urls'>, providerId: string): Promise<string> {
+  const provider = requireActive(await findProvider(services.db, providerId), providerId);
+  const saml = await samlFor(services, provider);
+  // Expired requests are dropped as new ones arrive, so the table stays small.
+  await services.db.deleteFrom('saml_requests').where('expires_at', '<', new Date(Date.now() - REQUEST_TTL_MS)).execute();
+  return saml.getAuthorizeUrlAsync('', undefined, {});
+}
+
+function parseXml(xml: string): Document {
+  try {
+    return new DOMParser({
+      onError: (level, message) => {
+        if (level !== 'warning') throw new Error(message);
+      },
+    }).parseFromString(xml, 'text/xml');
+  } catch (err) {
+    throw new SsoLoginError(`malformed XML: ${(err as Error).message.slice(0, 200)}`, 'The identity provider sent a response that is not well-formed XML.');
+  }
+}
+
+function* walk(node: Node): Generator<Node> {
+  yield node;
+  for (let child = node.firstChild; child; child = child.nextSibling) yield* walk(child);
+}
+
+function children(parent: Element, ns: string, name: string): Element[] {
+  const out: Element[] = [];
+  for (let child = parent.firstChild; child; child = child.nextSibling) {
+    if (child.nodeType === 1 && (child as Element).namespaceURI === ns && (child as Element).localName === name) out.push(child as Element);
+  }
+  return out;
+}
+
+/**
+ * Checks on the raw response before node-saml reads it: no DTD (entity expansion), no comments
+ * (they can split a NameID so that a parser reads only part of it), a SAML Response root whose
+ * Destination, when present, is this provider's ACS URL.
+ */
+function precheck(xml: string, acsURL: string): void {
+  if (/<!DOCTYPE|<!ENTITY/i.test(xml)) {
+    throw new SsoLoginError('response contains a DTD (DOCTYPE/ENTITY)', 'The response carries a document type declaration, which Folio never accepts.');
+  }
+  const doc = parseXml(xml);
+  for (const node of walk(doc)) {
+    if (node.nodeType === 8) throw new SsoLoginError('response contains an XML comment', 'The response contains XML comments, which Folio does not accept in SAML messages.');
+    if (node.nodeType === 10) throw new SsoLoginError('response contains a DTD', 'The response carries a document type declaration, which Folio never accepts.');
+  }
+  const root = doc.documentElement;
+  if (!root || root.namespaceURI !== PROTOCOL_NS || root.localName !== 'Response') {
+    throw new SsoLoginError('not a samlp:Response', 'The identity provider did not send a SAML response.');
+  }
+  const destination = root.getAttribute('Destination');
+  if (destination && destination !== acsURL) {
+    throw new SsoLoginError(`Destination ${destination.slice(0, 200)} is not this provider's ACS URL`, 'The response was addressed to another service.');
+  }
+}
+
+interface AssertionFacts {
+  id: string;
+  expiresAt: Date;
+}
+
+/**
+ * Checks on the assertion node-saml verified (its signed content, not the envelope around it):
+ * a bearer SubjectConfirmation whose Recipient is this provider's ACS URL, and the assertion id
+ * and expiry that the replay check records.
+ */
+function checkAssertion(assertionXml: string, acsURL: string): AssertionFacts {
+  const doc = parseXml(assertionXml);
+  const assertion = doc.documentElement;
+  if (!assertion || assertion.localName !== 'Assertion' || assertion.namespaceURI !== ASSERTION_NS) {
+    throw new SsoLoginError('verified content is not an assertion', 'The identity provider sent no usable assertion.');
+  }
+  const id = assertion.getAttribute('ID');
+  if (!id) throw new SsoLoginError('assertion has no ID', 'The identity provider sent an assertion without an identifier.');
+  const subject = children(assertion, ASSERTION_NS, 'Subject')[0];
+  const confirmations = subject ? children(subject, ASSERTION_NS, 'SubjectConfirmation').filter((c) => c.getAttribute('Method') === BEARER) : [];
+  const data = confirmations.flatMap((c) => children(c, ASSERTION_NS, 'SubjectConfirmationData'));
+  if (!data.length) throw new SsoLoginError('no bearer SubjectConfirmationData', 'The assertion does not say who it is for.');
+  if (!data.some((d) => d.getAttribute('Recipient') === acsURL)) {
+    const got = data.map((d) => d.getAttribute('Recipient') ?? '(none)').join(', ');
+    throw new SsoLoginError(`Recipient ${got.slice(0, 200)} is not this provider's ACS URL`, 'The assertion was issued for another service.');
+  }
+  const ends = [
+    ...children(assertion, ASSERTION_NS, 'Conditions').map((c) => c.getAttribute('NotOnOrAfter')),
+    ...data.map((d) => d.getAttribute('NotOnOrAfter')),
+  ]
+    .filter((v): v is string => !!v)
+    .map((v) => new Date(v).getTime())
+    .filter((v) => Number.isFinite(v));
+  const expiresAt = new Date((ends.length ? Math.max(...ends) : Date.now() + REQUEST_TTL_MS) + CLOCK_SKEW_MS);
+  return { id, expiresAt };
+}
+
+const EMAIL = /^[^\s@<>"]+@[^\s@<>"]+\.[^\s@<>"]+$/;
+
+function firstString(value: unknown): string | undefined {
+  if (typeof value === 'string') return value.trim() || undefined;
+  if (Array.isArray(value)) return firstString(value[0]);
+  return undefined;
+}
+
+/** The email and display name the assertion gives for the person. */
+function personOf(profile: Profile): { email: string; name: string } {
+  const candidates = [
+    profile.email,
+    profile.mail,
+    profile['http://schemas.xmlsoap.org/ws/2005/05/identity/claims/emailaddress'],
+    profile.nameID,
+  ];
+  const email = candidates.map(firstString).find((v) => v && EMAIL.test(v) && v.length <= 320)?.toLowerCase();
+  if (!email) {
+    throw new SsoLoginError('no email address in the assertion (NameID or email attribute)', 'The identity provider did not send your email address. Your administrator can send it as the NameID or as an "email" attribute.');
+  }
+  const given = firstString(profile.givenName ?? profile['http://schemas.xmlsoap.org/ws/2005/05/identity/claims/givenname']);
+  const family = firstString(profile.sn ?? profile.surname ?? profile['http://schemas.xmlsoap.org/ws/2005/05/identity/claims/surname']);
+  const display =
+    firstString(profile.displayName ?? profile['http://schemas.microsoft.com/identity/claims/displayname'] ?? profile.name) ??
+    ([given, family].filter(Boolean).join(' ') || email.slice(0, email.indexOf('@')));
+  // eslint-disable-next-line no-control-regex
+  const name = display.replace(/[\u0000-\u001f\u007f]/g, ' ').trim().slice(0, 64) || email.slice(0, email.indexOf('@')).slice(0, 64);
+  return { email, name };
+}
+
+export interface LoginResult {
+  user: UserRow;
+  organizationId: string;
+  provider: SamlProviderRow;
+  /** The session token (the cookie's value) and when it expires. */
+  session: { token: string; expiresAt: Date };
+  created: boolean;
+}
+
+/**
+ * Validates a SAMLResponse posted to a provider's ACS and signs the person in: the signature
+ * (pinned certificate), issuer, audience, destination, recipient, validity window, InResponseTo
+ * of a pending request of this provider, and a never-seen assertion id. Then finds or creates the
+ * user, makes them an SSO member with the provider's default role and team, and opens a session.
+ */
+export async function completeLogin(services: Pick<Services, 'db' | 'urls' | 'config' | 'tokenCache'>, providerId: string, samlResponse: unknown): Promise<LoginResult> {
+  const provider = requireActive(await findProvider(services.db, providerId), providerId);
+  if (typeof samlResponse !== 'string' || samlResponse.length === 0) {
+    throw new SsoLoginError('no SAMLResponse field', 'No SAML response was received. Start the login again from your organization\'s login page.');
+  }
+  if (samlResponse.length > MAX_RESPONSE_CHARS) throw new SsoLoginError(`SAMLResponse of ${samlResponse.length} characters`, 'The SAML response is too large.');
+  if (!/^[A-Za-z0-9+/=\s]+$/.test(samlResponse)) throw new SsoLoginError('SAMLResponse is not base64', 'The SAML response is not encoded as expected (base64).');
+  const xml = Buffer.from(samlResponse, 'base64').toString('utf8');
+  const { acsURL } = serviceUrls(services.urls, provider.id);
+  precheck(xml, acsURL);
+
+  const saml = await samlFor(services, provider);
+  let profile: Profile | null;
+  try {
+    ({ profile } = await saml.validatePostResponseAsync({ SAMLResponse: samlResponse }));
+  } catch (err) {
+    const reason = err instanceof Error ? err.message : String(err);
+    throw new SsoLoginError(`validation failed: ${reason.slice(0, 300)}`, 'The identity provider\'s response could not be verified, so you were not signed in.');
+  }
+  if (!profile) throw new SsoLoginError('no profile (NoPassive)', 'The identity provider did not sign you in.');
+  if (profile.issuer !== provider.entity_id) {
+    throw new SsoLoginError(`assertion Issuer ${String(profile.issuer).slice(0, 200)} is not the provider's entityID`, 'The response came from another identity provider than the one configured.');
+  }
+  const requestId = typeof profile.inResponseTo === 'string' ? profile.inResponseTo : undefined;
+  if (!requestId) throw new SsoLoginError('response answers no request', 'Folio only accepts sign-ins it started: open your organization\'s login page and start again.');
+  const assertion = checkAssertion(profile.getAssertionXml!(), acsURL);
+  const person = personOf(profile);
+  const nameId = profile.nameID;
+  if (typeof nameId !== 'string' || !nameId || nameId.length > 1024) {
+    throw new SsoLoginError('assertion has no usable NameID', 'The identity provider did not say who you are (no NameID).');
+  }
+
+  try {
+    const result = await signIn(services, provider, { requestId, assertion, person, nameId });
+    // The member is marked SSO now: SSO enforcement applies to their other tokens (see sso-gate.ts).
+    services.tokenCache.clear();
+    return result;
+  } catch (err) {
+    // Two sign-ins of the same new person at once: one creates the account, the other is told to retry.
+    if (isUniqueViolation(err)) throw new SsoLoginError('concurrent sign-in of the same person', 'Another sign-in for you was in progress. Start again.', 409);
+    throw err;
+  }
+}
+
+async function signIn(
+  services: Pick<Services, 'db' | 'config'>,
+  provider: SamlProviderRow,
+  { requestId, assertion, person, nameId }: { requestId: string; assertion: AssertionFacts; person: { email: string; name: string }; nameId: string },
+): Promise<LoginResult> {
+  return services.db.transaction().execute(async (trx) => {
+    const now = new Date();
+    const consumed = await trx
+      .updateTable('saml_requests')
+      .set({ consumed_at: now })
+      .where('id', '=', requestId)
+      .where('provider_id', '=', provider.id)
+      .where('consumed_at', 'is', null)
+      .where('expires_at', '>', now)
+      .returning('id')
+      .executeTakeFirst();
+    if (!consumed) throw new SsoLoginError(`request ${requestId.slice(0, 100)} already answered or expired`, 'This sign-in was already used or has expired. Start again from your organization\'s login page.');
+    try {
+      await trx.insertInto('saml_assertions').values({ provider_id: provider.id, assertion_id: assertion.id, expires_at: assertion.expiresAt }).execute();
+    } catch (err) {
+      if (isUniqueViolation(err)) throw new SsoLoginError(`assertion ${assertion.id.slice(0, 100)} replayed`, 'This sign-in was already used. Start again from your organization\'s login page.');
+      throw err;
+    }
+    await trx.deleteFrom('saml_assertions').where('expires_at', '<', now).execute();
+
+    const { user, created } = await resolveUser(trx, provider, nameId, person);
+    await trx
+      .insertInto('saml_identities')
+      .values({ provider_id: provider.id, name_id: nameId, user_id: user.id, created_at: now })
+      .onConflict((oc) => oc.columns(['provider_id', 'name_id']).doNothing())
+      .execute();
+    const member = await trx
+      .selectFrom('members')
+      .select(['disabled'])
+      .where('organization_id', '=', provider.organization_id)
+      .where('user_id', '=', user.id)
+      .executeTakeFirst();
+    if (member?.disabled) throw new SsoLoginError('membership is disabled', 'Your membership of this organization is disabled. Ask an administrator.', 403);
+    if (member) {
+      await trx.updateTable('members').set({ sso: true }).where('organization_id', '=', provider.organization_id).where('user_id', '=', user.id).execute();
+    } else {
+      await trx
+        .insertInto('members')
+        .values({ organization_id: provider.organization_id, user_id: user.id, role: provider.default_role, sso: true, joined_at: now, last_seen_at: now })
+        .execute();
+    }
+    if (provider.default_team) {
+      await trx
+        .insertInto('team_members')
+        .values({ team_id: provider.default_team, organization_id: provider.organization_id, user_id: user.id, role: 'member', added_at: now })
+        .onConflict((oc) => oc.columns(['team_id', 'user_id']).doNothing())
+        .execute();
+    }
+    const expiresAt = new Date(now.getTime() + services.config.ssoSessionTtlMs);
+    const { token } = await issueApiToken(trx, user.id, {
+      name: `SSO session (${provider.label})`,
+      expiresAt,
+      ssoOrganizationId: provider.organization_id,
+    });
+    return { user, organizationId: provider.organization_id, provider, session: { token, expiresAt }, created };
+  });
+}
+
+/**
+ * Who the assertion signs in. A NameID this provider signed in before is that user. Otherwise an
+ * account with the email is used only when it belongs to this organization and to no other: an
+ * organization's identity provider must not be able to sign in as someone whose account reaches
+ * other organizations. Otherwise a new user is created (just-in-time provisioning).
+ */
+async function resolveUser(trx: Db, provider: SamlProviderRow, nameId: string, person: { email: string; name: string }) {
+  const linked = await trx
+    .selectFrom('saml_identities')
+    .innerJoin('users', 'users.id', 'saml_identities.user_id')
+    .selectAll('users')
+    .where('saml_identities.provider_id', '=', provider.id)
+    .where('saml_identities.name_id', '=', nameId)
+    .executeTakeFirst();
+  if (linked) return { user: linked, created: false };
+  const existing = await trx.selectFrom('users').selectAll().where(sql`lower(email)`, '=', person.email).forUpdate().executeTakeFirst();
+  if (existing) {
+    const orgs = await trx.selectFrom('members').select('organization_id').where('user_id', '=', existing.id).execute();
+    const onlyThis = orgs.length === 1 && orgs[0]!.organization_id === provider.organization_id;
+    if (!onlyThis) {
+      throw new SsoLoginError(
+        'an account with this email exists outside this organization',
+        'A Folio account with your email address already exists and is used outside this organization, so single sign-on cannot sign in to it. Sign in with that account\'s API token, or ask an administrator.',
+        403,
+      );
+    }
+    return { user: existing, created: false };
+  }
+  const user = await trx
+    .insertInto('users')
+    .values({ id: newId(), email: person.email, display_name: person.name, photo_url: null, created_at: new Date() })
+    .returningAll()
+    .executeTakeFirstOrThrow();
+  return { user, created: true };
+}

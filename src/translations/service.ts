@@ -1,0 +1,225 @@
+import { createHash } from 'node:crypto';
+import { sql } from 'kysely';
+import { normalizeDocumentInput } from '../content/convert.ts';
+import { requireMembership } from '../orgs/access.ts';
+import type { Ctx } from '../platform/context.ts';
+import { json, type Db } from '../platform/db/database.ts';
+import type { GlossaryEntryRow, TranslationStats } from '../platform/db/schema.ts';
+import { BadRequestError, ForbiddenError, NotFoundError } from '../platform/errors.ts';
+import { newId } from '../platform/ids.ts';
+import { paginate, type PageRequest } from '../platform/paging.ts';
+import { atLeast, type Membership } from '../platform/policy.ts';
+import { loadSpace } from '../spaces/access.ts';
+import { LANGUAGES } from '../spaces/schemas.ts';
+import type { CreateTranslationInput, GlossaryOperationInput, GlossaryTranslationsInput } from './schemas.ts';
+
+export const TRANSLATION_RUN_JOB = 'translation.run';
+
+export const ZERO_STATS: TranslationStats = { runs: 0, totalWords: 0, totalPages: 0, totalDuration: 0, latestRunDuration: 0, latestPages: 0, latestWords: 0 };
+
+/** Members with a role (not guests) see the organization's translations and glossary. */
+export function canViewTranslations(m: Membership): boolean {
+  return m.role !== null;
+}
+
+/** Members who can create spaces manage translations (each makes and fills a space) and the glossary. */
+export function canEditTranslations(m: Membership): boolean {
+  return atLeast(m.role, 'create');
+}
+
+async function viewer(ctx: Ctx, organizationId: string): Promise<Membership> {
+  const m = await requireMembership(ctx, organizationId);
+  if (!canViewTranslations(m)) throw new ForbiddenError('Guests cannot see the translations of the organization');
+  return m;
+}
+
+async function editor(ctx: Ctx, organizationId: string, action: string): Promise<Membership> {
+  const m = await viewer(ctx, organizationId);
+  if (!canEditTranslations(m)) throw new ForbiddenError(`Only members with the create or admin role can ${action}`);
+  return m;
+}
+
+export function sha(text: string): string {
+  return createHash('sha256').update(text).digest('base64url');
+}
+
+export function instructionsHash(instructions: unknown): string {
+  return sha(JSON.stringify(instructions ?? null));
+}
+
+export async function listTranslations(ctx: Ctx, organizationId: string, page: PageRequest) {
+  const membership = await viewer(ctx, organizationId);
+  const base = ctx.db.selectFrom('translations').selectAll().where('organization_id', '=', organizationId);
+  const result = await paginate(base, { kind: 'translations', sortExpr: null, seqExpr: sql.ref('seq'), direction: 'asc' }, page);
+  return { membership, ...result };
+}
+
+async function findTranslation(db: Db, organizationId: string, id: string) {
+  return db.selectFrom('translations').selectAll().where('organization_id', '=', organizationId).where('id', '=', id).executeTakeFirst();
+}
+
+export async function getTranslation(ctx: Ctx, organizationId: string, id: string) {
+  const membership = await viewer(ctx, organizationId);
+  const row = await findTranslation(ctx.db, organizationId, id);
+  if (!row) throw new NotFoundError('Translation');
+  return { membership, row };
+}
+
+export async function createTranslation(ctx: Ctx, organizationId: string, input: CreateTranslationInput) {
+  const membership = await editor(ctx, organizationId, 'create translations');
+  if (input.source.language === input.language) {
+    throw new BadRequestError(`language: the translation's language must differ from the source language ("${input.language}")`);
+  }
+  const source = await loadSpace(ctx, input.source.space).catch((err) => {
+    if (err instanceof NotFoundError) throw new BadRequestError(`source.space: space "${input.source.space}" does not exist or you cannot read it`);
+    throw err;
+  });
+  if (source.space.organization_id !== organizationId) {
+    throw new BadRequestError(`source.space: space "${input.source.space}" is not in this organization`);
+  }
+  const instructions = input.instructions !== undefined ? await normalizeDocumentInput(input.instructions, 'instructions') : null;
+  const now = new Date();
+  const row = await ctx.db
+    .insertInto('translations')
+    .values({
+      id: newId(),
+      organization_id: organizationId,
+      source_space_id: source.space.id,
+      source_language: input.source.language,
+      language: input.language,
+      instructions: instructions === null ? null : json(instructions),
+      status: 'pending',
+      error: null,
+      failed_at: null,
+      queued: false,
+      rerun: false,
+      result_space_id: null,
+      result_revision: null,
+      last_source_root: null,
+      last_settings: null,
+      stats: json(ZERO_STATS) as unknown as TranslationStats,
+      created_by: ctx.user.id,
+      created_at: now,
+      updated_at: now,
+    })
+    .returningAll()
+    .executeTakeFirstOrThrow();
+  return { membership, row };
+}
+
+export async function updateTranslation(ctx: Ctx, organizationId: string, id: string, instructionsInput: unknown) {
+  const membership = await editor(ctx, organizationId, 'change translations');
+  if (!(await findTranslation(ctx.db, organizationId, id))) throw new NotFoundError('Translation');
+  const instructions = await normalizeDocumentInput(instructionsInput, 'instructions');
+  const row = await ctx.db
+    .updateTable('translations')
+    .set({ instructions: json(instructions), updated_at: new Date() })
+    .where('organization_id', '=', organizationId)
+    .where('id', '=', id)
+    .returningAll()
+    .executeTakeFirst();
+  if (!row) throw new NotFoundError('Translation');
+  return { membership, row };
+}
+
+/** Deletes a translation (its target space stays); false when there was none. */
+export async function deleteTranslation(ctx: Ctx, organizationId: string, id: string): Promise<boolean> {
+  await editor(ctx, organizationId, 'delete translations');
+  const deleted = await ctx.db.deleteFrom('translations').where('organization_id', '=', organizationId).where('id', '=', id).executeTakeFirst();
+  return Number(deleted.numDeletedRows) > 0;
+}
+
+/**
+ * Asks for a run. One run at a time per translation: a request while a run is queued changes
+ * nothing, a request while one runs is remembered and starts when it ends.
+ */
+export async function runTranslation(ctx: Ctx, organizationId: string, id: string): Promise<void> {
+  await editor(ctx, organizationId, 'run translations');
+  await ctx.db.transaction().execute(async (trx) => {
+    const row = await trx.selectFrom('translations').selectAll().where('organization_id', '=', organizationId).where('id', '=', id).forNoKeyUpdate().executeTakeFirst();
+    if (!row) throw new NotFoundError('Translation');
+    // A run marked queued or running whose job is gone (its worker died past its last attempt)
+    // must not block runs forever: then a new job is queued.
+    const live = await trx
+      .selectFrom('jobs')
+      .select('id')
+      .where('type', '=', TRANSLATION_RUN_JOB)
+      .where('status', 'in', ['queued', 'running'])
+      .where(sql<string>`payload->>'translation'`, '=', row.id)
+      .executeTakeFirst();
+    if (live && row.queued) return;
+    if (live && row.status === 'running') {
+      await trx.updateTable('translations').set({ rerun: true }).where('id', '=', row.id).execute();
+      return;
+    }
+    await ctx.jobs.enqueue(TRANSLATION_RUN_JOB, { translation: row.id }, { db: trx });
+    await trx.updateTable('translations').set({ queued: true, status: 'pending', updated_at: new Date() }).where('id', '=', row.id).execute();
+  });
+}
+
+// --- Glossary ---
+
+const LANGUAGE_SET = new Set<string>(LANGUAGES);
+
+function checkTranslations(translations: GlossaryTranslationsInput, field: string): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const [language, term] of Object.entries(translations)) {
+    if (!LANGUAGE_SET.has(language)) throw new BadRequestError(`${field}: "${language}" is not a translation language (one of ${LANGUAGES.join(', ')})`);
+    const trimmed = term.trim();
+    if (!trimmed) throw new BadRequestError(`${field}.${language}: a term cannot be blank`);
+    out[language] = trimmed;
+  }
+  if (!Object.keys(out).length) throw new BadRequestError(`${field}: give the term in at least one language`);
+  return out;
+}
+
+export async function listGlossary(ctx: Ctx, organizationId: string, query: PageRequest & { orderBy?: string | undefined }) {
+  await viewer(ctx, organizationId);
+  const base = ctx.db.selectFrom('glossary_entries').selectAll().where('organization_id', '=', organizationId);
+  if (query.orderBy) {
+    const language = query.orderBy;
+    const expr = sql<string>`coalesce(translations->>${language}, '')`;
+    return paginate(base, { kind: `glossary:${language}`, sortExpr: expr, sortType: 'text', seqExpr: sql.ref('seq'), direction: 'asc' }, query, (r) => r.translations[language] ?? '');
+  }
+  return paginate(base, { kind: 'glossary', sortExpr: null, seqExpr: sql.ref('seq'), direction: 'asc' }, query);
+}
+
+export async function getGlossaryEntry(ctx: Ctx, organizationId: string, id: string): Promise<GlossaryEntryRow> {
+  await viewer(ctx, organizationId);
+  const row = await ctx.db.selectFrom('glossary_entries').selectAll().where('organization_id', '=', organizationId).where('id', '=', id).executeTakeFirst();
+  if (!row) throw new NotFoundError('Glossary entry');
+  return row;
+}
+
+/** Applies a batch of glossary operations, all or nothing. */
+export async function updateGlossary(ctx: Ctx, organizationId: string, operations: GlossaryOperationInput[]): Promise<void> {
+  await editor(ctx, organizationId, 'change the glossary');
+  const checked = operations.map((op, i) => (op.type === 'delete' ? op : { ...op, translations: checkTranslations(op.translations, `operations[${i}].translations`) }));
+  await ctx.db.transaction().execute(async (trx) => {
+    const now = new Date();
+    for (const [i, op] of checked.entries()) {
+      if (op.type === 'insert') {
+        await trx.insertInto('glossary_entries').values({ id: newId(), organization_id: organizationId, translations: json(op.translations) as unknown as Record<string, string>, created_at: now, updated_at: now }).execute();
+        continue;
+      }
+      const found = await trx.selectFrom('glossary_entries').select('id').where('organization_id', '=', organizationId).where('id', '=', op.id).executeTakeFirst();
+      if (!found) throw new BadRequestError(`operations[${i}] (${op.type}): glossary entry "${op.id}" not found`);
+      if (op.type === 'delete') await trx.deleteFrom('glossary_entries').where('id', '=', op.id).execute();
+      else await trx.updateTable('glossary_entries').set({ translations: json(op.translations) as unknown as Record<string, string>, updated_at: now }).where('id', '=', op.id).execute();
+    }
+  });
+}
+
+/** The glossary of one language pair: fixed translations, and do-not-translate terms (one language only). */
+export async function glossaryTerms(db: Db, organizationId: string, source: string, target: string) {
+  const rows = await db.selectFrom('glossary_entries').select('translations').where('organization_id', '=', organizationId).execute();
+  const terms: { source: string; target: string }[] = [];
+  for (const { translations } of rows) {
+    const from = translations[source];
+    if (!from) continue;
+    const to = translations[target] ?? (Object.keys(translations).length === 1 ? from : undefined);
+    if (to) terms.push({ source: from, target: to });
+  }
+  return terms.sort((a, b) => (a.source < b.source ? -1 : a.source > b.source ? 1 : 0));
+}
+
