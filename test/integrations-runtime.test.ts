@@ -75,6 +75,15 @@ describe('integration scripts', () => {
     const posted = comments.items.find((c) => JSON.stringify(c.body).includes(`Hello: merged revision ${merged.revision}`));
     assert.ok(posted, 'the script posted its comment');
     assert.equal(posted.postedBy.displayName, 'Runner');
+    // The public endpoint forwards to the script's fetch handler (no token needed).
+    const endpoint = (await ann.api.integrations.getIntegrationInstallationById(name, inst.id)).data.urls.publicEndpoint;
+    const res = await fetch(`${endpoint}?q=1`);
+    assert.equal(res.status, 200);
+    assert.equal(await res.text(), `hello from ${new URL(endpoint).pathname}`);
+    const fetched = (await ann.api.integrations.listIntegrationEvents(name)).data.items.find((e) => e.payload.type === 'fetch');
+    assert.equal(fetched?.status, 'success');
+    const missing = await fetch(endpoint.replace(inst.id, 'nope'));
+    assert.equal(missing.status, 404);
   });
 
   test('a crashing or endless script is recorded as failed after retries and does not block the API', async () => {

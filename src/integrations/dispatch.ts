@@ -5,6 +5,7 @@ import { json } from '../platform/db/database.ts';
 import type { IntegrationEventRow } from '../platform/db/schema.ts';
 import { FileBudget, pinnedLookup, vettedAddresses } from '../content/files.ts';
 import { issueIntegrationToken } from './grants.ts';
+import { newId } from '../platform/ids.ts';
 import { DELIVER_JOB, PRUNE_EVENTS_JOB, pruneEvents, releaseLease, renewLease, takeLease } from './outbox.ts';
 import { presentInstallation, presentIntegration, presentSpaceInstallation } from './presenter.ts';
 import { runInSandbox, type LogLine } from './sandbox.ts';
@@ -113,18 +114,18 @@ function outboundFor(services: Services) {
 }
 
 /** Delivers one event: to the dev tunnel when development mode is on, else to the published script. */
-export async function deliverEvent(services: Services, event: IntegrationEventRow): Promise<Outcome> {
+export async function deliverEvent(services: Services, event: IntegrationEventRow, fetchBody?: string): Promise<Outcome & { response?: { status: number; headers: Record<string, string>; body: string } }> {
   const env = await environmentFor(services, event);
   if (!env) return { ok: false, logs: [line('error', 'The integration was unpublished before the event could be delivered')] };
   const { integration, environment, secret } = env;
-  const request = await dispatchBody(event.payload, environment);
+  const request = await dispatchBody(event.payload, environment, fetchBody);
   const limits = { timeoutMs: services.config.integrationTimeoutMs, subrequests: services.config.integrationSubrequestLimit };
   if (integration.dev_tunnel_url) {
     const url = new URL(integration.dev_tunnel_url);
     try {
       const res = await postVetted(services, url, request.body, { 'content-type': request.contentType, [SIGNATURE_HEADER]: signatureHeader(secret, request.body) }, limits.timeoutMs);
       const ok = res.status >= 200 && res.status < 300;
-      return { ok, logs: [line(ok ? 'debug' : 'error', `Development tunnel ${url.origin} answered ${res.status}`)] };
+      return { ok, logs: [line(ok ? 'debug' : 'error', `Development tunnel ${url.origin} answered ${res.status}`)], response: { status: res.status, headers: {}, body: res.text } };
     } catch (err) {
       return { ok: false, logs: [line('error', `Development tunnel ${url.origin} unreachable: ${(err as Error).message.replace(/^files: /, '')}`)] };
     }
@@ -133,7 +134,7 @@ export async function deliverEvent(services: Services, event: IntegrationEventRo
   try {
     const result = await runInSandbox(`${integration.id}@${integration.version}`, integration.script, request, limits, outboundFor(services));
     const ok = result.status >= 200 && result.status < 300;
-    return { ok, logs: [...result.logs, line(ok ? 'debug' : 'error', `Script answered ${result.status}`)] };
+    return { ok, logs: [...result.logs, line(ok ? 'debug' : 'error', `Script answered ${result.status}`)], response: { status: result.status, headers: result.headers, body: result.body } };
   } catch (err) {
     return { ok: false, logs: [line('error', (err as Error).message)] };
   }
@@ -221,4 +222,48 @@ export async function registerIntegrationJobs(services: Services): Promise<void>
   // A delivery cut off by a crash resumes now (once its lease runs out), not when its job's lease does.
   const pending = await services.db.selectFrom('integration_events').select('installation_id').distinct().where('status', '=', 'pending').execute();
   for (const { installation_id } of pending) if (installation_id) await services.jobs.enqueue(DELIVER_JOB, { installationId: installation_id });
+}
+
+/**
+ * A request to an installation's public endpoint (`urls.publicEndpoint`), forwarded to the script
+ * as a `fetch` event, answered with the script's response. Recorded with its trace like any event.
+ */
+export async function forwardFetch(
+  services: Services,
+  integrationName: string,
+  installationId: string,
+  request: { url: string; method: string; headers: Record<string, string>; body: string | undefined },
+): Promise<{ status: number; headers: Record<string, string>; body: string } | undefined> {
+  const inst = await services.db
+    .selectFrom('integration_installations as inst')
+    .innerJoin('integrations as i', 'i.id', 'inst.integration_id')
+    .select(['inst.id', 'inst.integration_id'])
+    .where('inst.id', '=', installationId)
+    .where('i.name', '=', integrationName)
+    .executeTakeFirst();
+  if (!inst) return undefined;
+  const id = newId();
+  const now = new Date();
+  const event = await services.db
+    .insertInto('integration_events')
+    .values({
+      id,
+      integration_id: inst.integration_id,
+      installation_id: inst.id,
+      space_id: null,
+      payload: json({ eventId: id, type: 'fetch', installationId: inst.id, request: { url: request.url, method: request.method.toLowerCase(), headers: request.headers } }),
+      status: 'pending',
+      next_attempt_at: now,
+      created_at: now,
+      delivered_at: null,
+    })
+    .returningAll()
+    .executeTakeFirstOrThrow();
+  const outcome = await deliverEvent(services, event, request.body);
+  await services.db
+    .updateTable('integration_events')
+    .set({ status: outcome.ok ? 'success' : 'failed', attempts: 1, logs: json(outcome.logs), delivered_at: new Date() })
+    .where('id', '=', id)
+    .execute();
+  return outcome.response ?? { status: 502, headers: { 'content-type': 'application/json' }, body: JSON.stringify({ error: { code: 502, message: 'The integration did not answer' } }) };
 }

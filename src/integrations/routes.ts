@@ -2,6 +2,7 @@ import { Type } from '@sinclair/typebox';
 import { errorResponses, type FolioApp } from '../platform/app.ts';
 import type { Ctx } from '../platform/context.ts';
 import { ListOf, PageQuery } from '../platform/paging.ts';
+import { NotFoundError } from '../platform/errors.ts';
 import { OrganizationIdParams } from '../platform/schemas.ts';
 import { presentSpaces } from '../spaces/service.ts';
 import { findSpace } from '../spaces/store.ts';
@@ -31,6 +32,7 @@ import {
   UpdateSpaceInstallationBody,
 } from './schemas.ts';
 import * as service from './service.ts';
+import { forwardFetch } from './dispatch.ts';
 
 const tags = ['integrations'];
 const present = (ctx: Ctx, v: service.Visible) => presentIntegration(ctx.urls, v.row, v.owner, v.membership);
@@ -501,4 +503,26 @@ export async function integrationRoutes(app: FolioApp): Promise<void> {
       return { ...('next' in result && result.next ? { next: result.next } : {}), count: result.count, items: await presentSiteInstallations(ctx, result.integration, result.items, false) };
     },
   );
+
+  // The public endpoint of an installation: requests (no token) forwarded to the script as `fetch` events.
+  const forward = async (req: { params: { integrationName: string; installationId: string }; method: string; url: string; headers: Record<string, unknown>; body?: unknown }, reply: { status(n: number): { headers(h: Record<string, string>): { send(b: string): unknown } } }) => {
+    const headers: Record<string, string> = {};
+    for (const [k, v] of Object.entries(req.headers)) if (typeof v === 'string' && k !== 'authorization' && k !== 'cookie') headers[k] = v;
+    const body = req.body === undefined ? undefined : typeof req.body === 'string' ? req.body : JSON.stringify(req.body);
+    const answer = await forwardFetch(app.services, req.params.integrationName, req.params.installationId, { url: app.services.config.publicUrl + req.url, method: req.method, headers, body });
+    if (!answer) throw new NotFoundError('Installation');
+    const out: Record<string, string> = {};
+    const type = answer.headers['content-type'];
+    if (type) out['content-type'] = type;
+    return reply.status(answer.status >= 100 && answer.status < 600 ? answer.status : 502).headers(out).send(answer.body);
+  };
+  for (const method of ['GET', 'POST'] as const) {
+    app.route({
+      method,
+      url: '/integrations/:integrationName/installations/:installationId/public',
+      config: { public: true },
+      schema: { tags, params: InstallationParams, security: [] },
+      handler: (req, reply) => forward(req as never, reply as never),
+    });
+  }
 }

@@ -210,6 +210,8 @@ export const operationDocs: Record<string, readonly [summary: string, descriptio
   updateIntegrationSiteInstallation: ['Update a site installation', 'Changes the site configuration (checked against the integration\'s site configuration schema) or external ids.'],
   uninstallIntegrationFromSite: ['Uninstall from a site', 'Removes the integration from one site; it receives site_installation_deleted.'],
   listIntegrationSiteInstallations: ['List site installations of an integration', 'Site installations across the installations the caller may read.'],
+  'GET /v1/integrations/:integrationName/installations/:installationId/public': ['Public endpoint of an installation (GET)', 'Needs no token: the request is forwarded to the integration\'s script (or dev tunnel) as a `fetch` event, and the script\'s response is the answer. Recorded as an event with its trace.'],
+  'POST /v1/integrations/:integrationName/installations/:installationId/public': ['Public endpoint of an installation (POST)', 'Needs no token: the request and its body are forwarded to the integration\'s script (or dev tunnel) as a `fetch` event, and the script\'s response is the answer. Recorded as an event with its trace.'],
   getIntegrationEvent: ['Get an event with its trace', 'One event with the log lines of its deliveries: what the script printed, and Folio\'s own lines.'],
 
   // Translations
