@@ -17,6 +17,9 @@ import { PURGE_SPACE_JOB, purgeSpaceJob } from './spaces/service.ts';
 import { registerInsightJobs } from './insights/process.ts';
 import { translationRunJob } from './translations/run.ts';
 import { TRANSLATION_RUN_JOB } from './translations/service.ts';
+import { OPENAPI_PROCESS_JOB, processSpecJob } from './openapi/service.ts';
+import { closeOpenAPIWorkers } from './openapi/workers.ts';
+import { exportJob, GIT_EXPORT_JOB, GIT_IMPORT_JOB, importJob } from './git/service.ts';
 import { registerIntegrationJobs } from './integrations/dispatch.ts';
 import { closeSandboxes } from './integrations/sandbox.ts';
 
@@ -140,6 +143,7 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
           await app.close();
           await jobs.stop();
           await closeConversions();
+          await closeOpenAPIWorkers();
           await closeSandboxes();
           await database.close();
         })()),
@@ -180,6 +184,7 @@ export async function startWorker(config: Config, opts: Pick<StartOptions, 'repo
         (closing ??= (async () => {
           await services.jobs.stop();
           await closeConversions();
+          await closeOpenAPIWorkers();
           await closeSandboxes();
           await database.close();
         })()),
@@ -195,5 +200,8 @@ async function registerJobHandlers(services: Services): Promise<void> {
   services.jobs.register(PURGE_SPACE_JOB, purgeSpaceJob(services));
   registerInsightJobs(services);
   services.jobs.register(TRANSLATION_RUN_JOB, translationRunJob(services), { maxAttempts: 3 });
+  services.jobs.register(OPENAPI_PROCESS_JOB, processSpecJob(services));
+  services.jobs.register(GIT_IMPORT_JOB, importJob(services), { maxAttempts: 3 });
+  services.jobs.register(GIT_EXPORT_JOB, exportJob(services), { maxAttempts: 3 });
   await registerIntegrationJobs(services);
 }

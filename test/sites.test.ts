@@ -493,3 +493,92 @@ describe('publishing and access', () => {
     await expect400(raw(admin, 'POST', `/orgs/${org.id}/sites/${site.id}/search`, { query: 'zebra', scope: { mode: 'specific', siteSpaceIds: ['nope'] } }), /siteSpaceIds\[0\]/);
   });
 });
+
+describe('published URLs', () => {
+  test('resolve a URL to site, section, site space and page; redirects; share keys', async () => {
+    const { admin, org } = await newOrg();
+    const visitor = await t.user('Visitor');
+    const guide = await newSpace(admin, org.id, 'Guide');
+    const v2 = await newSpace(admin, org.id, 'Guide v2');
+    await publishPages(admin, guide.id, [
+      { operation: 'insert_page', ref: 'install', title: 'Install', document: { markdown: 'Install it.\n' } },
+      { operation: 'insert_page', into: 'install', title: 'Linux', document: { markdown: 'On Linux.\n' } },
+    ]);
+    const site = await newSite(admin, org.id, { spaces: [guide.id] });
+    const { data: section } = await admin.api.orgs.addSectionToSite(org.id, site.id, { spaceId: guide.id, title: 'Guides' });
+    const { data: other } = await admin.api.orgs.addSectionToSite(org.id, site.id, { spaceId: v2.id, title: 'Reference' });
+    await admin.api.orgs.publishSite(org.id, site.id);
+    const base = `${t.url}/${org.id}/docs/`;
+
+    const { data: page } = await visitor.api.urls.resolvePublishedContentByUrl({ url: `${base}install/linux` });
+    assert.ok('siteSpace' in page);
+    assert.equal(page.site, site.id);
+    assert.equal(page.siteSection, section.id);
+    assert.equal(page.space, guide.id);
+    assert.equal(page.pathname, 'install/linux');
+    assert.equal(page.siteBasePath, `/${org.id}/docs/`);
+    assert.equal(page.canonicalUrl, `${base}install/linux`);
+    // The token reads what its owner may read, and nothing else.
+    const reader = t.client(page.apiToken);
+    assert.equal((await reader.user.getAuthenticatedUser()).data.id, visitor.id);
+
+    const { data: ref } = await visitor.api.urls.getPublishedContentByUrl({ url: `${base}reference/` });
+    assert.ok('siteSpace' in ref);
+    assert.equal(ref.siteSection, other.id);
+    assert.equal(ref.space, v2.id);
+    assert.equal(ref.pathname, '');
+    assert.equal(ref.basePath, `/${org.id}/docs/reference/`);
+
+    await expectStatus(visitor.api.urls.resolvePublishedContentByUrl({ url: `${base}nope` }), 404);
+    await admin.api.orgs.createSiteRedirect(org.id, site.id, { source: '/nope', destination: { kind: 'site-section', siteSectionId: other.id } } as never);
+    const { data: redirect } = await visitor.api.urls.resolvePublishedContentByUrl({ url: `${base}nope` });
+    assert.deepEqual(redirect, { target: 'content', redirect: `${base}reference/` });
+    await expectStatus(visitor.api.urls.resolvePublishedContentByUrl({ url: `${t.url}/${org.id}/elsewhere/` }), 404);
+
+    // Share-link sites need an active key in the URL.
+    await admin.api.orgs.updateSiteById(org.id, site.id, { visibility: SiteVisibility.ShareLink });
+    await expectStatus(visitor.api.urls.resolvePublishedContentByUrl({ url: `${base}install` }), 404);
+    const { data: link } = await admin.api.orgs.createSiteShareLink(org.id, site.id, { name: 'Friends' });
+    const { data: shared } = await visitor.api.urls.resolvePublishedContentByUrl({ url: link.urls.published! });
+    assert.ok('shareKey' in shared);
+    assert.equal(shared.shareKey, new URL(link.urls.published!).searchParams.get('share'));
+    await admin.api.orgs.unpublishSite(org.id, site.id);
+    await expectStatus(visitor.api.urls.resolvePublishedContentByUrl({ url: link.urls.published! }), 404);
+  });
+
+  test('visitor-auth sites take HS256 JWTs signed with the site key; none, other algorithms, wrong keys and expired tokens are refused', async () => {
+    const { SignJWT, UnsecuredJWT, generateKeyPair } = await import('jose');
+    const { admin, org } = await newOrg();
+    const visitor = await t.user('Visitor');
+    const space = await newSpace(admin, org.id, 'Members area');
+    const site = await newSite(admin, org.id, { spaces: [space.id], visibility: SiteVisibility.VisitorAuth });
+    await admin.api.orgs.publishSite(org.id, site.id);
+    const url = `${t.url}/${org.id}/docs/`;
+    const key = (await admin.api.orgs.getSitePublishingAuthById(org.id, site.id)).data.privateKey;
+    const sign = (secret: string, exp: string | number = '1h') =>
+      new SignJWT({ role: 'customer' }).setProtectedHeader({ alg: 'HS256' }).setIssuedAt().setExpirationTime(exp).sign(new TextEncoder().encode(secret));
+    const resolve = (jwtToken?: string) => visitor.api.urls.resolvePublishedContentByUrl({ url, ...(jwtToken ? { visitor: { jwtToken } } : {}) });
+
+    assert.equal((await resolve(await sign(key))).status, 200);
+    assert.equal((await visitor.api.urls.getPublishedContentByUrl({ url, visitorAuthToken: await sign(key) })).status, 200);
+    await expectStatus(resolve(), 401);
+    await expectStatus(resolve(await sign('not-the-key')), 401);
+    await expectStatus(resolve(await sign(key, Math.floor(Date.now() / 1000) - 60)), 401);
+    await expectStatus(resolve(new UnsecuredJWT({ role: 'customer' }).setExpirationTime('1h').encode()), 401);
+    const { privateKey } = await generateKeyPair('RS256');
+    await expectStatus(resolve(await new SignJWT({}).setProtectedHeader({ alg: 'RS256' }).setExpirationTime('1h').sign(privateKey)), 401);
+    const hs512 = await new SignJWT({}).setProtectedHeader({ alg: 'HS512' }).setExpirationTime('1h').sign(new TextEncoder().encode(key));
+    await expectStatus(resolve(hs512), 401);
+    // Regenerating the key ends the old tokens.
+    const old = await sign(key);
+    const fresh = (await admin.api.orgs.regenerateSitePublishingAuthById(org.id, site.id)).data.privateKey;
+    await expectStatus(resolve(old), 401);
+    assert.equal((await resolve(await sign(fresh))).status, 200);
+    // With a fallback URL, a refused visitor may be sent there instead.
+    await admin.api.orgs.updateSitePublishingAuthById(org.id, site.id, { backend: 'custom', fallbackURL: 'https://login.example.com/' } as never);
+    const { data: sent } = await visitor.api.urls.resolvePublishedContentByUrl({ url, redirectOnError: true, visitor: { jwtToken: old } });
+    assert.deepEqual(sent, { target: 'external', site: site.id, redirect: 'https://login.example.com/' });
+    // Members of the organization read without a visitor token.
+    assert.equal((await admin.api.urls.resolvePublishedContentByUrl({ url })).status, 200);
+  });
+});

@@ -8,6 +8,7 @@ import { readFrontMatter, VARIABLE_NAME, type PageMetadata } from '../content/fr
 import { decodeBase64, fetchFile, FileBudget, imageDimensions, putBlob } from '../content/files.ts';
 import { loadRevision } from '../content/service.ts';
 import { refreshSearchIndex } from '../search/indexer.ts';
+import { exportAfterMerge } from '../git/auto-export.ts';
 import type { Ctx } from '../platform/context.ts';
 import { json, type Db } from '../platform/db/database.ts';
 import type { ChangeRequestRow, ChangeRequestStatus, MergeRules, Role, SpaceRow } from '../platform/db/schema.ts';
@@ -77,7 +78,7 @@ function assertOpen(cr: ChangeRequestRow, action: string) {
  * of the space) and an update or merge (holding the space, waiting for the change request)
  * deadlocked on PostgreSQL.
  */
-async function newRevision(trx: Db, space: SpaceRow, root: string, parents: string[], type: string, userId: string) {
+export async function newRevision(trx: Db, space: SpaceRow, root: string, parents: string[], type: string, userId: string) {
   const id = newId();
   await trx
     .insertInto('revisions')
@@ -586,6 +587,8 @@ export async function mergeChangeRequest(ctx: Ctx, spaceId: string, idOrNumber: 
   // has committed: a failure here is reported, not answered, and the next merge or start-up
   // (refreshStaleSearchIndexes) catches the index up.
   await refreshSearchIndex(ctx.db, space.id).catch((err) => ctx.jobs.logger?.error({ err, space: space.id }, 'search index refresh failed'));
+  // Spaces synced both ways send each merge to their repository (src/git/).
+  await exportAfterMerge(ctx, space.id, `${cr.subject || 'Change request'} (#${cr.number})`).catch((err) => ctx.jobs.logger?.error({ err, space: space.id }, 'git export after merge not queued'));
   return merged;
 }
 

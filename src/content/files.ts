@@ -160,14 +160,14 @@ export class FileBudget {
   }
 }
 
-function parseFileUrl(url: string): URL {
+function parseFileUrl(url: string, label = 'files: '): URL {
   let parsed: URL;
   try {
     parsed = new URL(url);
   } catch {
-    throw new BadRequestError(`files: "${url}" is not a valid URL`);
+    throw new BadRequestError(`${label}"${url}" is not a valid URL`);
   }
-  if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:') throw new BadRequestError('files: only http(s) URLs can be fetched');
+  if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:') throw new BadRequestError(`${label}only http(s) URLs can be fetched`);
   return parsed;
 }
 
@@ -186,9 +186,9 @@ function unlessAborted<T>(promise: Promise<T>, signal: AbortSignal): Promise<T> 
  * address is checked as it is, a name is resolved (all A and AAAA answers) and refused if any
  * answer is not allowed, so no answer order or later answer can lead elsewhere.
  */
-export async function vettedAddresses(url: URL, config: FetchConfig, signal: AbortSignal): Promise<LookupAddress[]> {
+export async function vettedAddresses(url: URL, config: ReachConfig, signal: AbortSignal, label = '', hint = ''): Promise<LookupAddress[]> {
   const host = url.hostname.replace(/^\[|\]$/g, '');
-  const refused = () => new BadRequestError(`files: ${url.hostname} is a private address; send the bytes with base64 instead`);
+  const refused = () => new BadRequestError(`${label}${url.hostname} is a private address${hint}`);
   const family = isIP(host);
   if (family) {
     if (!fetchMayReach(host, config)) throw refused();
@@ -198,7 +198,7 @@ export async function vettedAddresses(url: URL, config: FetchConfig, signal: Abo
     if (signal.aborted) throw err;
     return [];
   });
-  if (answers.length === 0) throw new BadRequestError(`files: cannot resolve ${url.hostname}`);
+  if (answers.length === 0) throw new BadRequestError(`${label}cannot resolve ${url.hostname}`);
   if (!answers.every((a) => fetchMayReach(a.address, config))) throw refused();
   return answers;
 }
@@ -248,6 +248,57 @@ export async function readBody(res: IncomingMessage, limit: number, tooLarge: ()
   return Buffer.concat(chunks, size);
 }
 
+type ReachConfig = Pick<FetchConfig, 'fetchAllowPrivate' | 'fetchAllowCidrs'>;
+
+/** How one vetted fetch is bounded and how its errors are worded. */
+export interface VettedFetchOptions {
+  config: ReachConfig;
+  /** Aborts the fetch (DNS, connections, redirects and body): the caller's deadline. */
+  signal: AbortSignal;
+  /** Most bytes of the body; past it `tooLarge()` is thrown and the connection cut. */
+  maxBytes: number;
+  tooLarge: () => Error;
+  /** Prefix of error messages (`files: `). */
+  label?: string;
+  /** Appended to the message refusing a private address. */
+  privateHint?: string;
+}
+
+/**
+ * GET of an http(s) URL through the address checks: every address the connection may use is
+ * vetted (private ones refused unless the configuration allows them), at most MAX_REDIRECTS
+ * redirects are followed with each target vetted again, and at most `maxBytes` of body are read.
+ * Errors are BadRequestErrors whose message says what happened; an abort rejects with the
+ * signal's reason. Used by `insert_files` (fetchFile) and by OpenAPI spec processing.
+ */
+export async function fetchVetted(url: string, o: VettedFetchOptions): Promise<{ data: Buffer; contentType: string | undefined; url: URL }> {
+  const label = o.label ?? '';
+  let current = parseFileUrl(url, label);
+  for (let redirects = 0; ; redirects++) {
+    const addresses = await vettedAddresses(current, o.config, o.signal, label, o.privateHint ?? '');
+    const res = await get(current, addresses, o.signal);
+    const status = res.statusCode ?? 0;
+    if (REDIRECT_STATUSES.has(status) && res.headers.location) {
+      res.destroy();
+      if (redirects === MAX_REDIRECTS) throw new BadRequestError(`${label}${url} redirects more than ${MAX_REDIRECTS} times`);
+      let target: string;
+      try {
+        target = new URL(res.headers.location, current).href;
+      } catch {
+        throw new BadRequestError(`${label}${url} redirects to an invalid URL`);
+      }
+      current = parseFileUrl(target, label);
+      continue;
+    }
+    if (status < 200 || status >= 300) {
+      res.destroy();
+      throw new BadRequestError(`${label}fetching ${url} answered ${status}`);
+    }
+    const data = await readBody(res, o.maxBytes, o.tooLarge);
+    return { data, contentType: res.headers['content-type']?.split(';')[0]?.trim() || undefined, url: current };
+  }
+}
+
 /**
  * Fetches a file for `insert_files` within the request's budget: addresses the configuration does
  * not allow are refused (private ones by default), at most MAX_REDIRECTS redirects are followed,
@@ -256,7 +307,7 @@ export async function readBody(res: IncomingMessage, limit: number, tooLarge: ()
  * request's deadline, however slowly or steadily the server sends.
  */
 export async function fetchFile(url: string, budget: FileBudget): Promise<{ data: Uint8Array; contentType: string | undefined }> {
-  let current = parseFileUrl(url);
+  parseFileUrl(url);
   const timedOut = () =>
     new BadRequestError(`files: fetching ${url} did not finish within ${budget.config.fetchTimeoutMs} ms, the time allowed for fetching the files of one request`);
   const remaining = budget.deadline - Date.now();
@@ -264,33 +315,17 @@ export async function fetchFile(url: string, budget: FileBudget): Promise<{ data
   const controller = new AbortController();
   const timer = setTimeout(() => controller.abort(new Error('deadline')), Math.min(remaining, 2 ** 31 - 1));
   try {
-    for (let redirects = 0; ; redirects++) {
-      const addresses = await vettedAddresses(current, budget.config, controller.signal);
-      const res = await get(current, addresses, controller.signal);
-      const status = res.statusCode ?? 0;
-      if (REDIRECT_STATUSES.has(status) && res.headers.location) {
-        res.destroy();
-        if (redirects === MAX_REDIRECTS) throw new BadRequestError(`files: ${url} redirects more than ${MAX_REDIRECTS} times`);
-        let target: string;
-        try {
-          target = new URL(res.headers.location, current).href;
-        } catch {
-          throw new BadRequestError(`files: ${url} redirects to an invalid URL`);
-        }
-        current = parseFileUrl(target);
-        continue;
-      }
-      if (status < 200 || status >= 300) {
-        res.destroy();
-        throw new BadRequestError(`files: fetching ${url} answered ${status}`);
-      }
-      const perFile = budget.bytesLeft >= MAX_FETCHED_FILE;
-      const data = await readBody(res, Math.min(MAX_FETCHED_FILE, budget.bytesLeft), () =>
-        perFile ? new BadRequestError(`files: ${url} is larger than ${MAX_FETCHED_FILE} bytes`) : budget.overBudget(url),
-      );
-      budget.take(data.byteLength, url);
-      return { data: new Uint8Array(data), contentType: res.headers['content-type']?.split(';')[0]?.trim() || undefined };
-    }
+    const perFile = budget.bytesLeft >= MAX_FETCHED_FILE;
+    const { data, contentType } = await fetchVetted(url, {
+      config: budget.config,
+      signal: controller.signal,
+      maxBytes: Math.min(MAX_FETCHED_FILE, budget.bytesLeft),
+      tooLarge: () => (perFile ? new BadRequestError(`files: ${url} is larger than ${MAX_FETCHED_FILE} bytes`) : budget.overBudget(url)),
+      label: 'files: ',
+      privateHint: '; send the bytes with base64 instead',
+    });
+    budget.take(data.byteLength, url);
+    return { data: new Uint8Array(data), contentType };
   } catch (err) {
     if (controller.signal.aborted) throw timedOut();
     if (err instanceof BadRequestError) throw err;

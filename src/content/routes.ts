@@ -36,6 +36,7 @@ type Query = {
   format?: 'document' | 'markdown';
   evaluated?: 'true' | 'false' | 'deterministic-only';
   dereferenced?: 'true' | 'false' | 'reusable-contents';
+  computed?: 'true' | 'false';
   'format.markdown.refs'?: 'relative' | 'stable';
 };
 
@@ -45,6 +46,7 @@ function readOptions(query: Query): ReadOptions {
     format: query.format,
     evaluated: query.evaluated === 'true' ? true : query.evaluated === 'deterministic-only' ? 'deterministic-only' : false,
     dereferenced: query.dereferenced === 'true' ? true : query.dereferenced === 'reusable-contents' ? 'reusable-contents' : false,
+    computed: query.computed === 'true',
     markdownRefs: query['format.markdown.refs'],
   };
 }

@@ -8,6 +8,7 @@ import { usersById } from '../users/service.ts';
 import { spaceUrls } from '../spaces/presenter.ts';
 import { loadSpace } from '../spaces/access.ts';
 import { presentReusableContent, readBody, type BodyOptions } from './documents.ts';
+import { mayHoldOpenAPIBlocks, resolveOpenAPIBlocks } from '../openapi/blocks.ts';
 import { isLargeMarkdown, markdownToDocumentForRead, markdownToDocumentJsonForRead } from './convert.ts';
 import { ContentReader, getDocuments, type PageEntry } from './model.ts';
 import { withFrontMatter } from './front-matter.ts';
@@ -42,6 +43,8 @@ export function readerFor(ctx: Ctx, target: ContentTarget): ContentReader {
 
 export interface ReadOptions extends PagePresentOptions, BodyOptions {
   format?: 'document' | 'markdown' | undefined;
+  /** Resolve blocks that point into OpenAPI specs (`computed=true`). */
+  computed?: boolean | undefined;
   /** How markdown writes links to pages and files: relative paths (the default) or ids. */
   markdownRefs?: 'relative' | 'stable' | undefined;
 }
@@ -71,9 +74,11 @@ export async function presentRevision(ctx: Ctx, target: ContentTarget, opts: Pag
     tags: [],
     variables,
     createdAt: target.revision.created_at.toISOString(),
-    ...(opts.metadata && target.revision.message
-      ? { git: { oid: target.revision.id, message: target.revision.message, createdByGitBook: true } }
-      : {}),
+    ...(opts.metadata && target.revision.git
+      ? { git: target.revision.git as { oid: string; message: string; createdByGitBook: boolean; url?: string; ref?: string } }
+      : opts.metadata && target.revision.message
+        ? { git: { oid: target.revision.id, message: target.revision.message, createdByGitBook: true } }
+        : {}),
     urls: {
       app: ctx.urls.app(`/s/${target.space.id}/revisions/${target.revision.id}`),
       ...(urls.published ? { published: urls.published } : {}),
@@ -108,13 +113,22 @@ export async function presentPage(ctx: Ctx, target: ContentTarget, page: PageEnt
       markdownToDocumentJsonForRead(markdown),
       loadPresentedPage(ctx.urls, target.space, reader, page, { ...opts, source, document: DOCUMENT_SLOT }),
     ]);
+    if (opts.computed && mayHoldOpenAPIBlocks(markdown)) {
+      const document = JSON.parse(documentJson);
+      await resolveOpenAPIBlocks(ctx.db, target.space.organization_id, ctx.user.id, document);
+      return { page: presented, documentJson: JSON.stringify(document) };
+    }
     return { page: presented, documentJson };
+  }
+  const document = opts.format === 'markdown' ? undefined : await markdownToDocumentForRead(markdown);
+  if (document && opts.computed && mayHoldOpenAPIBlocks(markdown)) {
+    await resolveOpenAPIBlocks(ctx.db, target.space.organization_id, ctx.user.id, document as Parameters<typeof resolveOpenAPIBlocks>[3]);
   }
   return {
     page: await loadPresentedPage(ctx.urls, target.space, reader, page, {
       ...opts,
       source,
-      ...(opts.format === 'markdown' ? { markdown } : { document: await markdownToDocumentForRead(markdown) }),
+      ...(document === undefined ? { markdown } : { document }),
     }),
   };
 }

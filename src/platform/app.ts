@@ -34,6 +34,7 @@ import { linkRoutes } from '../links/routes.ts';
 import { templateRoutes } from '../templates/routes.ts';
 import { pdfRoutes } from '../pdf/routes.ts';
 import { translationRoutes } from '../translations/routes.ts';
+import { openapiRoutes } from '../openapi/routes.ts';
 import { siteRoutes } from '../sites/routes.ts';
 import { insightRoutes } from '../insights/routes.ts';
 import { homeRoutes } from './home.ts';
@@ -41,6 +42,7 @@ import { integrationRoutes } from '../integrations/routes.ts';
 import { assertIntegrationRoute, authenticateIntegrationToken, INTEGRATION_TOKEN_PREFIX, type IntegrationGrant } from '../integrations/grants.ts';
 import { publishedSiteRoutes } from '../site/routes.ts';
 import { SiteHosts } from '../site/hosts.ts';
+import { gitRoutes } from '../git/routes.ts';
 import { runWithSsoGate } from './sso-gate.ts';
 import { ssoRoutes, ssoWebRoutes } from '../sso/routes.ts';
 
@@ -374,9 +376,11 @@ export async function buildApp(
       await pdfRoutes(api);
       await integrationRoutes(api);
       await translationRoutes(api);
+      await openapiRoutes(api);
       await ssoRoutes(api);
       await siteRoutes(api);
       await insightRoutes(api);
+      await gitRoutes(api);
     },
     { prefix: '/v1' },
   );

@@ -64,12 +64,22 @@ export interface Config {
   fetchTimeoutMs: number;
   /** Most bytes the files of one content request may add up to (fetched and inline). */
   fetchMaxRequestBytes: number;
+  /** How often OpenAPI specs given by URL are fetched again, in milliseconds; 0: never (only on PUT). */
+  openapiRefreshMs: number;
   /** Origins browser clients may call from (`*` for any); empty: no CORS headers, no preflight. */
   corsOrigins: string[];
   /** Whether GET /metrics serves Prometheus metrics. */
   metrics: boolean;
   /** Bearer token GET /metrics requires, when set. */
   metricsToken: string | undefined;
+  /** Git sync: most files a repository (or its project directory) may hold. */
+  gitMaxFiles: number;
+  /** Git sync: most bytes the files of a repository's project directory may add up to. */
+  gitMaxBytes: number;
+  /** Git sync: time allowed for one git command (fetch, push). */
+  gitTimeoutMs: number;
+  /** Key (32 bytes, base64) that encrypts stored git credentials; unset: one kept in the database. */
+  gitSecretKey: string | undefined;
   /** How long integration events (with their traces) are kept. */
   integrationEventRetentionMs: number;
   /** Time one delivery of an event to a script or dev tunnel may take; a script past it is stopped. */
@@ -131,6 +141,13 @@ function originsFrom(env: NodeJS.ProcessEnv, name: string): string[] {
     }
   }
   return list;
+}
+
+function gitKeyFrom(env: NodeJS.ProcessEnv): string | undefined {
+  const raw = env.GIT_SECRET_KEY;
+  if (!raw) return undefined;
+  if (Buffer.from(raw, 'base64').length !== 32) throw new ConfigError('GIT_SECRET_KEY must be 32 bytes in base64 (openssl rand -base64 32)');
+  return raw;
 }
 
 function trimSlash(url: string): string {
@@ -234,9 +251,14 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     fetchAllowCidrs: cidrsFrom(env, 'FETCH_ALLOW_CIDRS'),
     fetchTimeoutMs: intFrom(env, 'FETCH_TIMEOUT_MS', 30_000, 1),
     fetchMaxRequestBytes: intFrom(env, 'FETCH_MAX_REQUEST_BYTES', 25 * 1024 * 1024, 1),
+    openapiRefreshMs: intFrom(env, 'OPENAPI_REFRESH_INTERVAL_MS', 6 * 3600 * 1000, 0),
     corsOrigins: originsFrom(env, 'CORS_ORIGINS'),
     metrics: env.METRICS === 'true',
     metricsToken: env.METRICS_TOKEN || undefined,
+    gitMaxFiles: intFrom(env, 'GIT_MAX_FILES', 20_000, 1),
+    gitMaxBytes: intFrom(env, 'GIT_MAX_BYTES', 200 * 1024 * 1024, 1),
+    gitTimeoutMs: intFrom(env, 'GIT_TIMEOUT_MS', 120_000, 1000),
+    gitSecretKey: gitKeyFrom(env),
     integrationEventRetentionMs: intFrom(env, 'INTEGRATION_EVENT_RETENTION_MS', 30 * 24 * 3600 * 1000, 0),
     integrationTimeoutMs: intFrom(env, 'INTEGRATION_TIMEOUT_MS', 10_000, 100),
     integrationSubrequestLimit: intFrom(env, 'INTEGRATION_SUBREQUEST_LIMIT', 50, 0),

@@ -224,6 +224,20 @@ export const operationDocs: Record<string, readonly [summary: string, descriptio
   listGlossaryEntries: ['List glossary entries', 'Terms and their fixed translations per language, paginated; orderBy sorts by the term in one language.'],
   updateGlossaryEntries: ['Update glossary entries', 'Inserts, updates and deletes glossary entries in one batch, all or nothing. Every translation run honours the glossary.'],
   getGlossaryEntry: ['Get a glossary entry', 'One glossary entry.'],
+  // OpenAPI specifications
+  listOpenAPISpecs: ['List OpenAPI specs', 'The OpenAPI specifications of an organization, oldest first (guests see only public ones).'],
+  createOpenAPISpec: ['Add an OpenAPI spec', 'Adds a spec from `source.url` (fetched, then refreshed every OPENAPI_REFRESH_INTERVAL_MS) or `source.text`. It starts `pending`; a background job fetches it and the files its `$ref`s name, parses JSON or YAML (Swagger 2.0, OpenAPI 3.0 and 3.1), validates it and stores a version. Needs the create role.'],
+  getOpenAPISpecBySlug: ['Get an OpenAPI spec', 'A spec with its processing state and the errors of its last processing (file, line and JSON pointer of each).'],
+  createOrUpdateOpenAPISpecBySlug: ['Create or update an OpenAPI spec', 'Sets the source of the spec (creating it, 201, when the slug is new) and processes it again; a new version is stored only when the content changed.'],
+  updateOpenAPISpecBySlug: ['Change the visibility of an OpenAPI spec', 'Makes a spec private or public. Needs the create role.'],
+  deleteOpenAPISpecBySlug: ['Delete an OpenAPI spec', 'Deletes a spec and all its versions. Answers 204 also when it did not exist.'],
+  listOpenAPISpecVersions: ['List versions of an OpenAPI spec', 'The stored versions, newest first: one per processing whose content differed from the version before.'],
+  getLatestOpenAPISpecVersion: ['Get the latest version of an OpenAPI spec', 'The newest stored version; 404 until a processing has succeeded.'],
+  getLatestOpenAPISpecVersionContent: ['Get the content of the latest version', '`filesystem` holds every file of the spec (the root and the files its references lead to) by path, each its parsed document with `$ref`s as written.'],
+  getLatestOpenAPISpecVersionContentRaw: ['Get the raw root file of the latest version', 'The root file exactly as fetched (or given), with its format (json or yaml).'],
+  getOpenAPISpecVersionById: ['Get a version of an OpenAPI spec', 'One stored version by id.'],
+  getOpenAPISpecVersionContentById: ['Get the content of a version', 'The files of one stored version, as for the latest version\'s content.'],
+
   // Single sign-on (SAML)
   listSAMLProvidersInOrganizationById: ['List SAML providers', 'The SAML identity providers of an organization with their status and the values to give each provider (service). Admins only.'],
   createOrganizationSAMLProvider: ['Add a SAML provider', 'Adds an identity provider. Only `label` is required; it stays `pending` until `entityID`, `certificate` (PEM or bare base64; refused when it does not parse or is not valid now) and `ssoURL` are set, then it is `active`. Users signing in join with `defaultRole` (read unless given) and `defaultTeam`. Admins only.'],
@@ -280,6 +294,8 @@ export const operationDocs: Record<string, readonly [summary: string, descriptio
   getSitePublishingAuthById: ['Get visitor authentication', 'The key that signs visitor JWTs (HS256) of a visitor-auth site, and its fallback and logout URLs. Admins only.'],
   updateSitePublishingAuthById: ['Update visitor authentication', 'Changes the backend and the fallback and logout URLs (null removes one). Admins only.'],
   regenerateSitePublishingAuthById: ['Regenerate the visitor key', 'Replaces the signing key: visitor tokens signed with the old key stop working at once. Admins only.'],
+  getPublishedContentByUrl: ['Resolve a published URL (deprecated)', 'Same as resolvePublishedContentByUrl, with the URL and visitor token in the query string.'],
+  resolvePublishedContentByUrl: ['Resolve a published URL', 'The site, section, site space, space and page path a published URL points at, with a short-lived API token of the caller; a redirect when a site redirect applies. Share-link sites need ?share= in the URL, visitor-auth sites a visitor JWT (HS256, signed with the site key, not expired): 401 otherwise.'],
   searchSiteContent: ['Search a site', 'Full-text search of the spaces of a site: the default content of each section, some site spaces, or all of them.'],
   // Conversations, issues and clusters (Folio publishes these: the official document has none)
   ingestConversations: ['Ingest conversations', 'Stores one support conversation, or an array of up to 500, and queues their processing (issue extraction, then clustering) as a background job; each conversation gets `processedAt` when done. Idempotent by `id`: the same conversation sent again changes nothing, a changed one is updated and processed again. Answers 204. Organization admins only.'],
@@ -290,6 +306,14 @@ export const operationDocs: Record<string, readonly [summary: string, descriptio
   listConversationsClusters: ['List issues clusters', 'Groups of similar issues with their label, summary, impact, weekly pulse over 13 weeks, sources, stats and the documentation pages most related to them; `sort` (updatedAt, createdAt, issues) and `order` (desc, asc).'],
   getConversationsCluster: ['Get an issues cluster', 'One cluster of similar issues, with its figures and related documentation pages.'],
   updateConversationsCluster: ['Mute or unmute an issues cluster', 'Sets `muted` (muted clusters are left out of change request creation); changes nothing else. Organization admins only.'],
+  // Git sync
+  importGitRepository: ['Import a git repository into the space', 'Answers 204 and imports in the background (a durable job): clones `url` at `ref` over http(s), reads .gitbook.yaml, SUMMARY.md (or the folders), front matter and .gitbook/assets, and makes the result the space content (or, with `standalone`, only a revision). A page keeps its id while its path is unchanged. When both the space and the repository changed since the last sync, the import is a three-way merge; if it conflicts, it becomes a change request showing the conflicts. Follow it with GET /git/info.'],
+  exportToGitRepository: ['Export the space to a git repository', 'Answers 204 and exports in the background (a durable job): writes the space content as one commit on `ref` with `commitMessage` and pushes it. Unchanged files stay byte-identical and an unchanged space makes no commit. Refused (see GET /git/info) when the branch has commits not imported yet, unless `force`.'],
+  getSpaceGitInfo: ['Get the git sync state of a space', 'The repository the space syncs with and its latest operation (`state`, `direction`, `startedAt`, `endedAt`, `error`). 404 when the space never synced.'],
+  deleteGitLegacyInstallation: ['Disconnect the space from git', 'Removes the space git connection, its stored credentials and webhook secret. Answers 204 also when there was none. Space admins only.'],
+  getSpaceGitSyncSettings: ['Get the two-way git sync settings', 'Repository, branch, project directory and automatic export of the space, and the URL push webhooks should call. Credentials and the webhook secret are never shown. Space admins only.'],
+  setSpaceGitSyncSettings: ['Set the two-way git sync settings', 'Stores the repository (credentials in the URL are kept encrypted), the branch, the project directory and whether merges export automatically. The webhook secret is made on the first call (or with rotateWebhookSecret) and shown only in that response. Space admins only.'],
+  receiveGitPushWebhook: ['Receive a push webhook', 'Push events of GitHub (X-Hub-Signature-256), Gitea/Forgejo (X-Gitea-Signature, X-Forgejo-Signature) and GitLab (X-Gitlab-Token), verified with the space webhook secret: a push to the synced branch queues an import. Needs no token.'],
 };
 
 /** onRoute hook: fills a route's `summary` and `description` from the table (the route's own win). */

@@ -131,6 +131,23 @@ export function assertContentRole(role: RoleOrGuest, min: Role, action: string):
 }
 
 /**
+ * OpenAPI specs belong to the organization: members with a role see them (guests only public
+ * ones), members with the create role or stronger add, change and delete them.
+ */
+export function openAPISpecPermissions(m: Membership | undefined, visibility: 'private' | 'public') {
+  return {
+    view: canListPeople(m) || (!!m && visibility === 'public'),
+    edit: atLeast(m?.role, 'create'),
+  };
+}
+
+export function assertCanEditOpenAPISpecs(m: Membership): void {
+  if (!atLeast(m.role, 'create')) {
+    throw new ForbiddenError('You need the create role in the organization to add, change or delete OpenAPI specs');
+  }
+}
+
+/**
  * What an organization role allows on the organization's docs sites: readers read, members with
  * edit edit content, members with create shape the structure (site spaces, sections, redirects,
  * customization), admins manage settings, visibility, share links, visitor auth and publishing.

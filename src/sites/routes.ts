@@ -92,6 +92,7 @@ import {
   updateSiteSpace,
 } from './structure.ts';
 import { searchSite, SiteSearchBody, SiteSearchResults } from './search.ts';
+import { PublishedLookup, resolvePublishedUrl, ResolveUrlBody, ResolveUrlQuery } from './urls.ts';
 
 const tags = ['sites'];
 const ShareKey = Type.Object(ShareKeyQuery);
@@ -392,5 +393,17 @@ export async function siteRoutes(app: FolioApp): Promise<void> {
     `${base}/search`,
     { schema: { operationId: 'searchSiteContent', tags, params: SiteIdParams, querystring: Type.Object(PageQuery), body: SiteSearchBody, response: { 200: SiteSearchResults, ...errorResponses } } },
     async (req) => searchSite(req.ctx(), req.params.organizationId, req.params.siteId, req.body, req.query),
+  );
+
+  // Published URLs
+  app.get(
+    '/urls/published',
+    { schema: { operationId: 'getPublishedContentByUrl', tags: ['urls'], querystring: ResolveUrlQuery, response: { 200: PublishedLookup, ...errorResponses } } },
+    async (req) => resolvePublishedUrl(req.ctx(), { url: req.query.url, jwt: req.query.visitorAuthToken, redirectOnError: req.query.redirectOnError }),
+  );
+  app.post(
+    '/urls/published',
+    { schema: { operationId: 'resolvePublishedContentByUrl', tags: ['urls'], body: ResolveUrlBody, response: { 200: PublishedLookup, ...errorResponses } } },
+    async (req) => resolvePublishedUrl(req.ctx(), { url: req.body.url, jwt: req.body.visitor?.jwtToken, redirectOnError: req.body.redirectOnError }),
   );
 }

@@ -1,6 +1,6 @@
 import { Type, type Static, type TSchema } from '@sinclair/typebox';
 import { asEnum, Timestamp } from '../platform/schemas.ts';
-import { DefaultLevel, Space } from '../spaces/schemas.ts';
+import { DefaultLevel } from '../spaces/schemas.ts';
 
 /** Shapes of sites, their structure and settings (spec document 002 › Sites; official names). */
 
@@ -117,7 +117,9 @@ export const SiteSpace = Type.Object({
   id: Type.String(),
   path: Type.String(),
   section: Type.Optional(Type.String()),
-  space: Space,
+  // The linked space, as getSpaceById presents it (declared loosely: repeating the whole Space
+  // schema in every structure shape made the OpenAPI document megabytes long).
+  space: Type.Object({ object: Type.Literal('space'), id: Type.String() }, { additionalProperties: true, description: 'The linked space (the Space resource)' }),
   title: Type.String(),
   default: Type.Boolean(),
   draft: Type.Boolean(),
@@ -147,21 +149,19 @@ export type SiteSectionResource = Static<typeof SiteSection>;
 /** Section groups nest at most this deep (a group at the root is at depth 1). */
 export const MAX_GROUP_DEPTH = 5;
 
-/** A group's children are sections and groups; spelled out level by level (no recursive $ref). */
-function groupSchema(depth: number): TSchema {
-  const child = depth > 1 ? Type.Union([SiteSection, groupSchema(depth - 1)]) : SiteSection;
-  return Type.Object({
-    object: Type.Literal('site-section-group'),
-    id: Type.String(),
-    title: Type.String(),
-    sectionGroup: Type.Optional(Type.String({ description: 'Parent group' })),
-    draft: Type.Boolean(),
-    sections: Type.Array(SiteSection, { description: 'Sections directly in the group (deprecated: use children)' }),
-    children: Type.Array(child),
-    icon: Type.Optional(Type.String()),
-  });
-}
-export const SiteSectionGroup = groupSchema(MAX_GROUP_DEPTH);
+/** A group's children: sections and groups (nested groups are declared loosely: the schema stays finite). */
+export const SiteSectionGroup = Type.Object({
+  object: Type.Literal('site-section-group'),
+  id: Type.String(),
+  title: Type.String(),
+  sectionGroup: Type.Optional(Type.String({ description: 'Parent group' })),
+  draft: Type.Boolean(),
+  sections: Type.Array(Type.Object({ object: Type.Literal('site-section'), id: Type.String() }, { additionalProperties: true }), {
+    description: 'Sections directly in the group (deprecated: use children)',
+  }),
+  children: Type.Array(Type.Object({ object: Type.String(), id: Type.String() }, { additionalProperties: true, description: 'A SiteSection or a SiteSectionGroup' })),
+  icon: Type.Optional(Type.String()),
+});
 export type SiteSectionGroupResource = {
   object: 'site-section-group';
   id: string;

@@ -44,6 +44,7 @@ export function presentSpace(urls: Urls, space: SpaceRow, role: RoleOrGuest, cou
     ...counts,
     urls: spaceUrls(urls, space),
     permissions: spacePermissions(role),
+    ...(space.git_sync ? { gitSync: space.git_sync as SpaceResource['gitSync'] } : {}),
   };
 }
 

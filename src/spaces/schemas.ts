@@ -1,3 +1,4 @@
+import { GitSyncState } from '../git/schemas.ts';
 import { Type, type Static } from '@sinclair/typebox';
 import { asEnum, MergeRulesRules, Role, RoleOrGuest, Timestamp } from '../platform/schemas.ts';
 
@@ -82,6 +83,7 @@ export const Space = Type.Object({
     icon: Type.Optional(Type.String()),
   }),
   permissions: SpacePermissions,
+  gitSync: Type.Optional(GitSyncState),
 });
 export type SpaceResource = Static<typeof Space>;
 

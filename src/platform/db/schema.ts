@@ -46,6 +46,8 @@ export interface Database {
   saml_requests: SamlRequestsTable;
   saml_assertions: SamlAssertionsTable;
   saml_identities: SamlIdentitiesTable;
+  openapi_specs: OpenAPISpecsTable;
+  openapi_spec_versions: OpenAPISpecVersionsTable;
   sites: SitesTable;
   site_section_groups: SiteSectionGroupsTable;
   site_sections: SiteSectionsTable;
@@ -57,6 +59,7 @@ export interface Database {
   conversation_issues: ConversationIssuesTable;
   insight_terms: InsightTermsTable;
   insight_state: InsightStateTable;
+  git_syncs: GitSyncsTable;
 }
 
 export type Role = 'admin' | 'create' | 'review' | 'edit' | 'comment' | 'read';
@@ -236,6 +239,8 @@ export interface SpacesTable {
   created_at: Date;
   updated_at: Date;
   deleted_at: Date | null;
+  /** The public `gitSync` object of the space (set by git sync). */
+  git_sync: Generated<Json | null>;
   /** Whether `space_documents` lists the documents of its revisions (false only for spaces from before it existed). */
   documents_indexed: Generated<boolean>;
 }
@@ -251,6 +256,8 @@ export interface RevisionsTable {
   /** Root of the revision's content tree ('' for empty content). */
   root: Generated<string>;
   message: string | null;
+  /** Git commit of the revision (official RevisionGit): oid, message, createdByGitBook, url, ref. */
+  git: Generated<Json | null>;
 }
 
 export interface ContentPermissionsTable {
@@ -649,6 +656,40 @@ export interface IssuesClustersTable {
   updated_at: Date;
 }
 
+export type OpenAPIProcessingState = 'pending' | 'progress' | 'complete';
+export type OpenAPIErrorCode = 'FETCH_TIMEOUT' | 'FETCH_ERROR' | 'PARSE_ERROR';
+
+/** One problem found while processing a spec, with where it is when known. */
+export interface OpenAPIProcessError {
+  message: string;
+  code: string;
+  file?: string;
+  pointer?: string;
+  line?: number;
+}
+
+export interface OpenAPISpecsTable {
+  id: string;
+  seq: Generated<number>;
+  organization_id: string;
+  slug: string;
+  /** Where the spec is fetched from; null for a spec given as text. */
+  source_url: string | null;
+  /** The spec given as text (`source: {text}`); null for a URL source. */
+  source_text: string | null;
+  visibility: 'private' | 'public';
+  processing_state: OpenAPIProcessingState;
+  /** Grows with each PUT: a job carries the generation it was queued for. */
+  generation: number;
+  last_version_id: string | null;
+  last_processed_at: Date | null;
+  last_error_code: OpenAPIErrorCode | null;
+  last_errors: OpenAPIProcessError[];
+  last_error_count: number;
+  created_at: Date;
+  updated_at: Date;
+}
+
 export interface ConversationIssuesTable {
   id: string;
   seq: Generated<number>;
@@ -686,6 +727,63 @@ export interface InsightStateTable {
 export type ConversationRow = Selectable<ConversationsTable>;
 export type IssuesClusterRow = Selectable<IssuesClustersTable>;
 export type ConversationIssueRow = Selectable<ConversationIssuesTable>;
+/** A file of a spec version: its path relative to the root's folder (or absolute URL), and its bytes by hash. */
+export interface OpenAPIVersionFile {
+  path: string;
+  url: string;
+  format: 'json' | 'yaml';
+  /** Blob of the bytes as fetched. */
+  raw: string;
+  /** Blob of the parsed document as JSON text. */
+  json: string;
+}
+
+export interface OpenAPISpecVersionsTable {
+  id: string;
+  seq: Generated<number>;
+  spec_id: string;
+  organization_id: string;
+  url: string;
+  content_hash: string;
+  /** The root first. */
+  files: OpenAPIVersionFile[];
+  created_at: Date;
+}
+
+export type OpenAPISpecRow = Selectable<OpenAPISpecsTable>;
+export type OpenAPISpecVersionRow = Selectable<OpenAPISpecVersionsTable>;
+/** One synchronised space: settings, the latest operation, and what was last synced (src/git/). */
+export interface GitSyncsTable {
+  space_id: string;
+  organization_id: string;
+  url: string | null;
+  ref: string | null;
+  project_directory: Generated<string>;
+  /** Encrypted `username:password` (src/git/secrets.ts). */
+  credentials: string | null;
+  /** Encrypted secret that push webhooks must prove they know. */
+  webhook_secret: string | null;
+  auto_export: Generated<boolean>;
+  repo_tree_url: string | null;
+  repo_commit_url: string | null;
+  provider: string | null;
+  /** Who set up the sync: automatic imports and exports act as them. */
+  configured_by: string | null;
+  last_event_at: Date | null;
+  synced_revision: string | null;
+  synced_commit: string | null;
+  manifest: Json | null;
+  op_state: string | null;
+  op_direction: string | null;
+  op_started_at: Date | null;
+  op_ended_at: Date | null;
+  op_error: string | null;
+  lock_job: number | null;
+  lock_until: Date | null;
+  updated_at: Date;
+}
+
+export type GitSyncRow = Selectable<GitSyncsTable>;
 
 export type InstallationStatus = 'active' | 'pending' | 'paused';
 

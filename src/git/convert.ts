@@ -1,0 +1,502 @@
+import { GitError } from './git.ts';
+import { posix } from 'node:path';
+import { generateNKeysBetween } from 'fractional-indexing';
+import { readMarkdownMetadata } from '../change-requests/service.ts';
+import { getBlob, imageDimensions, putBlob } from '../content/files.ts';
+import { readFrontMatter, variablesOf, withFrontMatter } from '../content/front-matter.ts';
+import { parse as parseYaml, stringify as stringifyYaml } from 'yaml';
+import { ContentEditor, ContentReader, EMPTY, getDocuments, putDocuments, REUSABLE_CONTENT_ID, slugify, sortPages, type FileEntry, type PageEntry, type ReusableContentEntry, type Variables } from '../content/model.ts';
+import { frontMatterOf, gitPath } from '../content/presenter.ts';
+import { hashOf } from '../content/tree.ts';
+import type { Db } from '../platform/db/database.ts';
+import { newId } from '../platform/ids.ts';
+import {
+  contentTypeOf,
+  folderTree,
+  parseSummary,
+  readGitbookConfig,
+  relativeLink,
+  repoPath,
+  resolveRelative,
+  rewriteLinks,
+  writeSummary,
+  type TocItem,
+} from './format.ts';
+import type { FetchedRepo, TreeFile } from './repo.ts';
+
+/**
+ * Where each page and file of the last synced revision lives in the repository, and the hash of
+ * what was synced. It lets an import keep page ids (a page whose path is unchanged is the same
+ * page: comments and links survive) and lets an export leave unchanged files byte-identical
+ * (an untouched page is written as the very blob it came from).
+ */
+export interface Manifest {
+  commit: string;
+  pages: Record<string, { kind: 'page' | 'group' | 'link'; path?: string; oid?: string; entry: string; href?: string }>;
+  files: Record<string, { path: string; oid: string; blob: string }>;
+  summary?: { path: string; oid: string; shape: string };
+  /** Reusable contents ↔ `.gitbook/includes/<id>.md`. */
+  includes?: Record<string, { path: string; oid: string; entry: string }>;
+  /** Space variables ↔ `.gitbook/vars.yaml`. */
+  vars?: { path: string; oid: string; hash: string };
+}
+
+/** An include line, `{% include "<path>" %}`, whatever the path. */
+const INCLUDE = /^([ \t]*\{%[ \t]*include[ \t]+")([^"]+)("[ \t]*%\}[ \t]*)$/gm;
+
+function rewriteIncludes(markdown: string, map: (path: string) => string | undefined): string {
+  if (!markdown.includes('include')) return markdown;
+  return markdown.replace(INCLUDE, (whole, lead: string, path: string, end: string) => {
+    const next = map(path);
+    return next === undefined ? whole : `${lead}${next}${end}`;
+  });
+}
+
+const includeEntryHash = (e: ReusableContentEntry) => hashOf({ ...e, createdAt: undefined, updatedAt: undefined });
+
+/** Hash of what a page's file says (its place in the tree is SUMMARY.md's business). */
+function entryHash(p: PageEntry): string {
+  return hashOf({ ...p, parent: undefined, pos: undefined, createdAt: undefined, updatedAt: undefined });
+}
+
+const GITBOOK_DIR = '.gitbook/';
+
+export interface ImportStats {
+  filesRead: number;
+  pagesWritten: number;
+  filesWritten: number;
+}
+
+/** Progress lines for the logs. */
+export type Progress = (message: string, data?: Record<string, unknown>) => void;
+
+/**
+ * Turns a fetched commit into the content tree of a revision (stored in `db`), built with the
+ * same ContentEditor every content change goes through. `base` is the content last synced (its
+ * page ids, positions and dates are kept where nothing changed).
+ */
+export async function importTree(
+  db: Db,
+  repo: FetchedRepo,
+  commit: string,
+  opts: { spaceId: string; projectDir: string; base: { root: string; manifest: Manifest | null }; progress: Progress },
+): Promise<{ root: string; manifest: Manifest; stats: ImportStats }> {
+  const files = await repo.files(commit, opts.projectDir);
+  const byPath = new Map(files.map((f) => [f.path, f]));
+  opts.progress('git import: files listed', { files: files.length });
+  const configFile = byPath.get(repoPath(opts.projectDir, '.gitbook.yaml')!);
+  const configText = configFile ? (await repo.blobs([configFile.oid])).get(configFile.oid)!.toString('utf8') : undefined;
+  const config = readGitbookConfig(configText, opts.projectDir);
+  const inRoot = (p: string) => !config.root || p.startsWith(`${config.root}/`);
+  const summaryPath = repoPath(config.root, config.summary);
+  const summaryFile = summaryPath ? byPath.get(summaryPath) : undefined;
+
+  let toc: TocItem[];
+  if (summaryFile) {
+    toc = parseSummary((await repo.blobs([summaryFile.oid])).get(summaryFile.oid)!.toString('utf8'), summaryFile.path);
+  } else {
+    const markdown = files.filter((f) => inRoot(f.path) && /\.md$/i.test(f.path) && !f.path.slice(config.root ? config.root.length + 1 : 0).startsWith(GITBOOK_DIR));
+    toc = folderTree(
+      markdown.map((f) => f.path),
+      config.root,
+      config.readme,
+    );
+  }
+
+  // Pages of the table of contents, in order; a file listed twice is one page.
+  const seen = new Set<string>();
+  const items: { item: TocItem; parent: TocItem | null }[] = [];
+  const walk = (list: TocItem[], parent: TocItem | null) => {
+    for (const item of list) {
+      if (item.kind === 'page') {
+        if (seen.has(item.path!)) continue;
+        seen.add(item.path!);
+      }
+      items.push({ item, parent });
+      walk(item.children, item);
+    }
+  };
+  walk(toc, null);
+
+  // Ids: the page or file that had the same path at the last sync keeps its id.
+  const old = opts.base.manifest;
+  const keyOf = (item: TocItem) => (item.kind === 'page' ? item.path! : item.kind === 'group' ? `group:${item.title}` : `link:${item.href}`);
+  const idByKey = new Map<string, string>();
+  if (old) {
+    for (const [id, p] of Object.entries(old.pages)) idByKey.set(p.kind === 'page' ? p.path! : `${p.kind}:${p.href ?? ''}`, id);
+    for (const [id, f] of Object.entries(old.files)) idByKey.set(`file:${f.path}`, id);
+  }
+  const ids = new Map<TocItem, string>();
+  const taken = new Set<string>();
+  for (const { item } of items) {
+    const id = idByKey.get(keyOf(item));
+    const chosen = id && !taken.has(id) ? id : newId();
+    taken.add(chosen);
+    ids.set(item, chosen);
+  }
+  const pageIdByPath = new Map<string, string>();
+  for (const { item } of items) if (item.kind === 'page') pageIdByPath.set(item.path!, ids.get(item)!);
+
+  // Page files, then the files they link to and everything under .gitbook/assets.
+  const pageFiles = items.filter(({ item }) => item.kind === 'page' && byPath.has(item.path!)).map(({ item }) => byPath.get(item.path!)!);
+  const texts = await repo.blobs(pageFiles.map((f) => f.oid));
+  opts.progress('git import: pages read', { pages: pageFiles.length });
+  const assetDir = repoPath(config.root, '.gitbook/assets');
+  const assets = new Map<string, TreeFile>();
+  for (const f of files) if (assetDir && f.path.startsWith(`${assetDir}/`)) assets.set(f.path, f);
+  const parsed = new Map<string, { markdown: string; title?: string; metadata: ReturnType<typeof readMarkdownMetadata>['metadata'] }>();
+  for (const f of pageFiles) {
+    const meta = readMarkdownMetadata(texts.get(f.oid)!.toString('utf8'));
+    parsed.set(f.path, meta);
+    rewriteLinks(meta.markdown, (target) => {
+      const r = resolveRelative(f.path, target);
+      const file = r && byPath.get(r.path);
+      if (file && !/\.md$/i.test(file.path) && !assets.has(file.path)) assets.set(file.path, file);
+      return undefined;
+    });
+  }
+  const fileIdByPath = new Map<string, string>();
+  for (const path of assets.keys()) fileIdByPath.set(path, idByKey.get(`file:${path}`) ?? newId());
+
+  // Bodies with repository links turned into page and file references.
+  const bodies = new Map<string, string>();
+  for (const f of pageFiles) {
+    const meta = parsed.get(f.path)!;
+    const includesDir = repoPath(config.root, '.gitbook/includes');
+    const body = rewriteIncludes(meta.markdown, (target) => {
+      const r = resolveRelative(f.path, target);
+      return r && includesDir && r.path.startsWith(`${includesDir}/`) ? `.gitbook/includes/${r.path.slice(includesDir.length + 1)}` : undefined;
+    });
+    bodies.set(
+      f.path,
+      rewriteLinks(body, (target) => {
+        const r = resolveRelative(f.path, target);
+        if (!r) return undefined;
+        const page = pageIdByPath.get(r.path) ?? (/\/$|^$/.test(r.path) ? undefined : pageIdByPath.get(`${r.path}/README.md`));
+        if (page) return `/pages/${page}${r.anchor ? `#${r.anchor}` : ''}`;
+        const file = fileIdByPath.get(r.path);
+        if (file) return `/files/${file}`;
+        return undefined;
+      }),
+    );
+  }
+  const docPaths = [...bodies.keys()];
+  const hashes = await putDocuments(db, opts.spaceId, docPaths.map((p) => bodies.get(p)!));
+  const docByPath = new Map(docPaths.map((p, i) => [p, hashes[i]!]));
+
+  const baseReader = new ContentReader(db, opts.base.root);
+  const base = opts.base.root === EMPTY ? { pages: new Map<string, PageEntry>(), files: [] as FileEntry[], reusableContents: [] as ReusableContentEntry[], variables: {} as Variables } : await baseReader.all();
+  const now = new Date().toISOString();
+  const editor = new ContentEditor(db, EMPTY);
+  const manifest: Manifest = { commit, pages: {}, files: {} };
+
+  // Siblings, in table-of-contents order, per parent page.
+  const siblings = new Map<string | null, TocItem[]>();
+  for (const { item, parent } of items) {
+    const parentId = parent ? ids.get(parent)! : null;
+    const list = siblings.get(parentId) ?? [];
+    list.push(item);
+    siblings.set(parentId, list);
+  }
+  let pagesWritten = 0;
+  const entries = new Map<TocItem, PageEntry>();
+  for (const [parentId, list] of siblings) {
+    const listIds = list.map((i) => ids.get(i)!);
+    const oldPos = listIds.map((id) => base.pages.get(id)).map((p) => (p && p.parent === parentId ? p.pos : undefined));
+    const keep = oldPos.every((p, i) => p !== undefined && (i === 0 || oldPos[i - 1]! < p));
+    const positions = keep ? (oldPos as string[]) : generateNKeysBetween(null, null, list.length);
+    const slugs = new Set<string>();
+    for (const [i, item] of list.entries()) {
+      const id = listIds[i]!;
+      const meta = item.kind === 'page' ? parsed.get(item.path!) : undefined;
+      const title = meta?.title ?? item.title;
+      let slug: string;
+      if (item.kind === 'page') {
+        const name = posix.basename(item.path!).replace(/\.md$/i, '');
+        const dir = posix.basename(posix.dirname(item.path!));
+        slug = /^readme$/i.test(name) ? (dir && dir !== '.' && posix.dirname(item.path!) !== config.root ? slugify(dir) : slugify(title)) : slugify(name);
+      } else slug = slugify(item.title);
+      for (let n = 2; slugs.has(slug); n++) slug = `${slug.replace(/-\d+$/, '')}-${n}`;
+      slugs.add(slug);
+      const before = base.pages.get(id);
+      const entry: PageEntry = {
+        id,
+        type: 'document',
+        title,
+        slug,
+        parent: parentId,
+        pos: positions[i]!,
+        doc: item.kind === 'page' ? (docByPath.get(item.path!) ?? (await putDocuments(db, opts.spaceId, ['']))[0]!) : null,
+        createdAt: before?.createdAt ?? now,
+        updatedAt: now,
+        ...(meta?.metadata ?? {}),
+        // A SUMMARY.md title other than the page's own is its link title (folder names are not titles).
+        ...(summaryFile && item.kind === 'page' && item.title !== title ? { linkTitle: item.title } : {}),
+      } as PageEntry;
+      const same = before && hashOf({ ...before, updatedAt: undefined }) === hashOf({ ...entry, updatedAt: undefined });
+      const final = same ? before : entry;
+      editor.putPage(final);
+      entries.set(item, final);
+      pagesWritten++;
+      const file = item.kind === 'page' ? byPath.get(item.path!) : undefined;
+      manifest.pages[id] = {
+        kind: item.kind,
+        ...(item.path ? { path: item.path } : {}),
+        ...(file ? { oid: file.oid } : {}),
+        entry: entryHash(final),
+        ...(item.kind === 'group' ? { href: item.title } : item.kind === 'link' ? { href: item.href! } : item.href ? { href: item.href } : {}),
+      };
+    }
+    await editor.setChildren(parentId, listIds);
+  }
+  opts.progress('git import: pages written', { pages: pagesWritten });
+
+  // Files: bytes stored by hash; an unchanged file keeps its entry.
+  const assetBytes = await repo.blobs([...assets.values()].map((f) => f.oid));
+  const baseFiles = new Map(base.files.map((f) => [f.id, f]));
+  for (const [path, f] of assets) {
+    const id = fileIdByPath.get(path)!;
+    const data = assetBytes.get(f.oid)!;
+    const blob = await putBlob(db, data);
+    const name = posix.basename(path);
+    const contentType = contentTypeOf(name);
+    const before = baseFiles.get(id);
+    const dimensions = contentType.startsWith('image/') ? imageDimensions(data) : undefined;
+    const entry: FileEntry = before && before.blob === blob && before.name === name ? before : { id, name, contentType, size: data.length, blob, ...(dimensions ? { dimensions } : {}) };
+    editor.putFile(entry);
+    manifest.files[id] = { path, oid: f.oid, blob };
+  }
+  // Reusable contents from .gitbook/includes/<id>.md; space variables from .gitbook/vars.yaml.
+  const includesDir = repoPath(config.root, '.gitbook/includes')!;
+  const includeFiles = files.filter((f) => f.path.startsWith(`${includesDir}/`) && /^[^/]+\.md$/.test(f.path.slice(includesDir.length + 1)));
+  const includeTexts = await repo.blobs(includeFiles.map((f) => f.oid));
+  const baseIncludes = new Map(base.reusableContents.map((r) => [r.id, r]));
+  manifest.includes = {};
+  for (const f of includeFiles) {
+    const id = f.path.slice(includesDir.length + 1).replace(/\.md$/, '');
+    if (!REUSABLE_CONTENT_ID.test(id)) continue;
+    const { metadata, body } = readFrontMatter(includeTexts.get(f.oid)!.toString('utf8'));
+    const title = typeof metadata.extra?.title === 'string' ? metadata.extra.title : id;
+    const [doc] = await putDocuments(db, opts.spaceId, [body.replace(/^(?:[ \t]*\r?\n)+/, '')]);
+    const before = baseIncludes.get(id);
+    const entry: ReusableContentEntry = before && before.title === title && before.doc === doc ? before : { id, title, doc: doc!, createdAt: before?.createdAt ?? now, updatedAt: now };
+    editor.putReusableContent(entry);
+    manifest.includes[id] = { path: f.path, oid: f.oid, entry: includeEntryHash(entry) };
+  }
+  const varsFile = byPath.get(repoPath(config.root, '.gitbook/vars.yaml')!);
+  if (varsFile) {
+    let parsedVars: unknown;
+    try {
+      parsedVars = parseYaml((await repo.blobs([varsFile.oid])).get(varsFile.oid)!.toString('utf8'));
+    } catch {
+      throw new GitError(`${varsFile.path} is not valid YAML`);
+    }
+    const variables = parsedVars == null ? {} : variablesOf(parsedVars);
+    if (!variables) throw new GitError(`${varsFile.path}: variables must be a mapping of names to strings (up to 256 characters), numbers or booleans`);
+    editor.setVariables(variables);
+    manifest.vars = { path: varsFile.path, oid: varsFile.oid, hash: hashOf(variables) };
+  }
+  // Without SUMMARY.md, the shape is kept too: an export of the same tree writes none either.
+  // The shape uses the titles an export would write (a link title, else the page's title).
+  const titled = (list: TocItem[]): TocItem[] =>
+    list.filter((i) => entries.has(i)).map((i) => ({ ...i, title: i.kind === 'group' ? i.title : (entries.get(i)!.linkTitle ?? entries.get(i)!.title), children: titled(i.children) }));
+  const shape = hashOf(shapeOf(titled(toc)));
+  manifest.summary = summaryFile ? { path: summaryFile.path, oid: summaryFile.oid, shape } : { path: '', oid: '', shape };
+  const root = await editor.commit(db);
+  opts.progress('git import: content tree written', { files: assets.size, reusableContents: includeFiles.length });
+  return { root, manifest, stats: { filesRead: pageFiles.length + assets.size, pagesWritten, filesWritten: assets.size } };
+}
+
+/** What SUMMARY.md says, without the text that does not matter (for comparisons). */
+function shapeOf(items: TocItem[]): unknown {
+  return items.map((i) => [i.kind, i.title, i.path ?? '', i.href ?? '', shapeOf(i.children)]);
+}
+
+export interface ExportPlan {
+  files: { path: string; oid?: string; data?: Buffer }[];
+  deletes: string[];
+  manifest: Omit<Manifest, 'commit'>;
+}
+
+/**
+ * The repository files of a revision: pages (`slug.md`, `slug/README.md` with children) with
+ * front matter, SUMMARY.md, files under .gitbook/assets, and .gitbook.yaml when the repository
+ * has none. What did not change since the last sync is written as the blob it was.
+ */
+export async function exportPlan(
+  db: Db,
+  root: string,
+  opts: { projectDir: string; existing: TreeFile[]; configText: string | undefined; manifest: Manifest | null },
+): Promise<ExportPlan> {
+  const config = readGitbookConfig(opts.configText, opts.projectDir);
+  const { pages, files, reusableContents, variables } = await new ContentReader(db, root).all();
+  const docs = await getDocuments(db, [...pages.values()].map((p) => p.doc ?? ''));
+  const children = new Map<string | null, PageEntry[]>();
+  for (const p of pages.values()) {
+    const list = children.get(p.parent) ?? [];
+    list.push(p);
+    children.set(p.parent, list);
+  }
+  for (const list of children.values()) sortPages(list);
+  const m = opts.manifest;
+  const used = new Set<string>();
+  const unique = (path: string) => {
+    let candidate = path;
+    for (let n = 2; used.has(candidate); n++) candidate = path.replace(/(\/README)?\.md$/, (end) => `-${n}${end}`);
+    used.add(candidate);
+    return candidate;
+  };
+  const inRoot = (...parts: string[]) => repoPath(config.root, ...parts)!;
+
+  // Paths: kept from the last sync, else derived from the slugs.
+  const pathOf = new Map<string, string>();
+  const kindOf = new Map<string, 'page' | 'group' | 'link'>();
+  for (const id of pages.keys()) {
+    const known = m?.pages[id];
+    if (known?.kind === 'page' && known.path) pathOf.set(id, unique(known.path));
+    kindOf.set(id, known?.kind ?? 'page');
+  }
+  const assign = (parent: string | null, folder: string) => {
+    for (const [index, p] of (children.get(parent) ?? []).entries()) {
+      const hasChildren = (children.get(p.id)?.length ?? 0) > 0;
+      if (kindOf.get(p.id) === 'page' && !pathOf.has(p.id)) {
+        const first = parent === null && index === 0 && !hasChildren && !used.has(inRoot(config.readme));
+        pathOf.set(p.id, unique(first ? inRoot(config.readme) : repoPath(folder, gitPath(p.slug, hasChildren))!));
+      }
+      const path = pathOf.get(p.id);
+      const sub = path ? (/(^|\/)README\.md$/i.test(path) ? posix.dirname(path).replace(/^\.$/, '') : path.replace(/\.md$/i, '')) : repoPath(folder, p.slug)!;
+      assign(p.id, sub);
+    }
+  };
+  assign(null, config.root);
+
+  const filePath = new Map<string, string>();
+  for (const f of files) {
+    const known = m?.files[f.id];
+    filePath.set(f.id, unique(known && known.blob === f.blob ? known.path : known?.path ?? inRoot('.gitbook/assets', f.name)));
+  }
+
+  const out: ExportPlan = { files: [], deletes: [], manifest: { pages: {}, files: {} } };
+  for (const p of pages.values()) {
+    const kind = kindOf.get(p.id)!;
+    const known = m?.pages[p.id];
+    const hash = entryHash(p);
+    const path = pathOf.get(p.id);
+    if (kind !== 'page' || !path) {
+      out.manifest.pages[p.id] = { kind, entry: hash, ...(known?.href ? { href: kind === 'group' ? p.title : known.href } : kind === 'group' ? { href: p.title } : {}) };
+      continue;
+    }
+    if (known && !known.oid && known.path === path && known.entry === hash) {
+      // Listed in SUMMARY.md without a regular file (missing, or a symlink, which is never
+      // followed): nothing was read, so nothing is written over whatever is there.
+      out.manifest.pages[p.id] = known;
+      continue;
+    }
+    let oid: string | undefined;
+    if (known?.oid && known.path === path && known.entry === hash) oid = known.oid;
+    if (oid) out.files.push({ path, oid });
+    else {
+      const body = rewriteLinks(docs.get(p.doc ?? '') ?? '', (target) => {
+        const page = /^\/pages\/([^/#?]+)(?:#(.*))?$/.exec(target);
+        if (page) {
+          const to = pathOf.get(page[1]!);
+          return to ? relativeLink(path, to) + (page[2] ? `#${page[2]}` : '') : undefined;
+        }
+        const file = /^\/files\/([^/#?]+)$/.exec(target);
+        if (file) {
+          const to = filePath.get(file[1]!);
+          return to ? relativeLink(path, to) : undefined;
+        }
+        return undefined;
+      });
+      const withIncludes = rewriteIncludes(body, (target) => (target.startsWith('.gitbook/includes/') ? relativeLink(path, inRoot(target)) : undefined));
+      const text = withFrontMatter(frontMatterOf(p), `# ${p.title}\n${withIncludes.trim() ? `\n${withIncludes.replace(/\n*$/, '\n')}` : ''}`);
+      out.files.push({ path, data: Buffer.from(text, 'utf8') });
+    }
+    out.manifest.pages[p.id] = { kind: 'page', path, entry: hash, ...(oid ? { oid } : {}), ...(known?.href && known.path === path ? { href: known.href } : {}) };
+  }
+  for (const f of files) {
+    const path = filePath.get(f.id)!;
+    const known = m?.files[f.id];
+    if (known && known.blob === f.blob && known.path === path) {
+      out.files.push({ path, oid: known.oid });
+      out.manifest.files[f.id] = known;
+    } else {
+      const data = Buffer.from((await getBlob(db, f.blob)) ?? new Uint8Array());
+      out.files.push({ path, data });
+      out.manifest.files[f.id] = { path, oid: '', blob: f.blob };
+    }
+  }
+
+  // Reusable contents and variables, each file kept as it was while unchanged.
+  const includeDocs = await getDocuments(db, reusableContents.map((r) => r.doc ?? ''));
+  out.manifest.includes = {};
+  for (const r of reusableContents) {
+    const known = m?.includes?.[r.id];
+    const hash = includeEntryHash(r);
+    const path = known?.path ?? inRoot('.gitbook/includes', `${r.id}.md`);
+    used.add(path);
+    if (known && known.entry === hash) out.files.push({ path, oid: known.oid });
+    else {
+      const body = includeDocs.get(r.doc ?? '') ?? '';
+      out.files.push({ path, data: Buffer.from(`---\n${stringifyYaml({ title: r.title }, { lineWidth: 0 })}---\n\n${body.replace(/\n*$/, '\n')}`, 'utf8') });
+    }
+    out.manifest.includes[r.id] = { path, oid: known?.entry === hash ? known.oid : '', entry: hash };
+  }
+  const varsHash = hashOf(variables);
+  if (m?.vars && m.vars.hash === varsHash) {
+    out.files.push({ path: m.vars.path, oid: m.vars.oid });
+    out.manifest.vars = m.vars;
+  } else if (Object.keys(variables).length) {
+    const path = m?.vars?.path ?? inRoot('.gitbook/vars.yaml');
+    out.files.push({ path, data: Buffer.from(stringifyYaml(variables, { lineWidth: 0 }), 'utf8') });
+    out.manifest.vars = { path, oid: '', hash: varsHash };
+  }
+
+  // SUMMARY.md: the same table of contents as last time is the same file.
+  const toc = (parent: string | null): TocItem[] =>
+    (children.get(parent) ?? []).map((p) => {
+      const kind = kindOf.get(p.id)!;
+      const title = p.linkTitle ?? p.title;
+      const known = m?.pages[p.id];
+      if (kind === 'group') return { kind, title: p.title, children: toc(p.id) };
+      if (kind === 'link') return { kind, title, href: known?.href ?? '', children: toc(p.id) };
+      const href = out.manifest.pages[p.id]?.href;
+      return { kind, title, path: pathOf.get(p.id)!, ...(href ? { href } : {}), children: toc(p.id) };
+    });
+  const items = toc(null);
+  const summaryPath = inRoot(config.summary);
+  const shape = hashOf(shapeOf(items));
+  if (m?.summary && m.summary.shape === shape && m.summary.path === '') {
+    out.manifest.summary = m.summary;
+  } else if (m?.summary && m.summary.shape === shape && m.summary.path === summaryPath) {
+    out.files.push({ path: summaryPath, oid: m.summary.oid });
+    out.manifest.summary = m.summary;
+  } else {
+    out.files.push({ path: summaryPath, data: Buffer.from(writeSummary(items, summaryPath), 'utf8') });
+    out.manifest.summary = { path: summaryPath, oid: '', shape };
+  }
+  const configPath = repoPath(opts.projectDir, '.gitbook.yaml')!;
+  const existing = new Set(opts.existing.map((f) => f.path));
+  if (!existing.has(configPath) && !m) {
+    const root = config.root === opts.projectDir ? './' : `./${posix.relative(opts.projectDir || '.', config.root)}/`;
+    out.files.push({ path: configPath, data: Buffer.from(`root: ${root}\n\nstructure:\n  readme: ${config.readme}\n  summary: ${config.summary}\n`, 'utf8') });
+  }
+
+  // Files Folio wrote at the last sync and does not write now are removed; others stay.
+  const written = new Set(out.files.map((f) => f.path));
+  const before = new Set<string>();
+  if (m) {
+    for (const p of Object.values(m.pages)) if (p.path) before.add(p.path);
+    for (const f of Object.values(m.files)) before.add(f.path);
+    if (m.summary?.path) before.add(m.summary.path);
+    for (const i of Object.values(m.includes ?? {})) before.add(i.path);
+    if (m.vars) before.add(m.vars.path);
+  }
+  for (const path of before) if (!written.has(path) && existing.has(path)) out.deletes.push(path);
+  // Writing a file where the tree has a folder (or the reverse) needs the other removed first.
+  for (const f of out.files) {
+    for (const e of existing) if (e.startsWith(`${f.path}/`) && !written.has(e)) out.deletes.push(e);
+  }
+  return out;
+}

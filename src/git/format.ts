@@ -1,0 +1,279 @@
+import { GitError } from './git.ts';
+import { posix } from 'node:path';
+import { parse as parseYaml } from 'yaml';
+
+/**
+ * GitBook's repository layout, read and written:
+ * - `.gitbook.yaml` in the project directory: `root` (where the docs live), `structure.readme`,
+ *   `structure.summary`, `redirects`;
+ * - `SUMMARY.md`: the table of contents (`## Group` headings, `* [Title](path.md)` items nested by
+ *   indentation, external links); without one, the tree follows the folders (`README.md` per folder);
+ * - pages: `slug.md`, or `slug/README.md` for a page with children, with front matter.
+ * Paths here are POSIX paths relative to the repository root.
+ */
+
+export interface GitbookConfig {
+  /** Directory of the docs, relative to the repository root ('' for the root itself). */
+  root: string;
+  readme: string;
+  summary: string;
+  redirects: Record<string, string>;
+}
+
+/** Joins and normalizes a repository path; undefined when it escapes the repository. */
+export function repoPath(...parts: string[]): string | undefined {
+  const joined = posix.normalize(posix.join('/', ...parts)).replace(/^\/+/, '');
+  if (joined.split('/').includes('..')) return undefined;
+  return joined === '.' ? '' : joined.replace(/\/$/, '');
+}
+
+/** The project directory of a monorepo, checked: no absolute path, no `..`. */
+export function projectDirectory(raw: string | undefined): string | undefined {
+  if (!raw) return '';
+  if (raw.startsWith('/') || raw.split(/[\\/]/).includes('..')) return undefined;
+  return repoPath(raw);
+}
+
+export function readGitbookConfig(text: string | undefined, projectDir: string): GitbookConfig {
+  let data: Record<string, any> = {};
+  if (text !== undefined) {
+    try {
+      const parsed = parseYaml(text);
+      if (parsed && typeof parsed === 'object') data = parsed as Record<string, any>;
+    } catch (err) {
+      throw new GitError(`.gitbook.yaml is not valid YAML: ${(err as Error).message.split('\n')[0]}`);
+    }
+  }
+  const root = repoPath(projectDir, typeof data.root === 'string' ? data.root : '');
+  if (root === undefined) throw new GitError('.gitbook.yaml: root points outside the repository');
+  const structure = (data.structure ?? {}) as Record<string, unknown>;
+  const redirects: Record<string, string> = {};
+  if (data.redirects && typeof data.redirects === 'object') {
+    for (const [k, v] of Object.entries(data.redirects)) if (typeof v === 'string') redirects[k] = v;
+  }
+  return {
+    root,
+    readme: typeof structure.readme === 'string' ? structure.readme : 'README.md',
+    summary: typeof structure.summary === 'string' ? structure.summary : 'SUMMARY.md',
+    redirects,
+  };
+}
+
+/** One entry of the table of contents. */
+export interface TocItem {
+  kind: 'page' | 'group' | 'link';
+  title: string;
+  /** Repository path of the page's markdown file (pages). */
+  path?: string;
+  /** Anchor after the path (`page.md#section`), kept for the way back. */
+  href?: string;
+  children: TocItem[];
+}
+
+const ITEM = /^(\s*)[*+-]\s+\[((?:\\.|[^\]\\])*)\]\(\s*(<[^>]*>|[^)\s]+)(?:\s+"[^"]*")?\s*\)\s*$/;
+
+function unescapeMarkdown(text: string): string {
+  return text.replace(/\\([\\`*_{}[\]()#+\-.!|<>~"'])/g, '$1');
+}
+
+export function escapeTitle(text: string): string {
+  return text.replace(/([\\[\]*_`<>])/g, '\\$1');
+}
+
+function isExternal(target: string): boolean {
+  return /^[a-z][a-z0-9+.-]*:/i.test(target) || target.startsWith('//');
+}
+
+/** Parses SUMMARY.md (at `summaryPath`) into a tree of items; page paths resolved from its folder. */
+export function parseSummary(text: string, summaryPath: string): TocItem[] {
+  const dir = posix.dirname(summaryPath) === '.' ? '' : posix.dirname(summaryPath);
+  const top: TocItem[] = [];
+  let list = top; // where items at indent 0 go (the current group's children, or the top level)
+  const stack: { indent: number; item: TocItem }[] = [];
+  let inFence = false;
+  for (const line of text.split(/\r?\n/)) {
+    if (/^\s*(```|~~~)/.test(line)) inFence = !inFence;
+    if (inFence) continue;
+    const heading = /^(#{2,6})\s+(.+?)\s*#*\s*$/.exec(line);
+    if (heading) {
+      const group: TocItem = { kind: 'group', title: unescapeMarkdown(heading[2]!), children: [] };
+      top.push(group);
+      list = group.children;
+      stack.length = 0;
+      continue;
+    }
+    const m = ITEM.exec(line.replace(/\t/g, '    '));
+    if (!m) continue;
+    const indent = m[1]!.length;
+    const title = unescapeMarkdown(m[2]!);
+    let target = m[3]!.replace(/^<|>$/g, '');
+    let item: TocItem;
+    if (isExternal(target)) item = { kind: 'link', title, href: target, children: [] };
+    else {
+      const hash = target.indexOf('#');
+      const anchor = hash >= 0 ? target.slice(hash) : '';
+      if (hash >= 0) target = target.slice(0, hash);
+      let decoded = target;
+      try {
+        decoded = decodeURI(target);
+      } catch {
+        // keep the raw text
+      }
+      const path = repoPath(dir, decoded);
+      if (path === undefined || !path) continue; // escapes the repository: ignored
+      item = { kind: 'page', title, path, ...(anchor ? { href: anchor } : {}), children: [] };
+    }
+    while (stack.length && stack[stack.length - 1]!.indent >= indent) stack.pop();
+    (stack.length ? stack[stack.length - 1]!.item.children : list).push(item);
+    stack.push({ indent, item });
+  }
+  return top;
+}
+
+/** The tree of a docs folder without SUMMARY.md: README.md first, then files and folders by name. */
+export function folderTree(markdownPaths: string[], root: string, readme: string): TocItem[] {
+  const under = (p: string) => (root ? p.slice(root.length + 1) : p);
+  const rootReadme = repoPath(root, readme);
+  const dirs = new Map<string, { files: string[]; subdirs: Set<string> }>();
+  const dirOf = (d: string) => {
+    let entry = dirs.get(d);
+    if (!entry) dirs.set(d, (entry = { files: [], subdirs: new Set() }));
+    return entry;
+  };
+  for (const path of markdownPaths) {
+    const rel = under(path);
+    const parts = rel.split('/');
+    for (let i = 0; i < parts.length - 1; i++) dirOf(parts.slice(0, i).join('/')).subdirs.add(parts.slice(0, i + 1).join('/'));
+    dirOf(parts.slice(0, -1).join('/')).files.push(path);
+  }
+  const titleOf = (name: string) => name.replace(/\.md$/i, '').replace(/[-_]+/g, ' ').replace(/^\w/, (c) => c.toUpperCase());
+  const build = (d: string): TocItem[] => {
+    const entry = dirs.get(d);
+    if (!entry) return [];
+    const items: { name: string; item: TocItem }[] = [];
+    for (const f of entry.files) {
+      const name = posix.basename(f);
+      if (/^readme\.md$/i.test(name)) continue;
+      items.push({ name, item: { kind: 'page', title: titleOf(name), path: f, children: [] } });
+    }
+    for (const sub of entry.subdirs) {
+      const subEntry = dirs.get(sub)!;
+      const readmeFile = subEntry.files.find((f) => /^readme\.md$/i.test(posix.basename(f)));
+      const name = posix.basename(sub);
+      if (name.startsWith('.')) continue;
+      const item: TocItem = readmeFile
+        ? { kind: 'page', title: titleOf(name), path: readmeFile, children: build(sub) }
+        : { kind: 'group', title: titleOf(name), children: build(sub) };
+      items.push({ name, item });
+    }
+    items.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+    return items.map((i) => i.item);
+  };
+  const out = build('');
+  const first = markdownPaths.find((p) => p === rootReadme) ?? dirs.get('')?.files.find((f) => /^readme\.md$/i.test(posix.basename(f)));
+  if (first) out.unshift({ kind: 'page', title: 'Introduction', path: first, children: [] });
+  return out;
+}
+
+/** A relative link from one repository file to another. */
+export function relativeLink(fromFile: string, toFile: string): string {
+  const rel = posix.relative(posix.dirname(`/${fromFile}`), `/${toFile}`);
+  return encodeURI(rel || posix.basename(toFile));
+}
+
+/** SUMMARY.md for a tree, GitBook's layout. */
+export function writeSummary(items: TocItem[], summaryPath: string): string {
+  const lines = ['# Table of contents', ''];
+  const write = (list: TocItem[], depth: number) => {
+    for (const item of list) {
+      const indent = '  '.repeat(depth);
+      if (item.kind === 'group') {
+        if (lines[lines.length - 1] !== '') lines.push('');
+        lines.push(`## ${item.title}`, '');
+        write(item.children, 0);
+        continue;
+      }
+      const target = item.kind === 'link' ? item.href! : relativeLink(summaryPath, item.path!) + (item.href ?? '');
+      lines.push(`${indent}* [${escapeTitle(item.title)}](${target})`);
+      write(item.children, depth + 1);
+    }
+  };
+  write(items, 0);
+  return `${lines.join('\n').replace(/\n+$/, '')}\n`;
+}
+
+const TYPES: Record<string, string> = {
+  png: 'image/png',
+  jpg: 'image/jpeg',
+  jpeg: 'image/jpeg',
+  gif: 'image/gif',
+  svg: 'image/svg+xml',
+  webp: 'image/webp',
+  pdf: 'application/pdf',
+  json: 'application/json',
+  yaml: 'application/yaml',
+  yml: 'application/yaml',
+  txt: 'text/plain',
+  csv: 'text/csv',
+  zip: 'application/zip',
+  mp4: 'video/mp4',
+};
+
+export function contentTypeOf(name: string): string {
+  return TYPES[posix.extname(name).slice(1).toLowerCase()] ?? 'application/octet-stream';
+}
+
+const FENCE = /^ {0,3}(`{3,}|~{3,})/;
+
+/**
+ * Rewrites the link targets of a page body: markdown links and images `](target)`, and the
+ * `src`/`url`/`href` attributes of tags and HTML, outside code blocks and code spans. `map`
+ * returns the new target or undefined to keep it.
+ */
+export function rewriteLinks(markdown: string, map: (target: string) => string | undefined): string {
+  let fence: string | null = null;
+  return markdown
+    .split('\n')
+    .map((line) => {
+      const marker = FENCE.exec(line)?.[1];
+      if (fence) {
+        if (marker && marker[0] === fence[0] && marker.length >= fence.length && line.trim() === marker) fence = null;
+        return line;
+      }
+      if (marker) {
+        fence = marker;
+        return line;
+      }
+      if (!line.includes('](') && !line.includes('="')) return line;
+      const spans: string[] = [];
+      const masked = line.replace(/(`+)[^`]*?\1/g, (span) => `\u0000${spans.push(span) - 1}\u0000`);
+      return masked
+        .replace(/(\]\(\s*)(<[^>\n]*>|[^)\s]+)/g, (whole, lead: string, target: string) => {
+          const next = map(target.replace(/^<|>$/g, ''));
+          return next === undefined ? whole : `${lead}${next}`;
+        })
+        .replace(/(\b(?:src|url|href)=")([^"\n]+)(")/g, (whole, lead: string, target: string, end: string) => {
+          const next = map(target);
+          return next === undefined ? whole : `${lead}${next}${end}`;
+        })
+        .replace(/\u0000(\d+)\u0000/g, (_, i: string) => spans[Number(i)]!);
+    })
+    .join('\n');
+}
+
+/** A relative link target split into its repository path and anchor; undefined for external ones. */
+export function resolveRelative(fromFile: string, target: string): { path: string; anchor: string } | undefined {
+  if (!target || isExternal(target) || target.startsWith('#') || target.startsWith('/')) return undefined;
+  const hash = target.indexOf('#');
+  const anchor = hash >= 0 ? target.slice(hash + 1) : '';
+  let raw = hash >= 0 ? target.slice(0, hash) : target;
+  raw = raw.replace(/\?.*$/, '');
+  try {
+    raw = decodeURI(raw);
+  } catch {
+    // keep the raw text
+  }
+  const dir = posix.dirname(fromFile) === '.' ? '' : posix.dirname(fromFile);
+  const path = repoPath(dir, raw);
+  return path ? { path, anchor } : undefined;
+}

@@ -1,0 +1,39 @@
+import { createCipheriv, createDecipheriv, randomBytes } from 'node:crypto';
+import type { Config } from '../platform/config.ts';
+import type { Db } from '../platform/db/database.ts';
+
+/**
+ * Git credentials and webhook secrets are stored encrypted (AES-256-GCM). The key is
+ * GIT_SECRET_KEY when set (keep it outside the database: a stolen database dump then holds no
+ * usable credential), else a random key created once in the `settings` table.
+ */
+const keys = new WeakMap<Db, Buffer>();
+
+async function keyFor(db: Db, config: Pick<Config, 'gitSecretKey'>): Promise<Buffer> {
+  if (config.gitSecretKey) return Buffer.from(config.gitSecretKey, 'base64');
+  const cached = keys.get(db);
+  if (cached) return cached;
+  await db
+    .insertInto('settings')
+    .values({ key: 'git_secret_key', value: randomBytes(32).toString('base64') })
+    .onConflict((oc) => oc.column('key').doNothing())
+    .execute();
+  const row = await db.selectFrom('settings').select('value').where('key', '=', 'git_secret_key').executeTakeFirstOrThrow();
+  const key = Buffer.from(row.value, 'base64');
+  keys.set(db, key);
+  return key;
+}
+
+export async function encryptSecret(db: Db, config: Pick<Config, 'gitSecretKey'>, text: string): Promise<string> {
+  const iv = randomBytes(12);
+  const cipher = createCipheriv('aes-256-gcm', await keyFor(db, config), iv);
+  const data = Buffer.concat([cipher.update(text, 'utf8'), cipher.final()]);
+  return `v1.${Buffer.concat([iv, cipher.getAuthTag(), data]).toString('base64url')}`;
+}
+
+export async function decryptSecret(db: Db, config: Pick<Config, 'gitSecretKey'>, sealed: string): Promise<string> {
+  const raw = Buffer.from(sealed.replace(/^v1\./, ''), 'base64url');
+  const decipher = createDecipheriv('aes-256-gcm', await keyFor(db, config), raw.subarray(0, 12));
+  decipher.setAuthTag(raw.subarray(12, 28));
+  return Buffer.concat([decipher.update(raw.subarray(28)), decipher.final()]).toString('utf8');
+}

@@ -1,0 +1,212 @@
+import { createHmac } from 'node:crypto';
+import { Type, type Static } from '@sinclair/typebox';
+import { errors as joseErrors, jwtVerify } from 'jose';
+import { sql } from 'kysely';
+import { hashToken } from '../platform/auth.ts';
+import type { Ctx } from '../platform/context.ts';
+import type { SiteRow, SiteSectionRow, SiteSpaceRow } from '../platform/db/schema.ts';
+import { BadRequestError, HttpError, NotFoundError } from '../platform/errors.ts';
+import { atLeast } from '../platform/policy.ts';
+import { orgRoleOf } from '../permissions/effective.ts';
+import { ContentReader } from '../content/model.ts';
+import { activeShareLink } from './access.ts';
+import { siteBaseUrl } from './presenter.ts';
+import { matchRedirect, redirectTarget } from './redirects.ts';
+
+/**
+ * Resolving a published URL to its content: which site (by custom hostname, proxy origin, or
+ * PUBLIC_URL/<organization>/<basename>/), which section and site space (by their paths), and the
+ * page path left over. The caller must be allowed to see the site as its audience: a member of the
+ * organization, anyone for a published public or unlisted site, a holder of an active share key
+ * (`?share=` in the URL) for a share-link site, or a visitor with a valid JWT signed with the
+ * site's key (HS256 only: `alg: none` and other algorithms are refused, and so are expired tokens)
+ * for a visitor-auth site.
+ */
+
+export const ResolveUrlBody = Type.Object({
+  url: Type.String({ format: 'uri', maxLength: 2048, description: 'URL to resolve' }),
+  redirectOnError: Type.Optional(Type.Boolean({ description: 'Answer with a redirect to the site\'s fallback URL when the visitor token is refused' })),
+  visitor: Type.Optional(
+    Type.Object({
+      type: Type.Optional(Type.Union([Type.Literal('human'), Type.Literal('agent')])),
+      jwtToken: Type.Optional(Type.String({ maxLength: 8192, description: 'Visitor JWT signed with the site\'s key' })),
+      unsignedClaims: Type.Optional(Type.Object({}, { additionalProperties: true })),
+    }),
+  ),
+});
+export type ResolveUrlInput = Static<typeof ResolveUrlBody>;
+export const ResolveUrlQuery = Type.Object({
+  url: Type.String({ format: 'uri', maxLength: 2048, description: 'URL to resolve' }),
+  visitorAuthToken: Type.Optional(Type.String({ maxLength: 8192 })),
+  redirectOnError: Type.Optional(Type.Boolean()),
+});
+
+export const PublishedLookup = Type.Union([
+  Type.Object({
+    site: Type.String(),
+    siteSection: Type.Optional(Type.String()),
+    siteSpace: Type.String(),
+    space: Type.String(),
+    pathname: Type.String({ description: 'Path of the page in the space' }),
+    basePath: Type.String(),
+    siteBasePath: Type.String(),
+    apiToken: Type.String({ description: 'Short-lived API token of the caller (at most 2 hours, never beyond the token of the request)' }),
+    organization: Type.String(),
+    shareKey: Type.Optional(Type.String()),
+    complete: Type.Boolean(),
+    canonicalUrl: Type.String(),
+  }),
+  Type.Object({ target: Type.Union([Type.Literal('content'), Type.Literal('external')]), site: Type.Optional(Type.String()), redirect: Type.String() }),
+]);
+
+/** A path segment decoded; one that is not valid percent-encoding stays as it is. */
+function decodeSegment(segment: string): string {
+  try {
+    return decodeURIComponent(segment);
+  } catch {
+    return segment;
+  }
+}
+
+/** The site a URL points at, and the path segments after the site's base. */
+async function siteOfUrl(ctx: Ctx, url: URL): Promise<{ site: SiteRow; rest: string[] } | undefined> {
+  const segments = url.pathname.split('/').filter(Boolean).map(decodeSegment);
+  const host = url.hostname.toLowerCase();
+  const own = new URL(ctx.config.publicUrl);
+  const ownBase = own.pathname.split('/').filter(Boolean);
+  if (url.host === own.host && ownBase.every((s, i) => segments[i] === s)) {
+    const [orgId, basename, ...rest] = segments.slice(ownBase.length);
+    if (!orgId || !basename) return undefined;
+    const site = await ctx.db.selectFrom('sites').selectAll().where('organization_id', '=', orgId).where('basename', '=', basename).executeTakeFirst();
+    return site && !site.hostname && !site.proxy ? { site, rest } : undefined;
+  }
+  const byHost = await ctx.db.selectFrom('sites').selectAll().where('hostname', '=', host).executeTakeFirst();
+  if (byHost && !byHost.proxy) return { site: byHost, rest: segments };
+  // A proxy origin is a host and one or more path segments: the longest that prefixes the URL.
+  const hostPath = [host, ...segments].join('/');
+  const byProxy = await ctx.db
+    .selectFrom('sites')
+    .selectAll()
+    .where(sql<boolean>`proxy IS NOT NULL AND (lower(proxy) = ${hostPath} OR starts_with(${hostPath}, lower(proxy) || '/'))`)
+    .orderBy(sql`length(proxy)`, 'desc')
+    .limit(1)
+    .executeTakeFirst();
+  if (byProxy) return { site: byProxy, rest: segments.slice(byProxy.proxy!.split('/').length - 1) };
+  return undefined;
+}
+
+class VisitorRefused extends HttpError {
+  constructor(message: string) {
+    super(401, message);
+  }
+}
+
+async function verifyVisitor(site: SiteRow, token: string | undefined): Promise<void> {
+  if (!token) throw new VisitorRefused('This site is for authenticated visitors: send a visitor JWT (visitorAuthToken, or visitor.jwtToken) signed with the site\'s key');
+  try {
+    await jwtVerify(token, new TextEncoder().encode(site.auth_key), { algorithms: ['HS256'] });
+  } catch (err) {
+    if (err instanceof joseErrors.JWTExpired) throw new VisitorRefused('The visitor token has expired: sign in again');
+    throw new VisitorRefused('The visitor token is invalid: it must be a JWT signed with HS256 and the site\'s key');
+  }
+}
+
+/**
+ * A real API token of the caller for reading the resolved content, derived from the caller's own
+ * token, the space and the hour: one row per caller token, space and hour however often URLs are
+ * resolved. It expires at most two hours from now and never after the caller's token.
+ */
+async function contentToken(ctx: Ctx, spaceId: string): Promise<string> {
+  const hour = Math.floor(Date.now() / 3_600_000);
+  const secret = createHmac('sha256', ctx.signingKey).update(`${ctx.user.id}:${ctx.token?.id ?? ''}:${spaceId}:${hour}`).digest('base64url');
+  const token = `folio_${secret}`;
+  let expires = new Date((hour + 2) * 3_600_000);
+  if (ctx.token?.expiresAt && ctx.token.expiresAt < expires) expires = ctx.token.expiresAt;
+  await ctx.db
+    .insertInto('api_tokens')
+    .values({ id: `c${secret.slice(0, 19)}`, user_id: ctx.user.id, token_hash: hashToken(token), created_at: new Date(), name: `published content ${spaceId}`, expires_at: expires, revoked_at: null })
+    .onConflict((oc) => oc.doNothing())
+    .execute();
+  return token;
+}
+
+export async function resolvePublishedUrl(ctx: Ctx, input: { url: string; jwt?: string | undefined; redirectOnError?: boolean | undefined }) {
+  let url: URL;
+  try {
+    url = new URL(input.url);
+  } catch {
+    throw new BadRequestError('url: expected an absolute URL such as https://docs.example.com/guide');
+  }
+  const found = await siteOfUrl(ctx, url);
+  const notFound = new NotFoundError('Published content at this URL');
+  if (!found) throw notFound;
+  const { site, rest } = found;
+  const orgRole = await orgRoleOf(ctx.db, site.organization_id, ctx.user.id);
+  const member = atLeast(orgRole, 'read');
+  if (!site.published && !member) throw notFound;
+  let shareKey: string | undefined;
+  if (site.visibility === 'share-link' && !member) {
+    const link = await activeShareLink(ctx.db, site.id, url.searchParams.get('share') ?? undefined);
+    if (!link) throw notFound;
+    shareKey = link.token;
+  }
+  if (site.visibility === 'visitor-auth' && !member) {
+    try {
+      await verifyVisitor(site, input.jwt ?? url.searchParams.get('jwt_token') ?? undefined);
+    } catch (err) {
+      if (err instanceof VisitorRefused && input.redirectOnError && site.auth_fallback_url) {
+        return { target: 'external' as const, site: site.id, redirect: site.auth_fallback_url };
+      }
+      throw err;
+    }
+  }
+
+  // Section, then site space, by path; the defaults where the path names neither.
+  const sections = await ctx.db.selectFrom('site_sections').selectAll().where('site_id', '=', site.id).execute();
+  let parts = [...rest];
+  let section: SiteSectionRow | undefined;
+  if (sections.length) {
+    section = sections.find((s) => !s.is_default && s.path === parts[0]);
+    if (section) parts = parts.slice(1);
+    else section = sections.find((s) => s.is_default);
+    if (!section) throw notFound;
+  }
+  let q = ctx.db.selectFrom('site_spaces').selectAll().where('site_id', '=', site.id);
+  q = section ? q.where('section_id', '=', section.id) : q.where('section_id', 'is', null);
+  const candidates: SiteSpaceRow[] = await q.execute();
+  let siteSpace = candidates.find((s) => !s.is_default && s.path === parts[0]);
+  if (siteSpace) parts = parts.slice(1);
+  else siteSpace = candidates.find((s) => s.is_default);
+  if (!siteSpace) throw notFound;
+
+  const base = siteBaseUrl(ctx.urls, site);
+  const prefix = rest.slice(0, rest.length - parts.length).map(encodeURIComponent).join('/');
+  const pathname = parts.join('/');
+  const space = await ctx.db.selectFrom('spaces').select(['id', 'revision_id']).where('id', '=', siteSpace.space_id).executeTakeFirstOrThrow();
+  if (pathname) {
+    const revision = await ctx.db.selectFrom('revisions').select('root').where('id', '=', space.revision_id).executeTakeFirstOrThrow();
+    const page = await new ContentReader(ctx.db, revision.root).byPath(pathname);
+    if (!page) {
+      const redirect = await matchRedirect(ctx.db, site.id, `/${rest.join('/')}`);
+      const target = redirect && (await redirectTarget(ctx, site, redirect.row, redirect.suffix));
+      if (target) return { target: 'content' as const, redirect: target };
+      throw notFound;
+    }
+  }
+  const siteBasePath = new URL(base).pathname;
+  const basePath = siteBasePath + (prefix ? `${prefix}/` : '');
+  return {
+    site: site.id,
+    ...(section ? { siteSection: section.id } : {}),
+    siteSpace: siteSpace.id,
+    space: space.id,
+    pathname,
+    basePath,
+    siteBasePath,
+    apiToken: await contentToken(ctx, space.id),
+    organization: site.organization_id,
+    ...(shareKey ? { shareKey } : {}),
+    complete: true,
+    canonicalUrl: `${base}${prefix ? `${prefix}/` : ''}${pathname}`,
+  };
+}
