@@ -20,6 +20,8 @@ import { TRANSLATION_RUN_JOB } from './translations/service.ts';
 import { OPENAPI_PROCESS_JOB, processSpecJob } from './openapi/service.ts';
 import { closeOpenAPIWorkers } from './openapi/workers.ts';
 import { exportJob, GIT_EXPORT_JOB, GIT_IMPORT_JOB, importJob } from './git/service.ts';
+import { registerIntegrationJobs } from './integrations/dispatch.ts';
+import { closeSandboxes } from './integrations/sandbox.ts';
 
 /** The key that signs JWTs, created once and kept in the database so it survives restarts. */
 async function signingKey(db: Db): Promise<Uint8Array> {
@@ -104,7 +106,7 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
     const app = await buildApp(services, { logLevel: config.logLevel, logStream: opts.logStream });
     jobs.logger = app.log;
     opts.extend?.(app);
-    registerJobHandlers(services);
+    await registerJobHandlers(services);
     // A merge killed between its commit and its search update leaves the index behind the content.
     await refreshStaleSearchIndexes(database.db);
     await app.listen({ port: config.port, host: config.host });
@@ -142,6 +144,7 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
           await jobs.stop();
           await closeConversions();
           await closeOpenAPIWorkers();
+          await closeSandboxes();
           await database.close();
         })()),
     };
@@ -171,7 +174,7 @@ export async function startWorker(config: Config, opts: Pick<StartOptions, 'repo
     const services = await createServices(config, database);
     // The same structured logs as the API's, without an HTTP server.
     services.jobs.logger = Fastify({ logger: config.logLevel === 'silent' ? false : { level: config.logLevel } }).log;
-    registerJobHandlers(services);
+    await registerJobHandlers(services);
     services.jobs.start();
     let closing: Promise<void> | undefined;
     return {
@@ -182,6 +185,7 @@ export async function startWorker(config: Config, opts: Pick<StartOptions, 'repo
           await services.jobs.stop();
           await closeConversions();
           await closeOpenAPIWorkers();
+          await closeSandboxes();
           await database.close();
         })()),
     };
@@ -192,11 +196,12 @@ export async function startWorker(config: Config, opts: Pick<StartOptions, 'repo
 }
 
 /** Background job types known to this version. Areas add theirs here. */
-function registerJobHandlers(services: Services): void {
+async function registerJobHandlers(services: Services): Promise<void> {
   services.jobs.register(PURGE_SPACE_JOB, purgeSpaceJob(services));
   registerInsightJobs(services);
   services.jobs.register(TRANSLATION_RUN_JOB, translationRunJob(services), { maxAttempts: 3 });
   services.jobs.register(OPENAPI_PROCESS_JOB, processSpecJob(services));
   services.jobs.register(GIT_IMPORT_JOB, importJob(services), { maxAttempts: 3 });
   services.jobs.register(GIT_EXPORT_JOB, exportJob(services), { maxAttempts: 3 });
+  await registerIntegrationJobs(services);
 }

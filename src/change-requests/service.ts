@@ -1,4 +1,6 @@
 import { sql } from 'kysely';
+import { emitSpaceEvent } from '../integrations/outbox.ts';
+import { presentUser } from '../users/presenter.ts';
 import { mergeContents, hasConflictMarkers, type Conflict } from '../content/merge.ts';
 import { ContentEditor, ContentReader, getDocuments, putDocuments, type PageEntry, type PageInput, type ReusableContentEntry, type Variables } from '../content/model.ts';
 import { canonicalLinks, INCLUDES_DIRECTORY, pageDirectory } from '../content/page-links.ts';
@@ -576,6 +578,8 @@ export async function mergeChangeRequest(ctx: Ctx, spaceId: string, idOrNumber: 
       .set({ status: 'merged', revision_merged: revision, merged_by: ctx.user.id, merged_at: now, updated_at: now })
       .where('id', '=', cr.id)
       .execute();
+    // Integrations installed on the space hear of it, in the merge's own transaction (outbox).
+    await emitSpaceEvent(trx, ctx.jobs, locked, { type: 'space_content_updated', revisionId: revision, updatedBy: [presentUser(ctx.urls, ctx.user)] });
     return { revision, result: 'merge' as const };
   });
   // The search index follows the space's content, page by changed page, outside the merge's

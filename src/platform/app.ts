@@ -38,6 +38,8 @@ import { openapiRoutes } from '../openapi/routes.ts';
 import { siteRoutes } from '../sites/routes.ts';
 import { insightRoutes } from '../insights/routes.ts';
 import { homeRoutes } from './home.ts';
+import { integrationRoutes } from '../integrations/routes.ts';
+import { assertIntegrationRoute, authenticateIntegrationToken, INTEGRATION_TOKEN_PREFIX, type IntegrationGrant } from '../integrations/grants.ts';
 import { publishedSiteRoutes } from '../site/routes.ts';
 import { SiteHosts } from '../site/hosts.ts';
 import { gitRoutes } from '../git/routes.ts';
@@ -57,6 +59,8 @@ declare module 'fastify' {
     caller: UserRow | undefined;
     /** The token the caller authenticated with. */
     callerToken: Caller['token'];
+    /** The integration grant of an integration token. */
+    callerIntegration: IntegrationGrant | undefined;
     /** Organizations enforcing SSO that the caller's token may not reach. */
     ssoBlocked: string[] | undefined;
     /** The request context for services: database, configuration and the authenticated caller. */
@@ -296,16 +300,28 @@ export async function buildApp(
   app.decorate('services', services);
   app.decorateRequest('caller', undefined);
   app.decorateRequest('callerToken', undefined);
+  app.decorateRequest('callerIntegration', undefined);
   app.decorateRequest('ssoBlocked', undefined);
-  app.decorateRequest('ctx', function (this: { caller: UserRow | undefined; callerToken: Caller['token'] }) {
+  app.decorateRequest('ctx', function (this: { caller: UserRow | undefined; callerToken: Caller['token']; callerIntegration: IntegrationGrant | undefined }) {
     if (!this.caller) throw new UnauthorizedError();
-    return { ...services, user: this.caller, ...(this.callerToken ? { token: this.callerToken } : {}) };
+    return { ...services, user: this.caller, ...(this.callerToken ? { token: this.callerToken } : {}), ...(this.callerIntegration ? { integration: this.callerIntegration } : {}) };
   });
 
   app.addHook('onRequest', async (req, reply) => {
     if (!authenticates(req)) return; // public, the docs, or unknown (the not-found handler answers)
     const token = bearerToken(req.headers.authorization);
     if (!token) throw new UnauthorizedError();
+    if (token.startsWith(INTEGRATION_TOKEN_PREFIX)) {
+      // Tokens of integrations: their own table, scopes and targets (src/integrations/grants.ts).
+      const found = await authenticateIntegrationToken(services.db, req.tokenHash ?? hashToken(token));
+      const refused = found ? limiter.tokenAccepted(req, reply) : limiter.tokenRefused(req, reply);
+      if (refused) throw refused;
+      if (!found) throw new UnauthorizedError('Invalid or expired integration token');
+      assertIntegrationRoute(req, found.grant);
+      req.caller = found.user;
+      req.callerIntegration = found.grant;
+      return;
+    }
     // The rate limiter has hashed the token already (routes it skips are public).
     const auth = await authenticateTokenHash(services.db, req.tokenHash ?? hashToken(token), services.tokenCache);
     // A token not yet known valid is counted now: against itself if valid, else against the address.
@@ -358,6 +374,7 @@ export async function buildApp(
       await linkRoutes(api);
       await templateRoutes(api);
       await pdfRoutes(api);
+      await integrationRoutes(api);
       await translationRoutes(api);
       await openapiRoutes(api);
       await ssoRoutes(api);

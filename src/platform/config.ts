@@ -80,6 +80,16 @@ export interface Config {
   gitTimeoutMs: number;
   /** Key (32 bytes, base64) that encrypts stored git credentials; unset: one kept in the database. */
   gitSecretKey: string | undefined;
+  /** How long integration events (with their traces) are kept. */
+  integrationEventRetentionMs: number;
+  /** Time one delivery of an event to a script or dev tunnel may take; a script past it is stopped. */
+  integrationTimeoutMs: number;
+  /** Most fetches a script may make while handling one event. */
+  integrationSubrequestLimit: number;
+  /** Deliveries of one event before it is recorded as failed. */
+  integrationMaxAttempts: number;
+  /** Wait before the first retry of a failed delivery; doubled at each further one. */
+  integrationRetryBaseMs: number;
   /** How long a session obtained through SAML single sign-on lasts (the session cookie). */
   ssoSessionTtlMs: number;
   /** How long an API token made from an SSO session lasts. */
@@ -249,6 +259,11 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     gitMaxBytes: intFrom(env, 'GIT_MAX_BYTES', 200 * 1024 * 1024, 1),
     gitTimeoutMs: intFrom(env, 'GIT_TIMEOUT_MS', 120_000, 1000),
     gitSecretKey: gitKeyFrom(env),
+    integrationEventRetentionMs: intFrom(env, 'INTEGRATION_EVENT_RETENTION_MS', 30 * 24 * 3600 * 1000, 0),
+    integrationTimeoutMs: intFrom(env, 'INTEGRATION_TIMEOUT_MS', 10_000, 100),
+    integrationSubrequestLimit: intFrom(env, 'INTEGRATION_SUBREQUEST_LIMIT', 50, 0),
+    integrationMaxAttempts: intFrom(env, 'INTEGRATION_MAX_ATTEMPTS', 5, 1),
+    integrationRetryBaseMs: intFrom(env, 'INTEGRATION_RETRY_BASE_MS', 1000, 0),
     ssoSessionTtlMs: intFrom(env, 'SSO_SESSION_TTL_MS', 8 * 3600 * 1000, 60_000),
     ssoTokenTtlMs: intFrom(env, 'SSO_TOKEN_TTL_MS', 30 * 24 * 3600 * 1000, 60_000),
     ...insightsFrom(env),

@@ -2,6 +2,7 @@ import type { TokenCache } from './auth.ts';
 import type { Config } from './config.ts';
 import type { Db, Prepared } from './db/database.ts';
 import type { UserRow } from './db/schema.ts';
+import type { IntegrationGrant } from '../integrations/grants.ts';
 import type { Jobs } from './jobs.ts';
 import type { Urls } from './urls.ts';
 
@@ -22,6 +23,8 @@ export interface Caller {
   user: UserRow;
   /** The API token the caller authenticated with (absent for callers that did not use one). */
   token?: { id: string; expiresAt: Date | null; ssoOrganizationId?: string | null };
+  /** Set when the caller is an integration (its token's scopes and targets). */
+  integration?: IntegrationGrant;
 }
 
 export type Ctx = Services & Caller;

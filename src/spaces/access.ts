@@ -4,6 +4,7 @@ import { NotFoundError } from '../platform/errors.ts';
 import { assertContentRole, atLeast } from '../platform/policy.ts';
 import { orgRoleOf, spaceRoles } from '../permissions/effective.ts';
 import { findSpace } from './store.ts';
+import { grantRoleOnSpace } from '../integrations/grants.ts';
 
 export interface SpaceAccess {
   space: SpaceRow;
@@ -24,6 +25,12 @@ export async function loadSpace(
 ): Promise<SpaceAccess> {
   const space = await findSpace(ctx.db, spaceId);
   if (!space || (space.deleted_at && !opts.includeDeleted)) throw new NotFoundError('Space');
+  if (ctx.integration) {
+    // An integration reaches exactly the spaces of its installation, with its scopes' role.
+    const role = await grantRoleOnSpace(ctx.db, ctx.integration, space);
+    if (!atLeast(role, 'read')) throw new NotFoundError('Space');
+    return { space, role, orgRole: undefined };
+  }
   const orgRole = await orgRoleOf(ctx.db, space.organization_id, ctx.user.id);
   const roles = await spaceRoles(ctx.db, space.organization_id, { userId: ctx.user.id, orgRole }, [space], {
     shareKey: opts.shareKey,

@@ -12,6 +12,7 @@ import * as m0006 from './migrations/0006_search.ts';
 import * as m0007 from './migrations/0007_token_lifecycle.ts';
 import * as m0008 from './migrations/0008_space_documents.ts';
 import * as m0009 from './migrations/0009_openapi.ts';
+import * as m0015 from './migrations/0015_integrations.ts';
 import * as m0010 from './migrations/0010_sites.ts';
 import * as m0011 from './migrations/0011_git_sync.ts';
 import * as m0012 from './migrations/0012_saml.ts';
@@ -63,6 +64,7 @@ const migrations: Record<string, Migration> = {
   '0007_token_lifecycle': m0007,
   '0008_space_documents': m0008,
   '0009_openapi': m0009,
+  '0015_integrations': m0015,
   '0010_sites': m0010,
   '0011_git_sync': m0011,
   '0012_saml': m0012,

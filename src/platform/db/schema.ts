@@ -31,6 +31,13 @@ export interface Database {
   comment_reactions: CommentReactionsTable;
   search_pages: SearchPagesTable;
   search_state: SearchStateTable;
+  integrations: IntegrationsTable;
+  integration_installations: IntegrationInstallationsTable;
+  integration_space_installations: IntegrationSpaceInstallationsTable;
+  integration_site_installations: IntegrationSiteInstallationsTable;
+  integration_tokens: IntegrationTokensTable;
+  integration_events: IntegrationEventsTable;
+  integration_delivery_leases: IntegrationDeliveryLeasesTable;
   translations: TranslationsTable;
   translation_pages: TranslationPagesTable;
   translation_memory: TranslationMemoryTable;
@@ -777,3 +784,111 @@ export interface GitSyncsTable {
 }
 
 export type GitSyncRow = Selectable<GitSyncsTable>;
+
+export type InstallationStatus = 'active' | 'pending' | 'paused';
+
+export interface IntegrationsTable {
+  id: string;
+  seq: Generated<number>;
+  name: string;
+  organization_id: string;
+  /** The user an integration's tokens act as (author of what its scripts write). */
+  bot_user_id: string;
+  version: Generated<number>;
+  runtime: Generated<string>;
+  title: string;
+  description: Generated<string>;
+  summary: Generated<string>;
+  visibility: Generated<'public' | 'private' | 'unlisted'>;
+  target: Generated<'all' | 'site' | 'space' | 'organization'>;
+  scopes: Generated<Json>;
+  categories: Generated<Json>;
+  blocks: Generated<Json>;
+  content_sources: Generated<Json>;
+  configurations: Generated<Json>;
+  external_links: Generated<Json>;
+  /** Base64 image. */
+  icon: string | null;
+  preview_images: Generated<Json>;
+  script: string | null;
+  /** AES-256-GCM of the JSON secrets map (see src/integrations/secrets.ts); never returned. */
+  secrets_encrypted: string | null;
+  content_security_policy: Json | null;
+  dev_tunnel_url: string | null;
+  dev_all: Generated<boolean>;
+  created_at: Date;
+  updated_at: Date;
+}
+
+export interface IntegrationInstallationsTable {
+  id: string;
+  seq: Generated<number>;
+  integration_id: string;
+  organization_id: string;
+  status: InstallationStatus;
+  space_selection: Generated<'all' | 'selected'>;
+  site_selection: Generated<'all' | 'selected'>;
+  configuration: Generated<Json>;
+  external_ids: Generated<Json>;
+  created_at: Date;
+  updated_at: Date;
+}
+
+export interface IntegrationSpaceInstallationsTable {
+  installation_id: string;
+  space_id: string;
+  seq: Generated<number>;
+  status: InstallationStatus;
+  configuration: Generated<Json>;
+  external_ids: Generated<Json>;
+  created_at: Date;
+  updated_at: Date;
+}
+
+export interface IntegrationSiteInstallationsTable {
+  installation_id: string;
+  site_id: string;
+  seq: Generated<number>;
+  status: InstallationStatus;
+  configuration: Generated<Json>;
+  external_ids: Generated<Json>;
+  created_at: Date;
+  updated_at: Date;
+}
+
+export interface IntegrationTokensTable {
+  token_hash: string;
+  integration_id: string;
+  /** Null: a token of the integration itself. */
+  installation_id: string | null;
+  created_at: Date;
+  expires_at: Date;
+}
+
+export interface IntegrationEventsTable {
+  id: string;
+  seq: Generated<number>;
+  integration_id: string;
+  installation_id: string | null;
+  space_id: string | null;
+  payload: Json;
+  /** pending (in the outbox), success, failed (no attempt left). */
+  status: Generated<'pending' | 'success' | 'failed'>;
+  attempts: Generated<number>;
+  next_attempt_at: Date;
+  logs: Generated<Json>;
+  created_at: Date;
+  delivered_at: Date | null;
+}
+
+export type IntegrationRow = Selectable<IntegrationsTable>;
+export type InstallationRow = Selectable<IntegrationInstallationsTable>;
+export type SpaceInstallationRow = Selectable<IntegrationSpaceInstallationsTable>;
+export type SiteInstallationRow = Selectable<IntegrationSiteInstallationsTable>;
+export type IntegrationEventRow = Selectable<IntegrationEventsTable>;
+
+/** Lease of the worker delivering an installation's events (one at a time keeps them in order). */
+export interface IntegrationDeliveryLeasesTable {
+  installation_id: string;
+  until: Date;
+}

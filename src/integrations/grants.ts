@@ -1,0 +1,106 @@
+import { randomBytes } from 'node:crypto';
+import type { FastifyRequest } from 'fastify';
+import { hashToken } from '../platform/auth.ts';
+import type { Db } from '../platform/db/database.ts';
+import type { Role, RoleOrGuest, SpaceRow, UserRow } from '../platform/db/schema.ts';
+import { ForbiddenError } from '../platform/errors.ts';
+
+/** Tokens Folio gives integrations start with this, so authentication knows where to look them up. */
+export const INTEGRATION_TOKEN_PREFIX = 'folio_int_';
+/** How long an integration or installation token lives (the runtime gets fresh ones per event). */
+export const INTEGRATION_TOKEN_TTL_MS = 60 * 60 * 1000;
+
+/**
+ * What an integration token allows: it acts as the integration's own user, restricted to the
+ * integration's scopes, and for an installation token to the installation's targets. The
+ * integration's user is a member of no organization, so every check that goes by membership
+ * refuses it; only the checks below grant anything.
+ */
+export interface IntegrationGrant {
+  integrationId: string;
+  integrationName: string;
+  /** Null for a token of the integration itself (not of one installation). */
+  installationId: string | null;
+  scopes: string[];
+}
+
+export async function issueIntegrationToken(db: Db, integrationId: string, installationId: string | null): Promise<string> {
+  const token = INTEGRATION_TOKEN_PREFIX + randomBytes(30).toString('base64url');
+  const now = new Date();
+  await db
+    .insertInto('integration_tokens')
+    .values({ token_hash: hashToken(token), integration_id: integrationId, installation_id: installationId, created_at: now, expires_at: new Date(now.getTime() + INTEGRATION_TOKEN_TTL_MS) })
+    .execute();
+  return token;
+}
+
+/** The user and grant of a live integration token, or undefined. */
+export async function authenticateIntegrationToken(db: Db, hash: string): Promise<{ user: UserRow; grant: IntegrationGrant } | undefined> {
+  const row = await db
+    .selectFrom('integration_tokens as t')
+    .innerJoin('integrations as i', 'i.id', 't.integration_id')
+    .innerJoin('users as u', 'u.id', 'i.bot_user_id')
+    .leftJoin('integration_installations as inst', 'inst.id', 't.installation_id')
+    .selectAll('u')
+    .select(['i.id as integration_id', 'i.name as integration_name', 'i.scopes as scopes', 't.installation_id as installation_id', 'inst.id as live_installation'])
+    .where('t.token_hash', '=', hash)
+    .where('t.expires_at', '>', new Date())
+    .executeTakeFirst();
+  if (!row) return undefined;
+  const { integration_id, integration_name, scopes, installation_id, live_installation, ...user } = row;
+  // A token of an uninstalled installation is dead (its row cascades away; this covers a race).
+  if (installation_id && !live_installation) return undefined;
+  return { user, grant: { integrationId: integration_id, integrationName: integration_name, installationId: installation_id, scopes: scopes as string[] } };
+}
+
+/**
+ * Routes an integration token may call at all; the services then check the targets. Anything
+ * else (tokens, organizations, other integrations) is refused here.
+ */
+export function assertIntegrationRoute(req: FastifyRequest, grant: IntegrationGrant): void {
+  const url = req.routeOptions.url ?? '';
+  const params = (req.params ?? {}) as Record<string, string>;
+  if (url === '/v1/user' && req.method === 'GET') return;
+  if (grant.installationId && url.startsWith('/v1/spaces/:spaceId')) {
+    if (req.method === 'GET' || req.method === 'HEAD') return;
+    // Writes need the scope of what they change: the space itself (title, visibility, …) is its
+    // metadata, everything under it (pages, change requests, comments) its content.
+    const scope = url === '/v1/spaces/:spaceId' ? 'space:metadata:write' : 'space:content:write';
+    if (grant.scopes.includes(scope)) return;
+    throw new ForbiddenError(`This integration token lacks the ${scope} scope`);
+  }
+  if (url.startsWith('/v1/integrations/:integrationName') && params.integrationName === grant.integrationName) {
+    if (url.includes(':installationId') && grant.installationId && params.installationId !== grant.installationId) {
+      throw new ForbiddenError('An installation token can only read its own installation');
+    }
+    if (req.method === 'GET' || url.endsWith('/tokens')) return;
+  }
+  throw new ForbiddenError(`An integration token cannot call ${req.method} ${url}: it only reaches the spaces of its installation and its own integration`);
+}
+
+/** The role an installation's scopes give on content. */
+export function roleFromScopes(scopes: string[]): RoleOrGuest {
+  if (scopes.includes('space:content:write') || scopes.includes('space:metadata:write')) return 'edit';
+  if (scopes.includes('space:content:read') || scopes.includes('space:metadata:read')) return 'read';
+  return null;
+}
+
+/**
+ * The role an integration grant gives on a space: only an installation token, only while the
+ * installation is active, only on a space of the installation's organization that it covers
+ * (all spaces, or the selected ones with an active space installation).
+ */
+export async function grantRoleOnSpace(db: Db, grant: IntegrationGrant, space: SpaceRow): Promise<RoleOrGuest> {
+  if (!grant.installationId) return null;
+  const row = await db
+    .selectFrom('integration_installations as inst')
+    .leftJoin('integration_space_installations as si', (join) => join.onRef('si.installation_id', '=', 'inst.id').on('si.space_id', '=', space.id))
+    .select(['inst.status', 'inst.space_selection', 'inst.organization_id', 'si.status as space_status'])
+    .where('inst.id', '=', grant.installationId)
+    .where('inst.integration_id', '=', grant.integrationId)
+    .executeTakeFirst();
+  if (!row || row.status !== 'active' || row.organization_id !== space.organization_id) return null;
+  const covered = row.space_status ? row.space_status === 'active' : row.space_selection === 'all';
+  if (!covered) return null;
+  return roleFromScopes(grant.scopes) as Role | null;
+}

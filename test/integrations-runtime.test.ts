@@ -1,0 +1,167 @@
+import assert from 'node:assert/strict';
+import { createHmac } from 'node:crypto';
+import { createServer, type IncomingMessage } from 'node:http';
+import { fileURLToPath } from 'node:url';
+import { after, before, describe, test } from 'node:test';
+import { build } from 'esbuild';
+import { integrationSigningSecret } from '../src/integrations/secrets.ts';
+import { startTestServer, type TestServer, type TestUser } from './support/server.ts';
+
+let t: TestServer;
+let script: string;
+before(async () => {
+  t = await startTestServer({ integrationRetryBaseMs: 50, integrationTimeoutMs: 8000 });
+  // The fixture is bundled as `gitbook publish` bundles an integration: one ES module, MODE defined.
+  const out = await build({
+    entryPoints: [fileURLToPath(new URL('./fixtures/integration/index.ts', import.meta.url))],
+    bundle: true,
+    write: false,
+    format: 'esm',
+    platform: 'browser',
+    conditions: ['worker', 'browser'],
+    define: { MODE: '"production"' },
+    logLevel: 'silent',
+  });
+  script = out.outputFiles[0]!.text;
+});
+after(async () => {
+  await t?.close();
+});
+
+type Change = Parameters<TestUser['api']['spaces']['updateChangeRequestContent']>[2]['changes'][number];
+
+async function mergeSomething(user: TestUser, spaceId: string, title: string) {
+  const { data: cr } = await user.api.spaces.createChangeRequest(spaceId, { subject: title });
+  await user.api.spaces.updateChangeRequestContent(spaceId, cr.id, { changes: [{ operation: 'insert_page', title, document: { markdown: `${title}\n` } } as Change] });
+  return (await user.api.spaces.mergeChangeRequest(spaceId, cr.id)).data;
+}
+
+/** Waits until the integration's delivered events satisfy `done`. */
+async function eventsUntil(user: TestUser, name: string, done: (events: { payload: { type: string }; status: string; id: string }[]) => boolean, ms = 30_000) {
+  const until = Date.now() + ms;
+  for (;;) {
+    const { data } = await user.api.integrations.listIntegrationEvents(name, { limit: 100 });
+    if (done(data.items as never)) return data.items;
+    if (Date.now() > until) assert.fail(`events never got there: ${JSON.stringify(data.items.map((e) => [e.payload.type, e.status]))}`);
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}
+
+/** Publishes through the official client (the body is written as JSON, with plain strings for its enums). */
+const publish = (user: TestUser, name: string, body: Record<string, unknown>) => user.api.integrations.publishIntegration(name, body as never);
+
+describe('integration scripts', () => {
+  test('a @gitbook/runtime integration runs in workerd, calls Folio back with its installation token, logs into the trace', async () => {
+    const ann = await t.user('Ann');
+    const { data: org } = await ann.api.orgs.createOrganization({ title: 'Runners' });
+    const { data: space } = await ann.api.orgs.createSpace(org.id, { title: 'Docs' });
+    const name = `runner-${Date.now().toString(36)}`;
+    await publish(ann, name, { title: 'Runner', organization: org.id, scopes: ['space:content:write'], script, secrets: { GREETING: 'Hello' } });
+    const { data: inst } = await ann.api.integrations.installIntegration(name, { organization: org.id });
+    await ann.api.integrations.installIntegrationOnSpace(name, inst.id, { space: space.id });
+    const merged = await mergeSomething(ann, space.id, 'First page');
+    const events = await eventsUntil(ann, name, (items) => items.some((e) => e.payload.type === 'space_content_updated'));
+    const types = events.map((e) => e.payload.type).reverse();
+    assert.deepEqual(types, ['installation_setup', 'space_installation_setup', 'space_content_updated']);
+    const updated = events.find((e) => e.payload.type === 'space_content_updated')!;
+    assert.equal(updated.status, 'success');
+    assert.equal((updated.payload as unknown as { revisionId: string }).revisionId, merged.revision);
+    const { data: detail } = await ann.api.integrations.getIntegrationEvent(name, updated.id);
+    const messages = detail.trace!.logs.map((l) => l.message).join('\n');
+    assert.match(messages, new RegExp(`space ${space.id} now at revision ${merged.revision}`));
+    assert.match(messages, /comment posted/);
+    assert.ok(detail.trace!.logs.some((l) => l.level === 'warn'));
+    const { data: comments } = await ann.api.spaces.listCommentsInSpace(space.id);
+    const posted = comments.items.find((c) => JSON.stringify(c.body).includes(`Hello: merged revision ${merged.revision}`));
+    assert.ok(posted, 'the script posted its comment');
+    assert.equal(posted.postedBy.displayName, 'Runner');
+    // The public endpoint forwards to the script's fetch handler (no token needed).
+    const endpoint = (await ann.api.integrations.getIntegrationInstallationById(name, inst.id)).data.urls.publicEndpoint;
+    const res = await fetch(`${endpoint}?q=1`);
+    assert.equal(res.status, 200);
+    assert.equal(await res.text(), `hello from ${new URL(endpoint).pathname}`);
+    const fetched = (await ann.api.integrations.listIntegrationEvents(name)).data.items.find((e) => e.payload.type === 'fetch');
+    assert.equal(fetched?.status, 'success');
+    const missing = await fetch(endpoint.replace(inst.id, 'nope'));
+    assert.equal(missing.status, 404);
+  });
+
+  test('a crashing or endless script is recorded as failed after retries and does not block the API', async () => {
+    const ann = await t.user('Ann');
+    const { data: org } = await ann.api.orgs.createOrganization({ title: 'Crashers' });
+    const name = `crash-${Date.now().toString(36)}`;
+    t.server.services.config.integrationTimeoutMs = 1500;
+    t.server.services.config.integrationMaxAttempts = 3;
+    try {
+      await publish(ann, name, {
+        title: 'Crash',
+        organization: org.id,
+        script: 'export default { async fetch() { console.log("spinning"); while (true) {} } };',
+      });
+      const started = Date.now();
+      await ann.api.integrations.installIntegration(name, { organization: org.id });
+      // The API answers while the script spins.
+      for (let i = 0; i < 5; i++) await ann.api.user.getAuthenticatedUser();
+      assert.ok(Date.now() - started < 1500, 'the API answered while the script ran');
+      const events = await eventsUntil(ann, name, (items) => items.length === 1, 60_000);
+      assert.equal(events[0]!.status, 'failed');
+      const { data: detail } = await ann.api.integrations.getIntegrationEvent(name, events[0]!.id!);
+      const attempts = new Set(detail.trace!.logs.map((l) => /^\[attempt (\d+)\]/.exec(l.message ?? "")?.[1]));
+      assert.equal(attempts.size, t.server.services.config.integrationMaxAttempts);
+      assert.match(detail.trace!.logs.map((l) => l.message).join('\n'), /did not answer within 1500 ms/);
+    } finally {
+      t.server.services.config.integrationTimeoutMs = 8000;
+      t.server.services.config.integrationMaxAttempts = 5;
+    }
+  });
+
+  test('development mode sends signed events to the tunnel; private addresses only with FETCH_ALLOW_PRIVATE', async () => {
+    const received: { body: Buffer; signature: string; event: { eventId: string; type: string } }[] = [];
+    const tunnel = createServer(async (req: IncomingMessage, res) => {
+      const chunks: Buffer[] = [];
+      for await (const c of req) chunks.push(c as Buffer);
+      const body = Buffer.concat(chunks);
+      const form = await new Request('http://x', { method: 'POST', body, headers: { 'content-type': req.headers['content-type']! } }).formData();
+      received.push({ body, signature: String(req.headers['x-folio-signature']), event: JSON.parse(String(form.get('event'))) });
+      res.end('ok');
+    });
+    await new Promise<void>((r) => tunnel.listen(0, '127.0.0.1', r));
+    const port = (tunnel.address() as { port: number }).port;
+    try {
+      const ann = await t.user('Ann');
+      const { data: org } = await ann.api.orgs.createOrganization({ title: 'Devs' });
+      const { data: space } = await ann.api.orgs.createSpace(org.id, { title: 'Docs' });
+      const name = `dev-${Date.now().toString(36)}`;
+      await publish(ann, name, { title: 'Dev', organization: org.id, scopes: ['space:content:read'] });
+      await ann.api.integrations.setIntegrationDevelopmentMode(name, { tunnelUrl: `http://127.0.0.1:${port}/events` });
+      // Loopback is private: refused by default.
+      const { data: inst } = await ann.api.integrations.installIntegration(name, { organization: org.id });
+      const refused = await eventsUntil(ann, name, (items) => items.length === 1 && items[0]!.status === 'failed');
+      const { data: trace } = await ann.api.integrations.getIntegrationEvent(name, refused[0]!.id);
+      assert.match(trace.trace!.logs.map((l) => l.message).join('\n'), /private address/);
+      assert.equal(received.length, 0);
+      t.server.services.config.fetchAllowPrivate = true;
+      try {
+        await ann.api.integrations.updateIntegrationInstallation(name, inst.id, { space_selection: 'all' } as never);
+        await mergeSomething(ann, space.id, 'Page');
+        await eventsUntil(ann, name, (items) => items.filter((e) => e.status === 'success').length === 2);
+      } finally {
+        t.server.services.config.fetchAllowPrivate = false;
+      }
+      assert.deepEqual(received.map((r) => r.event.type), ['installation_setup', 'space_content_updated']);
+      const row = await t.server.services.db.selectFrom('integrations').select('id').where('name', '=', name).executeTakeFirstOrThrow();
+      const secret = integrationSigningSecret(t.server.services.signingKey, row.id);
+      for (const r of received) {
+        const [, ts, mac] = /^t=(\d+),v1=([0-9a-f]{64})$/.exec(r.signature)!;
+        assert.equal(mac, createHmac('sha256', secret).update(`${ts}.`).update(r.body).digest('hex'));
+        assert.ok(Math.abs(Number(ts) - Date.now() / 1000) < 60);
+      }
+      assert.equal(new Set(received.map((r) => r.event.eventId)).size, received.length);
+      await ann.api.integrations.disableIntegrationDevelopmentMode(name);
+      const after = await t.server.services.db.selectFrom('integrations').select('dev_tunnel_url').where('id', '=', row.id).executeTakeFirstOrThrow();
+      assert.equal(after.dev_tunnel_url, null);
+    } finally {
+      tunnel.close();
+    }
+  });
+});
