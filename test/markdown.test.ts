@@ -706,3 +706,14 @@ describe('plainText', () => {
     );
   });
 });
+
+test('footnotes referenced from inside inline HTML, twice, or from their own body convert without running away', () => {
+  // Found by the content-format property test: a reference read by a nested reader (inside an
+  // inline HTML button) expanded the definition against the wrong source text, forever.
+  const line = 'A <a href="https://example.com/x?a=1&#x26;b=2" class="button primary">Go</a> and a word[^1].';
+  const markdown = [line, '[^1]: The note body.', line, '', 'Self[^2].', '', '[^2]: Points at itself[^2].', ''].join('\n');
+  const once = documentToMarkdown(markdownToDocument(markdown));
+  assert.equal(documentToMarkdown(markdownToDocument(once)), once);
+  const annotations = JSON.stringify(markdownToDocument(markdown)).match(/"type":"annotation"/g) ?? [];
+  assert.ok(annotations.length >= 2, `annotations: ${annotations.length}`);
+});

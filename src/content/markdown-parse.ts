@@ -336,6 +336,9 @@ function buttonData(attrs: Record<string, string>, label: string): DocumentInlin
   return { ...base, ref: refFromUrl(attrs.href ?? '') };
 }
 
+/** Footnotes being expanded into annotations right now (conversion is synchronous: one at a time per thread). */
+const expandingFootnotes = new Set<md.FootnoteDefinition>();
+
 class Reader {
   constructor(
     readonly source: Source,
@@ -343,7 +346,8 @@ class Reader {
     readonly headingDepth = new WeakMap<object, number>(),
     /** How many HTML blocks this text is nested in. */
     private readonly htmlDepth = 0,
-    private readonly footnotes = new Map<string, md.FootnoteDefinition>(),
+    /** Footnote definitions with the reader whose source they come from (their positions are in it). */
+    private readonly footnotes = new Map<string, { def: md.FootnoteDefinition; owner: Reader }>(),
     /** Footnotes some reference points at (they become annotations, not text). */
     private readonly referenced = new Set<string>(),
   ) {}
@@ -361,7 +365,7 @@ class Reader {
   read(root: md.Root): Block[] {
     const collect = (node: md.Nodes) => {
       if (node.type === 'definition' && !this.definitions.has(node.identifier)) this.definitions.set(node.identifier, node);
-      if (node.type === 'footnoteDefinition' && !this.footnotes.has(node.identifier)) this.footnotes.set(node.identifier, node);
+      if (node.type === 'footnoteDefinition' && !this.footnotes.has(node.identifier)) this.footnotes.set(node.identifier, { def: node, owner: this });
       if (node.type === 'footnoteReference') this.referenced.add(node.identifier);
       if ('children' in node) for (const child of node.children) collect(child);
     };
@@ -386,7 +390,7 @@ class Reader {
     // Footnote references only parse where their definition is in the same text: stub ones are added.
     let text = markdown;
     if (markdown.includes('[^') && this.footnotes.size > 0) {
-      text += '\n\n' + [...this.footnotes.values()].map((f) => `[^${f.label ?? f.identifier}]: -`).join('\n');
+      text += '\n\n' + [...this.footnotes.values()].map(({ def: f }) => `[^${f.label ?? f.identifier}]: -`).join('\n');
     }
     const reader = new Reader(prepareSource(text), this.definitions, this.headingDepth, this.htmlDepth + 1, this.footnotes, this.referenced);
     const root = processor.parse(reader.source.text);
@@ -1072,10 +1076,17 @@ class Reader {
           i = this.inlineHtml(children, i, marks, out);
           break;
         case 'footnoteReference': {
-          const def = this.footnotes.get(node.identifier);
-          if (def) {
+          const found = this.footnotes.get(node.identifier);
+          // A footnote is read by the reader of its own source; one referenced from inside its own
+          // body stays text (it would expand forever).
+          if (found && !expandingFootnotes.has(found.def)) {
             this.referenced.add(node.identifier);
-            out.push(this.annotation(def, out));
+            expandingFootnotes.add(found.def);
+            try {
+              out.push(found.owner.annotation(found.def, out));
+            } finally {
+              expandingFootnotes.delete(found.def);
+            }
           }
           else out.push({ kind: 'text', text: `[^${node.label ?? node.identifier}]`, marks });
           break;
