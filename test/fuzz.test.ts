@@ -720,7 +720,7 @@ async function harvestCursors(ops: Operation[]) {
 
 before(async () => {
   // Short outbound timeouts: fuzzed insert_files URLs name private addresses, refused at once.
-  t = await startTestServer({ fetchTimeoutMs: 2000 });
+  t = await startTestServer({ fetchTimeoutMs: 2000 }, process.env.FUZZ_LOG ? { logStream: (await import("node:fs")).createWriteStream(process.env.FUZZ_LOG) } : {});
   const res = await fetch(`${t.url}/v1/openapi.json`);
   spec = (await res.json()) as typeof spec;
 });

@@ -288,6 +288,9 @@ export async function installIntegration(ctx: Ctx, name: string, organization: s
   const status = statusFor(row, {}, 'configuration');
   try {
     return await ctx.db.transaction().execute(async (trx) => {
+      // The integration must stay while it is installed: an unpublish running now waits, or won.
+      const live = await trx.selectFrom('integrations').select('id').where('id', '=', row.id).forKeyShare().executeTakeFirst();
+      if (!live) throw new NotFoundError('Integration');
       const inst = await trx
         .insertInto('integration_installations')
         .values({ id: newId(), integration_id: row.id, organization_id: org.id, status, created_at: now, updated_at: now })

@@ -239,6 +239,12 @@ export async function buildApp(
       // PostgreSQL data exceptions (a NUL byte in text, a value out of range) come from input.
       status = 400;
       message = `Invalid value in the request: ${err.message}`;
+    } else if (err.code === '23503' && err.severity) {
+      // A foreign key refused a write: something the request refers to was deleted while it ran
+      // (a concurrent delete). The client can retry and get the current answer.
+      status = 409;
+      message = 'Something this request refers to was removed while it ran; send it again';
+      req.log.warn({ err }, 'foreign key violation (concurrent delete)');
     } else if (err.validation) {
       status = 400;
       message = err.message;
