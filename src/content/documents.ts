@@ -62,7 +62,8 @@ async function documentRead(markdown: string): Promise<DocumentRead> {
   return { document: await markdownToDocumentForRead(markdown) };
 }
 
-async function storedText(db: Db, hash: string | null): Promise<string> {
+/** The stored markdown of a document hash ('' for none). */
+export async function storedText(db: Db, hash: string | null): Promise<string> {
   return hash ? ((await getDocuments(db, [hash])).get(hash) ?? '') : '';
 }
 

@@ -89,45 +89,28 @@ export async function requestSync(ctx: Ctx, spaceId: string, direction: 'import'
   const credentials = await sealCredentials(ctx.db, ctx, remote);
   const now = new Date();
   const provider = providerOf(remote.url, body.gitInfo?.provider);
+  // What this operation sets, whether the space syncs for the first time or again.
+  const settings = {
+    url: remote.url,
+    ref: body.ref,
+    project_directory: projectDir,
+    credentials: credentials ?? null,
+    repo_tree_url: body.repoTreeURL ?? null,
+    repo_commit_url: body.repoCommitURL ?? null,
+    provider,
+    configured_by: ctx.user.id,
+    op_state: 'running',
+    op_direction: direction,
+    op_started_at: now,
+    op_ended_at: null,
+    op_error: null,
+    updated_at: now,
+  };
   await ctx.db.transaction().execute(async (trx) => {
     await trx
       .insertInto('git_syncs')
-      .values({
-        space_id: space.id,
-        organization_id: space.organization_id,
-        url: remote.url,
-        ref: body.ref,
-        project_directory: projectDir,
-        credentials: credentials ?? null,
-        repo_tree_url: body.repoTreeURL ?? null,
-        repo_commit_url: body.repoCommitURL ?? null,
-        provider,
-        configured_by: ctx.user.id,
-        op_state: 'running',
-        op_direction: direction,
-        op_started_at: now,
-        op_ended_at: null,
-        op_error: null,
-        updated_at: now,
-      })
-      .onConflict((oc) =>
-        oc.column('space_id').doUpdateSet({
-          url: remote.url,
-          ref: body.ref,
-          project_directory: projectDir,
-          credentials: credentials ?? null,
-          repo_tree_url: body.repoTreeURL ?? null,
-          repo_commit_url: body.repoCommitURL ?? null,
-          provider,
-          configured_by: ctx.user.id,
-          op_state: 'running',
-          op_direction: direction,
-          op_started_at: now,
-          op_ended_at: null,
-          op_error: null,
-          updated_at: now,
-        }),
-      )
+      .values({ space_id: space.id, organization_id: space.organization_id, ...settings })
+      .onConflict((oc) => oc.column('space_id').doUpdateSet(settings))
       .execute();
     await setPublicGitSync(trx, space.id, { url: body.gitInfo?.url ?? body.repoTreeURL ?? remote.url, provider, updatedAt: now, repo: remote.url });
     const payload: GitJobPayload = {

@@ -266,14 +266,10 @@ export async function spaceCounts(db: Db, installations: InstallationRow[]): Pro
 }
 
 /** Status from the configuration: active once every required account property is set. */
-function statusFor(integration: IntegrationRow, configuration: Record<string, unknown>, where: string): 'active' | 'pending' {
-  const schema = (integration.configurations as { account?: unknown }).account;
-  return checkConfiguration(schema, configuration, where) ? 'active' : 'pending';
-}
-
-function spaceStatusFor(integration: IntegrationRow, configuration: Record<string, unknown>, where: string): 'active' | 'pending' {
-  const schema = (integration.configurations as { space?: unknown }).space;
-  return checkConfiguration(schema, configuration, where) ? 'active' : 'pending';
+/** `active` once the configuration fills the integration's schema for that level (account, space or site), else `pending`. */
+function statusFor(integration: IntegrationRow, level: 'account' | 'space' | 'site', configuration: Record<string, unknown>): 'active' | 'pending' {
+  const schema = (integration.configurations as Record<string, unknown>)[level];
+  return checkConfiguration(schema, configuration, 'configuration') ? 'active' : 'pending';
 }
 
 /** Installs an integration on an organization (its admins only). */
@@ -285,7 +281,7 @@ export async function installIntegration(ctx: Ctx, name: string, organization: s
     throw new ForbiddenError('A private integration can only be installed in the organization that publishes it');
   }
   const now = new Date();
-  const status = statusFor(row, {}, 'configuration');
+  const status = statusFor(row, 'account', {});
   try {
     return await ctx.db.transaction().execute(async (trx) => {
       // The integration must stay while it is installed: an unpublish running now waits, or won.
@@ -361,7 +357,7 @@ export async function updateInstallation(
 ) {
   const { row, inst } = await loadInstallation(ctx, name, installationId, 'manage');
   const configuration = body.configuration ?? (inst.configuration as Record<string, unknown>);
-  const status = inst.status === 'paused' ? 'paused' : statusFor(row, configuration, 'configuration');
+  const status = inst.status === 'paused' ? 'paused' : statusFor(row, 'account', configuration);
   return ctx.db.transaction().execute(async (trx) => {
     const updated = await trx
       .updateTable('integration_installations')
@@ -426,7 +422,7 @@ export async function installOnSpace(ctx: Ctx, name: string, installationId: str
   const { space } = await requireSpaceRole(ctx, spaceId, 'admin', 'install integrations on the space');
   if (space.organization_id !== inst.organization_id) throw new BadRequestError('space: must be a space of the organization the integration is installed in');
   const now = new Date();
-  const status = spaceStatusFor(row, {}, 'configuration');
+  const status = statusFor(row, 'space', {});
   try {
     return await ctx.db.transaction().execute(async (trx) => {
       const si = await trx
@@ -469,7 +465,7 @@ export async function updateSpaceInstallation(
   const found = await loadSpaceInstallation(ctx, name, installationId, spaceId, 'manage');
   const { integration, spaceInstallation: si } = found;
   const configuration = body.configuration ?? (si.configuration as Record<string, unknown>);
-  const status = si.status === 'paused' ? 'paused' : spaceStatusFor(integration, configuration, 'configuration');
+  const status = si.status === 'paused' ? 'paused' : statusFor(integration, 'space', configuration);
   return ctx.db.transaction().execute(async (trx) => {
     const updated = await trx
       .updateTable('integration_space_installations')
@@ -607,18 +603,13 @@ export async function getEvent(ctx: Ctx, name: string, eventId: string) {
 
 // ---------------------------------------------------------------- site installations
 
-function siteStatusFor(integration: IntegrationRow, configuration: Record<string, unknown>, where: string): 'active' | 'pending' {
-  const schema = (integration.configurations as { site?: unknown }).site;
-  return checkConfiguration(schema, configuration, where) ? 'active' : 'pending';
-}
-
 export async function installOnSite(ctx: Ctx, name: string, installationId: string, siteId: string) {
   const { row, inst } = await loadInstallation(ctx, name, installationId, 'manage');
   if (row.target === 'space' || row.target === 'organization') throw new BadRequestError(`This integration installs on ${row.target}s, not on sites`);
   const site = await findSite(ctx.db, inst.organization_id, siteId);
   if (!site) throw new NotFoundError('Site');
   const now = new Date();
-  const status = siteStatusFor(row, {}, 'configuration');
+  const status = statusFor(row, 'site', {});
   try {
     return await ctx.db.transaction().execute(async (trx) => {
       const si = await trx
@@ -661,7 +652,7 @@ export async function updateSiteInstallation(
   const found = await loadSiteInstallation(ctx, name, installationId, siteId, 'manage');
   const { integration, siteInstallation: si } = found;
   const configuration = body.configuration ?? (si.configuration as Record<string, unknown>);
-  const status = si.status === 'paused' ? 'paused' : siteStatusFor(integration, configuration, 'configuration');
+  const status = si.status === 'paused' ? 'paused' : statusFor(integration, 'site', configuration);
   return ctx.db.transaction().execute(async (trx) => {
     const updated = await trx
       .updateTable('integration_site_installations')

@@ -5,8 +5,8 @@ import type { SiteRow, SiteSectionRow, SiteSpaceRow, SpaceRow } from '../platfor
 import type { Urls } from '../platform/urls.ts';
 import { effectiveCustomization } from '../sites/customization.ts';
 import { markdownToDocumentForRead } from '../content/convert.ts';
-import { readBody } from '../content/documents.ts';
-import { ContentReader, getDocuments } from '../content/model.ts';
+import { readBody, storedText } from '../content/documents.ts';
+import { ContentReader } from '../content/model.ts';
 import { withFrontMatter } from '../content/front-matter.ts';
 import { frontMatterOf } from '../content/presenter.ts';
 import { pageDirectory, relativeLinks } from '../content/page-links.ts';
@@ -183,7 +183,7 @@ export async function renderPage(req: PageRequest, nav: Navigation, page: NavPag
   if (cached) return cached;
 
   const reader = new ContentReader(req.db, nav.root);
-  const source = page.entry.doc ? ((await getDocuments(req.db, [page.entry.doc])).get(page.entry.doc) ?? '') : '';
+  const source = await storedText(req.db, page.entry.doc);
   const markdown = await readBody(reader, source, page.entry, { dereferenced: true });
   const document = await markdownToDocumentForRead(markdown);
   // OpenAPI blocks show the operation from the organization's spec, as its readers see it.
@@ -273,7 +273,7 @@ function ancestorIds(nav: Navigation, page: NavPage): string[] {
 /** A page as markdown (`<page>.md`), with its front matter and links relative to it. */
 export async function pageMarkdown(db: Db, nav: Navigation, page: NavPage): Promise<string> {
   const reader = new ContentReader(db, nav.root);
-  const source = page.entry.doc ? ((await getDocuments(db, [page.entry.doc])).get(page.entry.doc) ?? '') : '';
+  const source = await storedText(db, page.entry.doc);
   const body = await relativeLinks(reader, await readBody(reader, source, page.entry, { dereferenced: true }), await pageDirectory(reader, page.entry));
   return withFrontMatter(frontMatterOf(page.entry), `# ${page.title}\n\n${body}`);
 }
