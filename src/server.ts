@@ -100,10 +100,11 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
   const report = opts.report ?? (() => {});
   const { database, migrations } = await openAndMigrate(config, opts.purpose ?? 'server', report);
   let adminSocket: AdminSocket | undefined;
+  let started: Awaited<ReturnType<typeof buildApp>> | undefined;
   try {
     const services = await createServices(config, database);
     const { jobs } = services;
-    const app = await buildApp(services, { logLevel: config.logLevel, logStream: opts.logStream });
+    const app = (started = await buildApp(services, { logLevel: config.logLevel, logStream: opts.logStream }));
     jobs.logger = app.log;
     opts.extend?.(app);
     await registerJobHandlers(services);
@@ -150,6 +151,8 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
     };
   } catch (err) {
     await adminSocket?.close();
+    // A start that failed after the app was built (listening, the first administrator) closes it.
+    await started?.close().catch(() => {});
     await database.close();
     throw err;
   }

@@ -247,6 +247,31 @@ describe('git sync', () => {
     assert.equal(h.g.head('folders'), first);
   });
 
+  test('.gitbook.yaml redirects are served by the published site and by URL resolution, and outlive an export', async () => {
+    const { admin, org } = await newOrg(h.t, 'Moved Inc');
+    const space = await newSpace(admin, org.id);
+    h.g.createRepo('moved');
+    h.g.commit('moved', { '.gitbook.yaml': 'redirects:\n  help/old-setup: ./guides/setup.md\n  /gone/: missing.md\n', 'README.md': '# Home\n', 'guides/README.md': '# Guides\n', 'guides/setup.md': '# Setup\n' }, 'init');
+    const state = await importRepo(admin, space.id, 'moved', { repoProjectDirectory: undefined });
+    assert.equal(state.operation?.state, 'success', state.operation?.error);
+    const { data: site } = await admin.api.orgs.createSite(org.id, { title: 'Moved docs' } as never);
+    await admin.api.orgs.addSpaceToSite(org.id, site.id, { spaceId: space.id });
+    await admin.api.orgs.publishSite(org.id, site.id, {} as never);
+    const base = `/${org.id}/${site.basename}/`;
+    const moved = await fetch(`${h.t.url}${base}help/old-setup`, { redirect: 'manual' });
+    assert.equal(moved.status, 301);
+    assert.equal(moved.headers.get('location'), `${base}guides/setup`);
+    // A redirect to a file that is no page, and a path no redirect names: not found.
+    assert.equal((await fetch(`${h.t.url}${base}gone`, { redirect: 'manual' })).status, 404);
+    assert.equal((await fetch(`${h.t.url}${base}help/other`, { redirect: 'manual' })).status, 404);
+    const { data: resolved } = await admin.api.urls.getPublishedContentByUrl({ url: `${h.t.url}${base}help/old-setup` } as never);
+    assert.match((resolved as { redirect?: string }).redirect ?? '', /\/guides\/setup$/);
+    // An export keeps the repository's .gitbook.yaml, and the next import keeps serving it.
+    await editAndMerge(admin, space.id, [{ operation: 'insert_page', title: 'News', document: { markdown: '# News\n' } }]);
+    await exportRepo(admin, space.id, 'moved', 'news', { repoProjectDirectory: undefined });
+    assert.equal((await fetch(`${h.t.url}${base}help/old-setup`, { redirect: 'manual' })).status, 301);
+  });
+
   test('standalone imports make a revision without touching the space', async () => {
     const { admin, org } = await newOrg(h.t, 'Standalone Inc');
     const space = await newSpace(admin, org.id);

@@ -1,28 +1,17 @@
 import assert from 'node:assert/strict';
 import { createHmac } from 'node:crypto';
 import { createServer, type IncomingMessage } from 'node:http';
-import { fileURLToPath } from 'node:url';
 import { after, before, describe, test } from 'node:test';
-import { build } from 'esbuild';
+import { bundleIntegration, eventsUntil } from './support/integrations.ts';
 import { integrationSigningSecret } from '../src/integrations/secrets.ts';
+import { runInSandbox } from '../src/integrations/sandbox.ts';
 import { startTestServer, type TestServer, type TestUser } from './support/server.ts';
 
 let t: TestServer;
 let script: string;
 before(async () => {
   t = await startTestServer({ integrationRetryBaseMs: 50, integrationTimeoutMs: 8000 });
-  // The fixture is bundled as `gitbook publish` bundles an integration: one ES module, MODE defined.
-  const out = await build({
-    entryPoints: [fileURLToPath(new URL('./fixtures/integration/index.ts', import.meta.url))],
-    bundle: true,
-    write: false,
-    format: 'esm',
-    platform: 'browser',
-    conditions: ['worker', 'browser'],
-    define: { MODE: '"production"' },
-    logLevel: 'silent',
-  });
-  script = out.outputFiles[0]!.text;
+  script = await bundleIntegration('integration');
 });
 after(async () => {
   await t?.close();
@@ -34,17 +23,6 @@ async function mergeSomething(user: TestUser, spaceId: string, title: string) {
   const { data: cr } = await user.api.spaces.createChangeRequest(spaceId, { subject: title });
   await user.api.spaces.updateChangeRequestContent(spaceId, cr.id, { changes: [{ operation: 'insert_page', title, document: { markdown: `${title}\n` } } as Change] });
   return (await user.api.spaces.mergeChangeRequest(spaceId, cr.id)).data;
-}
-
-/** Waits until the integration's delivered events satisfy `done`. */
-async function eventsUntil(user: TestUser, name: string, done: (events: { payload: { type: string }; status: string; id: string }[]) => boolean, ms = 30_000) {
-  const until = Date.now() + ms;
-  for (;;) {
-    const { data } = await user.api.integrations.listIntegrationEvents(name, { limit: 100 });
-    if (done(data.items as never)) return data.items;
-    if (Date.now() > until) assert.fail(`events never got there: ${JSON.stringify(data.items.map((e) => [e.payload.type, e.status]))}`);
-    await new Promise((r) => setTimeout(r, 100));
-  }
 }
 
 /** Publishes through the official client (the body is written as JSON, with plain strings for its enums). */
@@ -113,6 +91,102 @@ describe('integration scripts', () => {
       t.server.services.config.integrationTimeoutMs = 8000;
       t.server.services.config.integrationMaxAttempts = 5;
     }
+  });
+
+  test('a script past INTEGRATION_MEMORY_MB is stopped and says so; other integrations keep their runtime', async () => {
+    const ann = await t.user('Ann');
+    const { data: org } = await ann.api.orgs.createOrganization({ title: 'Hogs' });
+    const stamp = Date.now().toString(36);
+    const calm = `calm-${stamp}`;
+    const hog = `hog-${stamp}`;
+    const { config } = t.server.services;
+    const saved = { memory: config.integrationMemoryMb, attempts: config.integrationMaxAttempts };
+    config.integrationMemoryMb = 48;
+    config.integrationMaxAttempts = 2;
+    try {
+      // Counts the events its runtime has handled: a restarted runtime would count from 1 again.
+      await publish(ann, calm, { title: 'Calm', organization: org.id, script: 'let handled = 0; export default { async fetch() { handled++; return new Response(`handled ${handled}`); } };' });
+      // Keeps 512 MB reachable (strings and filled array buffers), then answers: without a
+      // memory limit its event would succeed.
+      await publish(ann, hog, {
+        title: 'Hog',
+        organization: org.id,
+        script: `const kept = [];
+export default { async fetch() {
+  for (let i = 0; i < 512; i++) {
+    if (i % 2) { const strings = []; for (let j = 0; j < 2048; j++) strings.push(('#' + i + '.' + j).repeat(60)); kept.push(strings); }
+    else { const bytes = new Uint8Array(1 << 20); bytes.fill(i); kept.push(bytes); }
+  }
+  return new Response('kept ' + kept.length);
+} };`,
+      });
+      const { data: calmInst } = await ann.api.integrations.installIntegration(calm, { organization: org.id });
+      await eventsUntil(ann, calm, (items) => items.length === 1 && items[0]!.status === 'success');
+
+      const started = Date.now();
+      await ann.api.integrations.installIntegration(hog, { organization: org.id });
+      for (let i = 0; i < 5; i++) await ann.api.user.getAuthenticatedUser();
+      assert.ok(Date.now() - started < 1500, 'the API answered while the script allocated');
+      const events = await eventsUntil(ann, hog, (items) => items.length === 1 && items[0]!.status !== 'pending');
+      assert.equal(events[0]!.status, 'failed');
+      const { data: detail } = await ann.api.integrations.getIntegrationEvent(hog, events[0]!.id);
+      const stopped = detail.trace!.logs.filter((l) => /^\[attempt \d+\] The script used more than 48 MB of memory; it was stopped$/.test(l.message ?? ''));
+      // Every attempt ran in a fresh runtime and was stopped for its memory again.
+      assert.equal(stopped.length, 2, JSON.stringify(detail.trace!.logs));
+
+      // The other integration's runtime was not touched: same process, its count goes on.
+      const endpoint = (await ann.api.integrations.getIntegrationInstallationById(calm, calmInst.id)).data.urls.publicEndpoint;
+      const res = await fetch(endpoint);
+      assert.equal(res.status, 200);
+      assert.equal(await res.text(), 'handled 2');
+    } finally {
+      config.integrationMemoryMb = saved.memory;
+      config.integrationMaxAttempts = saved.attempts;
+    }
+  });
+
+  test('a script past INTEGRATION_CPU_MS is stopped; time spent waiting is not CPU time', async () => {
+    const ann = await t.user('Ann');
+    const { data: org } = await ann.api.orgs.createOrganization({ title: 'Spinners' });
+    const config = t.server.services.config;
+    const saved = { cpu: config.integrationCpuMs, attempts: config.integrationMaxAttempts, timeout: config.integrationTimeoutMs };
+    config.integrationCpuMs = 300;
+    config.integrationMaxAttempts = 1;
+    config.integrationTimeoutMs = 8000;
+    try {
+      const spinner = `spin-${Date.now().toString(36)}`;
+      const waiter = `wait-${Date.now().toString(36)}`;
+      await publish(ann, spinner, { title: 'Spinner', organization: org.id, script: 'export default { async fetch() { const end = Date.now() + 6000; while (Date.now() < end) {} return new Response("done"); } };' });
+      // Waits 1.2 s, four times its CPU limit, on a timer: no CPU spent, so it answers.
+      await publish(ann, waiter, { title: 'Waiter', organization: org.id, script: 'export default { async fetch() { await new Promise((r) => setTimeout(r, 1200)); return new Response("waited"); } };' });
+      const started = Date.now();
+      await ann.api.integrations.installIntegration(spinner, { organization: org.id });
+      await ann.api.integrations.installIntegration(waiter, { organization: org.id });
+      const spun = await eventsUntil(ann, spinner, (items) => items.length === 1 && items[0]!.status !== 'pending');
+      assert.equal(spun[0]!.status, 'failed');
+      // Stopped by its CPU time, well before the 6 s it would spin and the 8 s time limit.
+      assert.ok(Date.now() - started < 5000, `stopped after ${Date.now() - started} ms`);
+      const { data: detail } = await ann.api.integrations.getIntegrationEvent(spinner, spun[0]!.id);
+      assert.match(detail.trace!.logs.map((l) => l.message).join('\n'), /The script used more than 300 ms of CPU time; it was stopped/);
+      const waited = await eventsUntil(ann, waiter, (items) => items.length === 1 && items[0]!.status !== 'pending');
+      assert.equal(waited[0]!.status, 'success');
+    } finally {
+      config.integrationCpuMs = saved.cpu;
+      config.integrationMaxAttempts = saved.attempts;
+      config.integrationTimeoutMs = saved.timeout;
+    }
+  });
+
+  test('concurrent first dispatches to a script share one runtime', async () => {
+    // Counts what its runtime has handled: two runtimes would both answer "handled 1".
+    const counting = 'let handled = 0; export default { async fetch() { handled++; return new Response(`handled ${handled}`); } };';
+    const limits = { timeoutMs: 8000, subrequests: 0, memoryMb: 128, cpuMs: 5000 };
+    const request = { body: new Uint8Array(), contentType: 'text/plain' };
+    const refuse = async () => new Response('no', { status: 403 });
+    const key = `crowd-${Date.now().toString(36)}`;
+    // Three dispatches in the same tick, before any runtime for the key exists.
+    const answers = await Promise.all([1, 2, 3].map(() => runInSandbox(key, counting, request, limits, refuse)));
+    assert.deepEqual(answers.map((a) => a.body).sort(), ['handled 1', 'handled 2', 'handled 3']);
   });
 
   test('development mode sends signed events to the tunnel; private addresses only with FETCH_ALLOW_PRIVATE', async () => {

@@ -25,6 +25,29 @@ async function setup() {
 /** Publishes through the official client (the body is written as JSON, with plain strings for its enums). */
 const publish = (user: TestUser, name: string, body: Record<string, unknown>) => user.api.integrations.publishIntegration(name, body as never);
 
+
+/**
+ * The calls of an access matrix: `ok` ones must succeed, the others be refused with 403 or 404;
+ * `leaks()` counts refused ones that were allowed.
+ */
+function accessMatrix() {
+  let leaks = 0;
+  const expect = async (label: string, promise: Promise<unknown>, ok: boolean) => {
+    try {
+      await promise;
+      if (!ok) {
+        leaks++;
+        assert.fail(`${label}: allowed`);
+      }
+    } catch (err) {
+      const status = (err as { response?: Response }).response?.status;
+      if (ok) assert.fail(`${label}: refused with ${status ?? err}`);
+      assert.ok(status === 403 || status === 404, `${label}: ${status ?? err}`);
+    }
+  };
+  return { expect, leaks: () => leaks };
+}
+
 describe('integration registry', () => {
   test('publish creates, a new publish bumps the version; secrets are never returned', async () => {
     const { ann, org } = await setup();
@@ -171,20 +194,7 @@ describe('installations', () => {
     const { data: otherOrg } = await other.api.orgs.createOrganization({ title: 'Elsewhere' });
     const { data: spaceC } = await other.api.orgs.createSpace(otherOrg.id, { title: 'C' });
     const comment = { body: { markdown: 'hi' } } as never;
-    let leaks = 0;
-    const expect = async (label: string, promise: Promise<unknown>, ok: boolean) => {
-      try {
-        await promise;
-        if (!ok) {
-          leaks++;
-          assert.fail(`${label}: allowed`);
-        }
-      } catch (err) {
-        const status = (err as { response?: Response }).response?.status;
-        if (ok) assert.fail(`${label}: refused with ${status ?? err}`);
-        assert.ok(status === 403 || status === 404, `${label}: ${status ?? err}`);
-      }
-    };
+    const { expect, leaks } = accessMatrix();
     for (const scopes of [['space:content:read'], ['space:content:write'], ['space:metadata:write'], ['page:feedback:read']] as const) {
       for (const selection of ['selected', 'all'] as const) {
         const name = uniqueName('matrix');
@@ -221,6 +231,46 @@ describe('installations', () => {
         assert.equal(dead.status, 401);
       }
     }
-    assert.equal(leaks, 0);
+    assert.equal(leaks(), 0);
+  });
+  test('installation tokens on sites: metadata and adaptive scopes, exactly the covered sites (scope × target matrix)', async () => {
+    const { ann, org } = await setup();
+    const { data: siteA } = await ann.api.orgs.createSite(org.id, { title: 'Site A' } as never);
+    const { data: siteB } = await ann.api.orgs.createSite(org.id, { title: 'Site B' } as never);
+    const other = await t.user('Other');
+    const { data: otherOrg } = await other.api.orgs.createOrganization({ title: 'Elsewhere' });
+    const { data: siteC } = await other.api.orgs.createSite(otherOrg.id, { title: 'Site C' } as never);
+    const jsonSchema = { type: 'object', properties: { isAdmin: { type: 'boolean', description: 'An admin' } }, additionalProperties: false };
+    const { expect, leaks } = accessMatrix();
+    for (const scope of ['site:metadata:read', 'site:adaptive:write', 'space:content:write'] as const) {
+      for (const selection of ['selected', 'all'] as const) {
+        const name = uniqueName('sitematrix');
+        await publish(ann, name, { title: 'Site matrix', organization: org.id, scopes: [scope] });
+        const { data: inst } = await ann.api.integrations.installIntegration(name, { organization: org.id });
+        if (selection === 'all') await ann.api.integrations.updateIntegrationInstallation(name, inst.id, { site_selection: 'all' } as never);
+        else await ann.api.integrations.installIntegrationOnSite(name, inst.id, { siteId: siteA.id });
+        const { data: tok } = await ann.api.integrations.createIntegrationInstallationToken(name, inst.id);
+        const api = t.client(tok.token);
+        const metadata = scope === 'site:metadata:read';
+        const adaptive = scope === 'site:adaptive:write';
+        const label = `${scope}/${selection}`;
+        await expect(`${label} read A`, api.orgs.getSiteById(org.id, siteA.id), metadata);
+        await expect(`${label} read B`, api.orgs.getSiteById(org.id, siteB.id), metadata && selection === 'all');
+        await expect(`${label} read C`, api.orgs.getSiteById(otherOrg.id, siteC.id), false);
+        await expect(`${label} structure A`, api.orgs.getSiteStructure(org.id, siteA.id), metadata);
+        await expect(`${label} scripts A`, api.orgs.listSiteIntegrationScripts(org.id, siteA.id), metadata);
+        await expect(`${label} share links A`, api.orgs.listSiteShareLinks(org.id, siteA.id), false);
+        await expect(`${label} publishing auth A`, api.orgs.getSitePublishingAuthById(org.id, siteA.id), false);
+        await expect(`${label} rename A`, api.orgs.updateSiteById(org.id, siteA.id, { title: 'Renamed' } as never), false);
+        await expect(`${label} list sites`, api.orgs.listSites(org.id), false);
+        await expect(`${label} adaptive A`, api.orgs.getSiteAdaptiveSchema(org.id, siteA.id), adaptive);
+        await expect(`${label} write adaptive A`, api.orgs.updateSiteAdaptiveSchema(org.id, siteA.id, { jsonSchema } as never), adaptive);
+        await expect(`${label} write adaptive B`, api.orgs.updateSiteAdaptiveSchema(org.id, siteB.id, { jsonSchema } as never), adaptive && selection === 'all');
+        await expect(`${label} write adaptive C`, api.orgs.updateSiteAdaptiveSchema(otherOrg.id, siteC.id, { jsonSchema } as never), false);
+        await ann.api.integrations.uninstallIntegration(name, inst.id);
+        assert.equal((await t.request('GET', `/v1/orgs/${org.id}/sites/${siteA.id}`, { token: tok.token })).status, 401);
+      }
+    }
+    assert.equal(leaks(), 0);
   });
 });

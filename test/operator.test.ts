@@ -13,11 +13,15 @@ let configured: TestServer;
 let limited: TestServer;
 
 before(async () => {
-  [plain, configured, limited] = await Promise.all([
+  const started = await Promise.allSettled([
     startTestServer(),
     startTestServer({ corsOrigins: [ALLOWED, 'http://localhost:3000'], metrics: true, metricsToken: METRICS_TOKEN, bodyLimit: 2048 }),
     startTestServer({ metrics: true, rateLimitMax: 2 }),
   ]);
+  // Servers that did start are kept for `after` to close, even when another failed to.
+  [plain, configured, limited] = started.map((s) => (s.status === 'fulfilled' ? s.value : undefined!));
+  const failed = started.find((s) => s.status === 'rejected');
+  if (failed) throw failed.reason;
 });
 after(async () => {
   await Promise.all([plain?.close(), configured?.close(), limited?.close()]);

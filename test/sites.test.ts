@@ -518,9 +518,9 @@ describe('published URLs', () => {
     assert.equal(page.pathname, 'install/linux');
     assert.equal(page.siteBasePath, `/${org.id}/docs/`);
     assert.equal(page.canonicalUrl, `${base}install/linux`);
-    // The token reads what its owner may read, and nothing else.
+    // A content token: it reads the resolved space only (test/content-token.test.ts), not its owner's profile.
     const reader = t.client(page.apiToken);
-    assert.equal((await reader.user.getAuthenticatedUser()).data.id, visitor.id);
+    await expectStatus(reader.user.getAuthenticatedUser(), 403);
 
     const { data: ref } = await visitor.api.urls.getPublishedContentByUrl({ url: `${base}reference/` });
     assert.ok('siteSpace' in ref);

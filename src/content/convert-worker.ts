@@ -1,6 +1,6 @@
 import { checkMarkdownLimits, ContentLimitError } from './limits.ts';
 import { documentToMarkdown, markdownLinkTargets, markdownSearchText, markdownToDocument, markdownToDocumentJson, type GitBookDocument } from './markdown.ts';
-import { SCHEMA_VERSION } from './markdown-shared.ts';
+import { hashKey, SCHEMA_VERSION } from './markdown-shared.ts';
 
 /**
  * The conversions a worker thread runs for `convert.ts` (small inputs run in the calling thread).
@@ -12,7 +12,8 @@ import { SCHEMA_VERSION } from './markdown-shared.ts';
  * by a merge, reads as plain paragraphs of its text.
  */
 export type ConvertTask =
-  | { kind: 'toDocument'; markdown: string }
+  /** `keySeed`: block keys come from the seed and each node's position (computed content), not the position alone. */
+  | { kind: 'toDocument'; markdown: string; keySeed?: string | undefined }
   | { kind: 'toDocumentJson'; markdown: string }
   | { kind: 'toMarkdown'; document: GitBookDocument }
   | { kind: 'searchText'; markdown: string }
@@ -32,7 +33,7 @@ function readSafely<T>(markdown: string, read: () => T, fallback: () => T): T {
 export function runConversion(task: ConvertTask): unknown {
   switch (task.kind) {
     case 'toDocument':
-      return readSafely(task.markdown, () => markdownToDocument(task.markdown), () => plainDocument(task.markdown));
+      return readSafely(task.markdown, () => markdownToDocument(task.markdown, keyOptions(task.keySeed)), () => plainDocument(task.markdown));
     case 'toDocumentJson':
       // Text crosses the thread boundary as one copy; a document object would be rebuilt node by
       // node on the receiving thread, and serialized there again.
@@ -51,6 +52,11 @@ export function runConversion(task: ConvertTask): unknown {
         () => ({ sections: [], body: task.markdown }),
       );
   }
+}
+
+/** Keys from a seed: the same seed and markdown give the same keys, another seed other keys. */
+function keyOptions(seed: string | undefined) {
+  return seed === undefined ? undefined : { keyFor: (path: string) => hashKey(`${seed}\u0000${path}`) };
 }
 
 /** Markdown shown as it is: one paragraph per block of lines. Linear, and never recursive. */

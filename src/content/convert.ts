@@ -87,9 +87,12 @@ export async function normalizeDocumentInput(doc: unknown, field: string): Promi
   return markdownToDocumentForRead(await documentInputToMarkdown(doc, field));
 }
 
-/** The JSON document of stored markdown (reads never fail: see convert-worker.ts). */
-export async function markdownToDocumentForRead(markdown: string): Promise<GitBookDocument> {
-  return convert({ kind: 'toDocument', markdown }, markdown.length);
+/**
+ * The JSON document of stored markdown (reads never fail: see convert-worker.ts). `keySeed` gives
+ * block keys derived from a seed (computed content) instead of from positions alone.
+ */
+export async function markdownToDocumentForRead(markdown: string, opts: { keySeed?: string } = {}): Promise<GitBookDocument> {
+  return convert({ kind: 'toDocument', markdown, keySeed: opts.keySeed }, markdown.length);
 }
 
 /**

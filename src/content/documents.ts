@@ -1,6 +1,6 @@
 import type { Ctx } from '../platform/context.ts';
 import type { Db } from '../platform/db/database.ts';
-import { BadRequestError, NotFoundError } from '../platform/errors.ts';
+import { NotFoundError } from '../platform/errors.ts';
 import { loadSpace } from '../spaces/access.ts';
 import type { GitBookDocument } from './markdown.ts';
 import { isLargeMarkdown, markdownToDocumentForRead, markdownToDocumentJsonForRead } from './convert.ts';
@@ -133,15 +133,4 @@ async function indexSpaceDocuments(db: Db, spaceId: string, revisionId: string):
       .execute();
   }
   await db.updateTable('spaces').set({ documents_indexed: true }).where('id', '=', spaceId).execute();
-}
-
-/**
- * `getComputedDocument`: content computed from a source (an OpenAPI specification, a translation,
- * an integration). Folio has none of those sources yet, so every source type is refused with a
- * 400 saying so, rather than answering with an empty document.
- */
-export async function computedDocument(ctx: Ctx, spaceId: string, source: { type?: unknown }): Promise<never> {
-  await loadSpace(ctx, spaceId);
-  const type = typeof source?.type === 'string' ? source.type : 'unknown';
-  throw new BadRequestError(`source.type: computed content of type "${type}" is not available on this server`);
 }

@@ -6,7 +6,7 @@ import { getDocuments, sortPages } from './model.ts';
 import type { PageMetadata } from './front-matter.ts';
 
 /** Every layout option the official page shape requires, with GitBook's defaults. */
-const DEFAULT_LAYOUT = {
+export const DEFAULT_LAYOUT = {
   width: 'default',
   cover: true,
   coverSize: 'hero',

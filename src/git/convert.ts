@@ -39,6 +39,11 @@ export interface Manifest {
   includes?: Record<string, { path: string; oid: string; entry: string }>;
   /** Space variables ↔ `.gitbook/vars.yaml`. */
   vars?: { path: string; oid: string; hash: string };
+  /**
+   * `.gitbook.yaml` redirects: a path of the space's URL (no leading slash) → the repository path
+   * of the page it now goes to. Served by published sites (src/git/redirects.ts).
+   */
+  redirects?: Record<string, string>;
 }
 
 /** An include line, `{% include "<path>" %}`, whatever the path. */
@@ -304,6 +309,12 @@ export async function importTree(
   manifest.summary = summaryFile ? { path: summaryFile.path, oid: summaryFile.oid, shape } : { path: '', oid: '', shape };
   const root = await editor.commit(db);
   opts.progress('git import: content tree written', { files: assets.size, reusableContents: includeFiles.length });
+  const redirects = Object.entries(config.redirects).flatMap(([from, to]) => {
+    const source = from.replace(/^\/+|\/+$/g, '');
+    const target = repoPath(config.root, to);
+    return source && target ? [[source, target] as const] : [];
+  });
+  if (redirects.length) manifest.redirects = Object.fromEntries(redirects);
   return { root, manifest, stats: { filesRead: pageFiles.length + assets.size, pagesWritten, filesWritten: assets.size } };
 }
 
@@ -376,7 +387,8 @@ export async function exportPlan(
     filePath.set(f.id, unique(known && known.blob === f.blob ? known.path : known?.path ?? inRoot('.gitbook/assets', f.name)));
   }
 
-  const out: ExportPlan = { files: [], deletes: [], manifest: { pages: {}, files: {} } };
+  // The repository's .gitbook.yaml is left as it is, so its redirects still hold.
+  const out: ExportPlan = { files: [], deletes: [], manifest: { pages: {}, files: {}, ...(m?.redirects ? { redirects: m.redirects } : {}) } };
   for (const p of pages.values()) {
     const kind = kindOf.get(p.id)!;
     const known = m?.pages[p.id];

@@ -16,6 +16,9 @@ import { projectDirectory, readGitbookConfig, repoPath } from './format.ts';
 import { checkRef, GitError, GitTimeoutError, parseRemote, redactRemote, vetRemoteForRequest, type Remote } from './git.ts';
 import { FetchedRepo } from './repo.ts';
 import { decryptSecret, encryptSecret } from './secrets.ts';
+import { GitSyncEvents } from './events.ts';
+import { emitSpaceEvent } from '../integrations/outbox.ts';
+import { presentUser } from '../users/presenter.ts';
 
 import { exportAfterMerge, GIT_EXPORT_JOB, GIT_IMPORT_JOB } from './auto-export.ts';
 
@@ -389,27 +392,52 @@ function newerEvent(row: GitSyncRow, p: GitJobPayload): Date | null {
   return !row.last_event_at || at > row.last_event_at ? at : row.last_event_at;
 }
 
-/** Runs a job body under the space lock, recording the operation; user-actionable failures end the job. */
-async function runOperation(services: Services, job: JobContext, p: GitJobPayload, direction: 'import' | 'export', body: (t: JobTarget) => Promise<void>) {
+/** Whether this attempt of a job is its last one (no retry follows a failure). */
+async function lastAttempt(job: JobContext): Promise<boolean> {
+  const row = await job.db.selectFrom('jobs').select('max_attempts').where('id', '=', job.jobId).executeTakeFirst();
+  return job.attempt >= (row?.max_attempts ?? 1);
+}
+
+/**
+ * Runs a job body under the space lock, recording the operation and its integration events (see
+ * GitSyncEvents); user-actionable failures end the job.
+ */
+async function runOperation(services: Services, job: JobContext, p: GitJobPayload, direction: 'import' | 'export', body: (t: JobTarget, events: GitSyncEvents) => Promise<void>) {
   const target = await jobTarget(services, job.db, p);
   if (!target) return; // the space or its git settings are gone: nothing to do
   await withSpaceLock(job.db, p.spaceId, job.jobId, async () => {
     const fresh = await job.db.selectFrom('git_syncs').selectAll().where('space_id', '=', p.spaceId).executeTakeFirstOrThrow();
+    const space = await job.db.selectFrom('spaces').select(['id', 'organization_id', 'revision_id']).where('id', '=', p.spaceId).executeTakeFirst();
+    if (!space) return; // purged while the job waited for the lock
+    // Until the run knows better: the space's revision now, and the last commit synced ('' before the first sync).
+    const events = new GitSyncEvents(services.jobs, space, { revisionId: space.revision_id, commitId: fresh.synced_commit ?? '' });
     const skipped = outOfOrder(fresh, p);
     await setOperation(job.db, p.spaceId, { state: 'running', direction, started: true });
     if (skipped) {
-      await setOperation(job.db, p.spaceId, { state: 'failure', error: skipped });
+      await events.finish(job.db, 'failure', async (trx) => {
+        await setOperation(trx, p.spaceId, { state: 'failure', error: skipped });
+        return { result: undefined };
+      });
       services.jobs.logger?.info({ space: p.spaceId, direction }, 'git sync: older event skipped');
       return;
     }
     try {
-      await body({ ...target, row: fresh });
+      await body({ ...target, row: fresh }, events);
     } catch (err) {
       const message = err instanceof GitError || err instanceof BadRequestError ? err.message : `Unexpected error: ${redactRemote((err as Error).message)}`;
-      await setOperation(job.db, p.spaceId, { state: err instanceof GitTimeoutError ? 'timeout' : 'failure', error: message });
-      services.jobs.logger?.warn({ space: p.spaceId, direction, err: message }, 'git sync failed');
       // What the user must fix is not retried; anything else is (the job runs again later).
-      if (!(err instanceof GitError || err instanceof BadRequestError)) throw err;
+      const retried = !(err instanceof GitError || err instanceof BadRequestError) && !(await lastAttempt(job));
+      const record = (db: Db) => setOperation(db, p.spaceId, { state: err instanceof GitTimeoutError ? 'timeout' : 'failure', error: message });
+      // The sync is over when no retry follows: its integrations learn it failed.
+      if (retried) await record(job.db);
+      else {
+        await events.finish(job.db, 'failure', async (trx) => {
+          await record(trx);
+          return { result: undefined };
+        });
+      }
+      services.jobs.logger?.warn({ space: p.spaceId, direction, err: message }, 'git sync failed');
+      if (retried) throw err;
     }
   });
 }
@@ -420,16 +448,21 @@ function manifestOf(row: GitSyncRow): Manifest | null {
 
 export function importJob(services: Services) {
   return async (p: GitJobPayload, job: JobContext) =>
-    runOperation(services, job, p, 'import', async (t) => {
+    runOperation(services, job, p, 'import', async (t, events) => {
       const log = (message: string, data: Record<string, unknown> = {}) => services.jobs.logger?.info({ space: p.spaceId, ...data }, message);
       const repo = await FetchedRepo.open(t.remote, services.config);
       try {
         const commit = (await repo.fetch(t.ref, { depth: 1 }))!;
         log('git import: fetched', { commit });
         const db = job.db;
+        // An import starts from the space's current revision, towards the commit it fetched.
+        await events.started(db, { commitId: commit });
         if (!p.force && !p.standalone && commit === t.row.synced_commit) {
           // Already in sync (the commit Folio exported, or one imported before): nothing changes.
-          await db.updateTable('git_syncs').set({ last_event_at: newerEvent(t.row, p), op_state: 'success', op_ended_at: new Date() }).where('space_id', '=', p.spaceId).execute();
+          await events.finish(db, 'success', async (trx) => {
+            await trx.updateTable('git_syncs').set({ last_event_at: newerEvent(t.row, p), op_state: 'success', op_ended_at: new Date() }).where('space_id', '=', p.spaceId).execute();
+            return { result: undefined };
+          });
           return;
         }
         const message = await repo.commitMessage(commit);
@@ -445,15 +478,20 @@ export function importJob(services: Services) {
           ...(t.repoCommitURL ? { url: `${t.repoCommitURL.replace(/\/?$/, '/')}${commit}` } : {}),
         };
         const userId = p.userId || t.row.configured_by || t.space.created_by!;
-        const outcome = await db.transaction().execute(async (trx) => {
+        // Completed names the revision that now holds the commit: the space's new revision (the
+        // merge, when both sides moved), the standalone revision, or, when the commit conflicts,
+        // the revision of the commit itself that the conflict change request starts from.
+        const outcome = await events.finish<{ kind: 'standalone' | 'unchanged' | 'replaced' | 'merged' | 'conflicts'; revision: string }>(db, 'success', async (trx) => {
           const space = await trx.selectFrom('spaces').selectAll().where('id', '=', t.space.id).forNoKeyUpdate().executeTakeFirstOrThrow();
           const current = await loadRevision(trx, space.id, space.revision_id);
           const setGit = (id: string) => trx.updateTable('revisions').set({ git: json(git) }).where('id', '=', id).execute();
           if (p.standalone) {
             const id = await newRevision(trx, space, built.root, [current.id], 'edits', userId);
             await setGit(id);
-            return { kind: 'standalone' as const, revision: id };
+            await setOperation(trx, p.spaceId, { state: 'success' });
+            return { result: { kind: 'standalone' as const, revision: id }, ids: { revisionId: id } };
           }
+          let merge: string | undefined;
           let synchronised: string;
           let result: 'unchanged' | 'replaced' | 'merged' | 'conflicts';
           // `force` only overrides the event order: work done on both sides is always merged.
@@ -474,8 +512,8 @@ export function importJob(services: Services) {
             synchronised = incoming;
             const merged = await mergeContents(trx, { base: synced.root, ours: current.root, theirs: built.root }, { spaceId: space.id, keepConflicts: false });
             if (!merged.conflicts.length) {
-              const id = await newRevision(trx, space, merged.root, [current.id, incoming], 'edits', userId);
-              await trx.updateTable('spaces').set({ revision_id: id, updated_at: new Date() }).where('id', '=', space.id).execute();
+              merge = await newRevision(trx, space, merged.root, [current.id, incoming], 'edits', userId);
+              await trx.updateTable('spaces').set({ revision_id: merge, updated_at: new Date() }).where('id', '=', space.id).execute();
               result = 'merged';
             } else {
               await conflictChangeRequest(trx, space, { base: synced, incoming: { id: incoming, root: built.root }, current, userId, commit, message });
@@ -495,12 +533,15 @@ export function importJob(services: Services) {
             })
             .where('space_id', '=', space.id)
             .execute();
-          return { kind: result, revision: synchronised };
+          if (result === 'replaced' || result === 'merged') {
+            // The space's content moved, as after a merged change request: integrations hear of it.
+            const author = await trx.selectFrom('users').selectAll().where('id', '=', userId).executeTakeFirst();
+            await emitSpaceEvent(trx, services.jobs, space, { type: 'space_content_updated', revisionId: merge ?? synchronised, updatedBy: author ? [presentUser(services.urls, author)] : [] });
+          }
+          return { result: { kind: result, revision: synchronised }, ids: { revisionId: merge ?? synchronised } };
         });
         log('git import: revision committed', { result: outcome.kind });
-        if (outcome.kind === 'standalone') {
-          await setOperation(db, p.spaceId, { state: 'success' });
-        } else {
+        if (outcome.kind !== 'standalone') {
           await refreshSearchIndex(db, t.space.id).catch((err) => services.jobs.logger?.error({ err, space: t.space.id }, 'search index refresh failed'));
           // A merge of both sides is new to the repository: send it back when the space exports by itself.
           if (outcome.kind === 'merged') await exportAfterMerge(services, t.space.id, `Merge of ${commit.slice(0, 7)} with changes made in Folio`);
@@ -549,18 +590,22 @@ async function conflictChangeRequest(
 
 export function exportJob(services: Services) {
   return async (p: GitJobPayload, job: JobContext) =>
-    runOperation(services, job, p, 'export', async (t) => {
+    runOperation(services, job, p, 'export', async (t, events) => {
       const log = (message: string, data: Record<string, unknown> = {}) => services.jobs.logger?.info({ space: p.spaceId, ...data }, message);
       const db = job.db;
       const repo = await FetchedRepo.open(t.remote, services.config);
       try {
         // Only the tip is needed: the new commit's parent is the remote's head, which it has.
         const parent = await repo.fetch(t.ref, { depth: 1, allowMissing: true });
+        if (parent) events.know({ commitId: parent });
         if (parent && t.row.synced_commit && parent !== t.row.synced_commit && !p.force) {
           throw new GitError(`The branch has commits that were not imported into the space yet (${parent.slice(0, 7)}): import first, or export with force: true to overwrite them`);
         }
         const space = await db.selectFrom('spaces').selectAll().where('id', '=', t.space.id).executeTakeFirstOrThrow();
         const revision = await loadRevision(db, space.id, space.revision_id);
+        // An export starts from the revision it exports and the branch head it commits on (the
+        // last synced commit, or '', when the branch does not exist yet).
+        await events.started(db, { revisionId: revision.id });
         const existing = parent ? await repo.files(parent, t.projectDir) : [];
         const configFile = existing.find((f) => f.path === repoPath(t.projectDir, '.gitbook.yaml'));
         const configText = configFile ? (await repo.blobs([configFile.oid])).get(configFile.oid)!.toString('utf8') : undefined;
@@ -581,7 +626,9 @@ export function exportJob(services: Services) {
         if (next.summary?.path && listed.has(next.summary.path)) next.summary.oid = listed.get(next.summary.path)!;
         for (const inc of Object.values(next.includes ?? {})) if (listed.has(inc.path)) inc.oid = listed.get(inc.path)!;
         if (next.vars && listed.has(next.vars.path)) next.vars.oid = listed.get(next.vars.path)!;
-        await db.transaction().execute(async (trx) => {
+        // Completed names the exported revision and the branch head now (the new commit, or the
+        // previous head when the export changed nothing).
+        await events.finish(db, 'success', async (trx) => {
           const git = { oid: head, message: head === parent ? await repo.commitMessage(head) : message, createdByGitBook: true, ref: t.ref, ...(t.repoCommitURL ? { url: `${t.repoCommitURL.replace(/\/?$/, '/')}${head}` } : {}) };
           await trx.updateTable('revisions').set({ git: json(git) }).where('id', '=', revision.id).execute();
           await trx
@@ -589,6 +636,7 @@ export function exportJob(services: Services) {
             .set({ synced_commit: head, synced_revision: revision.id, manifest: json(next), last_event_at: newerEvent(t.row, p), op_state: 'success', op_ended_at: new Date(), op_error: null })
             .where('space_id', '=', space.id)
             .execute();
+          return { result: undefined, ids: { revisionId: revision.id, commitId: head } };
         });
         log('git export: done', { commit: head, pushed: head !== parent });
       } finally {

@@ -7,7 +7,7 @@ import { FileBudget, pinnedLookup, vettedAddresses } from '../content/files.ts';
 import { issueIntegrationToken } from './grants.ts';
 import { newId } from '../platform/ids.ts';
 import { DELIVER_JOB, PRUNE_EVENTS_JOB, pruneEvents, releaseLease, renewLease, takeLease } from './outbox.ts';
-import { presentInstallation, presentIntegration, presentSpaceInstallation } from './presenter.ts';
+import { presentInstallation, presentIntegration, presentSiteInstallation, presentSpaceInstallation } from './presenter.ts';
 import { runInSandbox, type LogLine } from './sandbox.ts';
 import { decryptSecrets, integrationSigningSecret, SIGNATURE_HEADER, signatureHeader } from './secrets.ts';
 
@@ -44,6 +44,12 @@ async function environmentFor(services: Services, event: IntegrationEventRow) {
   const spaceInstallation = installation && event.space_id
     ? await db.selectFrom('integration_space_installations').selectAll().where('installation_id', '=', installation.id).where('space_id', '=', event.space_id).executeTakeFirst()
     : undefined;
+  // Site events (a site loading its script, a view, feedback) carry the site installation, whose
+  // configuration is what a site script is usually about (a tracking id, a widget key).
+  const siteId = (event.payload as { siteId?: unknown }).siteId;
+  const siteInstallation = installation && typeof siteId === 'string'
+    ? await db.selectFrom('integration_site_installations').selectAll().where('installation_id', '=', installation.id).where('site_id', '=', siteId).executeTakeFirst()
+    : undefined;
   const secret = integrationSigningSecret(services.signingKey, integration.id);
   return {
     integration,
@@ -57,6 +63,7 @@ async function environmentFor(services: Services, event: IntegrationEventRow) {
       integration: presentIntegration(urls, integration, owner, undefined),
       ...(installation ? { installation: presentInstallation(urls, integration, installation, 0) } : {}),
       ...(spaceInstallation ? { spaceInstallation: presentSpaceInstallation(urls, integration, spaceInstallation, spaceInstallation.space_id) } : {}),
+      ...(siteInstallation ? { siteInstallation: presentSiteInstallation(urls, integration, siteInstallation, siteInstallation.site_id) } : {}),
       signingSecrets: { integration: secret },
       secrets: decryptSecrets(services.signingKey, integration.secrets_encrypted),
     },
@@ -119,7 +126,12 @@ export async function deliverEvent(services: Services, event: IntegrationEventRo
   if (!env) return { ok: false, logs: [line('error', 'The integration was unpublished before the event could be delivered')] };
   const { integration, environment, secret } = env;
   const request = await dispatchBody(event.payload, environment, fetchBody);
-  const limits = { timeoutMs: services.config.integrationTimeoutMs, subrequests: services.config.integrationSubrequestLimit };
+  const limits = {
+    timeoutMs: services.config.integrationTimeoutMs,
+    subrequests: services.config.integrationSubrequestLimit,
+    memoryMb: services.config.integrationMemoryMb,
+    cpuMs: services.config.integrationCpuMs,
+  };
   if (integration.dev_tunnel_url) {
     const url = new URL(integration.dev_tunnel_url);
     try {
@@ -225,8 +237,57 @@ export async function registerIntegrationJobs(services: Services): Promise<void>
 }
 
 /**
+ * Delivers one event now, outside the outbox, for a caller waiting on the answer (a request to the
+ * public endpoint, a site loading a script, content computed on request). It is recorded with its
+ * trace like any event; an event about a space names it, so the script gets its space installation.
+ */
+export async function dispatchNow(
+  services: Services,
+  target: { integrationId: string; installationId: string; spaceId?: string | undefined },
+  payload: { type: string } & Record<string, unknown>,
+  fetchBody?: string,
+): Promise<Outcome & { response?: { status: number; headers: Record<string, string>; body: string } }> {
+  // Recorded once delivered, with its outcome: a `pending` row would be the outbox's to deliver
+  // (again) while this delivery runs.
+  const id = newId();
+  const now = new Date();
+  const event: IntegrationEventRow = {
+    id,
+    seq: 0,
+    integration_id: target.integrationId,
+    installation_id: target.installationId,
+    space_id: target.spaceId ?? null,
+    payload: { eventId: id, installationId: target.installationId, ...payload },
+    status: 'pending',
+    attempts: 0,
+    next_attempt_at: now,
+    logs: [],
+    created_at: now,
+    delivered_at: null,
+  };
+  const outcome = await deliverEvent(services, event, fetchBody);
+  await services.db
+    .insertInto('integration_events')
+    .values({
+      id,
+      integration_id: event.integration_id,
+      installation_id: event.installation_id,
+      space_id: event.space_id,
+      payload: json(event.payload),
+      status: outcome.ok ? 'success' : 'failed',
+      attempts: 1,
+      logs: json(outcome.logs),
+      next_attempt_at: now,
+      created_at: now,
+      delivered_at: new Date(),
+    })
+    .execute();
+  return outcome;
+}
+
+/**
  * A request to an installation's public endpoint (`urls.publicEndpoint`), forwarded to the script
- * as a `fetch` event, answered with the script's response. Recorded with its trace like any event.
+ * as a `fetch` event, answered with the script's response.
  */
 export async function forwardFetch(
   services: Services,
@@ -242,28 +303,11 @@ export async function forwardFetch(
     .where('i.name', '=', integrationName)
     .executeTakeFirst();
   if (!inst) return undefined;
-  const id = newId();
-  const now = new Date();
-  const event = await services.db
-    .insertInto('integration_events')
-    .values({
-      id,
-      integration_id: inst.integration_id,
-      installation_id: inst.id,
-      space_id: null,
-      payload: json({ eventId: id, type: 'fetch', installationId: inst.id, request: { url: request.url, method: request.method.toLowerCase(), headers: request.headers } }),
-      status: 'pending',
-      next_attempt_at: now,
-      created_at: now,
-      delivered_at: null,
-    })
-    .returningAll()
-    .executeTakeFirstOrThrow();
-  const outcome = await deliverEvent(services, event, request.body);
-  await services.db
-    .updateTable('integration_events')
-    .set({ status: outcome.ok ? 'success' : 'failed', attempts: 1, logs: json(outcome.logs), delivered_at: new Date() })
-    .where('id', '=', id)
-    .execute();
+  const outcome = await dispatchNow(
+    services,
+    { integrationId: inst.integration_id, installationId: inst.id },
+    { type: 'fetch', request: { url: request.url, method: request.method.toLowerCase(), headers: request.headers } },
+    request.body,
+  );
   return outcome.response ?? { status: 502, headers: { 'content-type': 'application/json' }, body: JSON.stringify({ error: { code: 502, message: 'The integration did not answer' } }) };
 }

@@ -1,8 +1,9 @@
 import { randomBytes } from 'node:crypto';
+import { installationsCoveringSite, installationsCoveringSpace } from './coverage.ts';
 import type { FastifyRequest } from 'fastify';
 import { hashToken } from '../platform/auth.ts';
 import type { Db } from '../platform/db/database.ts';
-import type { Role, RoleOrGuest, SpaceRow, UserRow } from '../platform/db/schema.ts';
+import type { Role, RoleOrGuest, SiteRow, SpaceRow, UserRow } from '../platform/db/schema.ts';
 import { ForbiddenError } from '../platform/errors.ts';
 
 /** Tokens Folio gives integrations start with this, so authentication knows where to look them up. */
@@ -53,6 +54,9 @@ export async function authenticateIntegrationToken(db: Db, hash: string): Promis
   return { user, grant: { integrationId: integration_id, integrationName: integration_name, installationId: installation_id, scopes: scopes as string[] } };
 }
 
+/** Reads sent as POST (their input is a body): computing content stores nothing (official scope `space:read`). */
+const COMPUTED_READS = new Set(['/v1/spaces/:spaceId/content/computed/document', '/v1/spaces/:spaceId/content/computed/revision']);
+
 /**
  * Routes an integration token may call at all; the services then check the targets. Anything
  * else (tokens, organizations, other integrations) is refused here.
@@ -62,12 +66,20 @@ export function assertIntegrationRoute(req: FastifyRequest, grant: IntegrationGr
   const params = (req.params ?? {}) as Record<string, string>;
   if (url === '/v1/user' && req.method === 'GET') return;
   if (grant.installationId && url.startsWith('/v1/spaces/:spaceId')) {
-    if (req.method === 'GET' || req.method === 'HEAD') return;
+    if (req.method === 'GET' || req.method === 'HEAD' || COMPUTED_READS.has(url)) return;
     // Writes need the scope of what they change: the space itself (title, visibility, …) is its
     // metadata, everything under it (pages, change requests, comments) its content.
     const scope = url === '/v1/spaces/:spaceId' ? 'space:metadata:write' : 'space:content:write';
     if (grant.scopes.includes(scope)) return;
     throw new ForbiddenError(`This integration token lacks the ${scope} scope`);
+  }
+  if (grant.installationId && url.startsWith('/v1/orgs/:organizationId/sites/:siteId')) {
+    // Which site is decided by the sites area (the installation must cover it); which calls, here.
+    const operation = (req.routeOptions.schema as { operationId?: string } | undefined)?.operationId ?? '';
+    const scopes = SITE_OPERATION_SCOPES[operation];
+    if (scopes?.some((scope) => grant.scopes.includes(scope))) return;
+    if (scopes) throw new ForbiddenError(`This integration token lacks the ${scopes.join(' or ')} scope`);
+    throw new ForbiddenError(`An integration token cannot call ${req.method} ${url}: on sites it reads metadata (site:metadata:read) and the adaptive schema (site:adaptive:read, site:adaptive:write)`);
   }
   if (url.startsWith('/v1/integrations/:integrationName') && params.integrationName === grant.integrationName) {
     if (url.includes(':installationId') && grant.installationId && params.installationId !== grant.installationId) {
@@ -76,6 +88,43 @@ export function assertIntegrationRoute(req: FastifyRequest, grant: IntegrationGr
     if (req.method === 'GET' || url.endsWith('/tokens')) return;
   }
   throw new ForbiddenError(`An integration token cannot call ${req.method} ${url}: it only reaches the spaces of its installation and its own integration`);
+}
+
+/**
+ * The site operations an installation token may call, with the scopes that allow each (any one).
+ * Share links and publishing auth hold secrets and are left out; every other write is refused.
+ */
+const SITE_OPERATION_SCOPES: Record<string, string[]> = {
+  ...Object.fromEntries(
+    [
+      'getSiteById',
+      'getSiteStructure',
+      'listSiteSpaces',
+      'listSiteSections',
+      'listSiteSectionGroups',
+      'getSiteCustomizationById',
+      'getSiteSpaceCustomizationById',
+      'listSiteRedirects',
+      'getSiteRedirectBySource',
+      'getPublishedContentSite',
+      'listSiteIntegrations',
+      'listSiteIntegrationScripts',
+    ].map((op) => [op, ['site:metadata:read']]),
+  ),
+  getSiteAdaptiveSchema: ['site:adaptive:read', 'site:adaptive:write'],
+  listSiteAdaptiveTemplateConditions: ['site:adaptive:read', 'site:adaptive:write'],
+  updateSiteAdaptiveSchema: ['site:adaptive:write'],
+};
+
+/**
+ * Whether an integration grant reaches a site: only an installation token, only while the
+ * installation is active, only a site of its organization that it covers (all sites, or the
+ * site installed on and active there).
+ */
+export async function grantCoversSite(db: Db, grant: IntegrationGrant, site: SiteRow): Promise<boolean> {
+  if (!grant.installationId) return false;
+  const row = await installationsCoveringSite(db, site).select('inst.id').where('inst.id', '=', grant.installationId).where('inst.integration_id', '=', grant.integrationId).executeTakeFirst();
+  return row !== undefined;
 }
 
 /** The role an installation's scopes give on content. */
@@ -92,15 +141,7 @@ export function roleFromScopes(scopes: string[]): RoleOrGuest {
  */
 export async function grantRoleOnSpace(db: Db, grant: IntegrationGrant, space: SpaceRow): Promise<RoleOrGuest> {
   if (!grant.installationId) return null;
-  const row = await db
-    .selectFrom('integration_installations as inst')
-    .leftJoin('integration_space_installations as si', (join) => join.onRef('si.installation_id', '=', 'inst.id').on('si.space_id', '=', space.id))
-    .select(['inst.status', 'inst.space_selection', 'inst.organization_id', 'si.status as space_status'])
-    .where('inst.id', '=', grant.installationId)
-    .where('inst.integration_id', '=', grant.integrationId)
-    .executeTakeFirst();
-  if (!row || row.status !== 'active' || row.organization_id !== space.organization_id) return null;
-  const covered = row.space_status ? row.space_status === 'active' : row.space_selection === 'all';
-  if (!covered) return null;
+  const row = await installationsCoveringSpace(db, space).select('inst.id').where('inst.id', '=', grant.installationId).where('inst.integration_id', '=', grant.integrationId).executeTakeFirst();
+  if (!row) return null;
   return roleFromScopes(grant.scopes) as Role | null;
 }

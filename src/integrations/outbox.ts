@@ -1,4 +1,5 @@
 import { sql } from 'kysely';
+import { installationsCoveringSpace } from './coverage.ts';
 import type { Db } from '../platform/db/database.ts';
 import { json } from '../platform/db/database.ts';
 import { newId } from '../platform/ids.ts';
@@ -59,14 +60,7 @@ export async function emitSpaceEvent(
   space: { id: string; organization_id: string },
   payload: { type: string } & Record<string, unknown>,
 ): Promise<void> {
-  const rows = await trx
-    .selectFrom('integration_installations as inst')
-    .leftJoin('integration_space_installations as si', (join) => join.onRef('si.installation_id', '=', 'inst.id').on('si.space_id', '=', space.id))
-    .select(['inst.id', 'inst.integration_id'])
-    .where('inst.organization_id', '=', space.organization_id)
-    .where('inst.status', '=', 'active')
-    .where((eb) => eb.or([eb('si.status', '=', 'active'), eb.and([eb('si.status', 'is', null), eb('inst.space_selection', '=', 'all')])]))
-    .execute();
+  const rows = await installationsCoveringSpace(trx, space).select(['inst.id', 'inst.integration_id']).execute();
   await emitEvents(
     trx,
     jobs,

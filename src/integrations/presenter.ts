@@ -75,7 +75,8 @@ export function presentInstallation(urls: Urls, integration: Pick<IntegrationRow
   };
 }
 
-export function presentSpaceInstallation(urls: Urls, integration: Pick<IntegrationRow, 'name'>, row: SpaceInstallationRow, space: Static<typeof SpaceInstallation>['space']): Static<typeof SpaceInstallation> {
+/** What space and site installations share: the installation, its state there, and its addresses. */
+function targetInstallation(urls: Urls, integration: Pick<IntegrationRow, 'name'>, row: SpaceInstallationRow | SiteInstallationRow, path: string) {
   const endpoint = publicEndpoint(urls, integration, row.installation_id);
   return {
     integration: integration.name,
@@ -84,12 +85,15 @@ export function presentSpaceInstallation(urls: Urls, integration: Pick<Integrati
     configuration: row.configuration as Record<string, unknown>,
     externalIds: row.external_ids as string[],
     urls: {
-      location: urls.api(`/integrations/${encodeURIComponent(integration.name)}/installations/${encodeURIComponent(row.installation_id)}/spaces/${encodeURIComponent(row.space_id)}`),
+      location: urls.api(`/integrations/${encodeURIComponent(integration.name)}/installations/${encodeURIComponent(row.installation_id)}/${path}`),
       publicEndpoint: endpoint,
       publicContentEndpoint: endpoint,
     },
-    space,
   };
+}
+
+export function presentSpaceInstallation(urls: Urls, integration: Pick<IntegrationRow, 'name'>, row: SpaceInstallationRow, space: Static<typeof SpaceInstallation>['space']): Static<typeof SpaceInstallation> {
+  return { ...targetInstallation(urls, integration, row, `spaces/${encodeURIComponent(row.space_id)}`), space };
 }
 
 export function presentEvent(row: IntegrationEventRow): Static<typeof IntegrationEvent> {
@@ -108,18 +112,5 @@ export function presentEventWithTrace(row: IntegrationEventRow): Static<typeof E
 }
 
 export function presentSiteInstallation(urls: Urls, integration: Pick<IntegrationRow, 'name'>, row: SiteInstallationRow, site: Static<typeof SiteInstallation>['site']): Static<typeof SiteInstallation> {
-  const endpoint = publicEndpoint(urls, integration, row.installation_id);
-  return {
-    integration: integration.name,
-    installation: row.installation_id,
-    status: row.status,
-    configuration: row.configuration as Record<string, unknown>,
-    externalIds: row.external_ids as string[],
-    urls: {
-      location: urls.api(`/integrations/${encodeURIComponent(integration.name)}/installations/${encodeURIComponent(row.installation_id)}/sites/${encodeURIComponent(row.site_id)}`),
-      publicEndpoint: endpoint,
-      publicContentEndpoint: endpoint,
-    },
-    site,
-  };
+  return { ...targetInstallation(urls, integration, row, `sites/${encodeURIComponent(row.site_id)}`), site };
 }

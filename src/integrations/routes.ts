@@ -25,6 +25,7 @@ import {
   InstallOnSiteBody,
   SiteInstallation,
   SiteInstallationParams,
+  SiteIntegrationScript,
   PublishBody,
   SpaceInstallation,
   SpaceInstallationParams,
@@ -33,6 +34,7 @@ import {
 } from './schemas.ts';
 import * as service from './service.ts';
 import { forwardFetch } from './dispatch.ts';
+import { publishedScript } from './site-scripts.ts';
 
 const tags = ['integrations'];
 const present = (ctx: Ctx, v: service.Visible) => presentIntegration(ctx.urls, v.row, v.owner, v.membership);
@@ -402,6 +404,38 @@ export async function integrationRoutes(app: FolioApp): Promise<void> {
       const ctx = req.ctx();
       const result = await service.listSiteIntegrations(ctx, req.params.organizationId, req.params.siteId, req.query);
       return { ...result, items: result.items.map((v) => present(ctx, v)) };
+    },
+  );
+
+  app.get(
+    '/orgs/:organizationId/sites/:siteId/integration-scripts',
+    {
+      schema: {
+        operationId: 'listSiteIntegrationScripts',
+        tags,
+        params: Type.Object({ organizationId: Type.String({ maxLength: 100 }), siteId: Type.String({ maxLength: 100 }) }),
+        response: { 200: Type.Array(SiteIntegrationScript), ...errorResponses },
+      },
+    },
+    async (req) => service.listSiteIntegrationScripts(req.ctx(), req.params.organizationId, req.params.siteId),
+  );
+
+  // The script an installation injects into a site, loaded by visitors' browsers (no token): the
+  // integration's answer to a `fetch_published_script` event.
+  app.get(
+    '/integrations/:integrationName/installations/:installationId/sites/:siteId/script.js',
+    { config: { public: true }, schema: { tags, params: SiteInstallationParams, querystring: Type.Object({ v: Type.Optional(Type.String({ maxLength: 100 })) }), security: [] } },
+    async (req, reply) => {
+      const answer = await publishedScript(app.services, req.params.integrationName, req.params.installationId, req.params.siteId);
+      if (!answer) throw new NotFoundError('Site script');
+      return reply
+        .status(answer.status)
+        .type('text/javascript; charset=utf-8')
+        .header('x-content-type-options', 'nosniff')
+        .header('cross-origin-resource-policy', 'cross-origin')
+        // Versioned URLs (`v`): a browser keeps its copy a few minutes; a failure is not kept.
+        .header('cache-control', answer.status === 200 ? 'public, max-age=300' : 'no-store')
+        .send(answer.body);
     },
   );
 

@@ -1,4 +1,5 @@
 import type { Static } from '@sinclair/typebox';
+import { memberRole } from '../permissions/effective.ts';
 import { sql } from 'kysely';
 import { imageDimensions } from '../content/files.ts';
 import type { Ctx } from '../platform/context.ts';
@@ -13,6 +14,7 @@ import { loadSpace, requireSpaceRole } from '../spaces/access.ts';
 import { checkConfiguration, checkConfigurationSchema } from './configuration.ts';
 import { issueIntegrationToken } from './grants.ts';
 import { emitEvents } from './outbox.ts';
+import { siteIntegrations, siteScripts } from './site-scripts.ts';
 import type { IntegrationListQuery, PublishBody } from './schemas.ts';
 import { encryptSecrets } from './secrets.ts';
 
@@ -25,14 +27,8 @@ type Publish = Static<typeof PublishBody>;
 type ListFilters = { [K in keyof typeof IntegrationListQuery]?: Static<(typeof IntegrationListQuery)[K]> };
 
 async function membershipOf(db: Db, organizationId: string, userId: string): Promise<Membership | undefined> {
-  const row = await db
-    .selectFrom('members')
-    .select('role')
-    .where('organization_id', '=', organizationId)
-    .where('user_id', '=', userId)
-    .where('disabled', '=', false)
-    .executeTakeFirst();
-  return row ? { role: row.role, ownsTeam: false } : undefined;
+  const role = await memberRole(db, organizationId, userId);
+  return role === undefined ? undefined : { role, ownsTeam: false };
 }
 
 /** An organization by id or subdomain (hostname) that the caller is a member of; 404 otherwise. */
@@ -726,4 +722,10 @@ export async function listSiteIntegrations(ctx: Ctx, organizationId: string, sit
   const items: Visible[] = [];
   for (const row of result.items) items.push({ row, owner: await ownerOf(ctx.db, row), membership: await membershipOf(ctx.db, row.organization_id, ctx.user.id) });
   return { ...result, items };
+}
+
+/** The scripts installed integrations inject into a site's published pages. */
+export async function listSiteIntegrationScripts(ctx: Ctx, organizationId: string, siteId: string) {
+  const { site } = await requireSite(ctx, organizationId, siteId, 'read', 'list the integration scripts of the site');
+  return siteScripts(ctx.urls, site.id, await siteIntegrations(ctx.db, site));
 }

@@ -1,4 +1,5 @@
 import type { Db } from '../platform/db/database.ts';
+import { memberRole } from '../permissions/effective.ts';
 import type { OpenAPISpecRow, OpenAPISpecVersionRow } from '../platform/db/schema.ts';
 import { openAPISpecPermissions, type Membership } from '../platform/policy.ts';
 import { pointerSegments } from './parse.ts';
@@ -18,7 +19,7 @@ import { versionDocuments } from './service.ts';
 
 const MAX_RESOLVED_NODES = 50_000;
 const MAX_REF_DEPTH = 64;
-const METHODS = ['get', 'put', 'post', 'delete', 'options', 'head', 'patch', 'trace'];
+export const METHODS = ['get', 'put', 'post', 'delete', 'options', 'head', 'patch', 'trace'];
 
 type Json = null | boolean | number | string | Json[] | { [key: string]: Json };
 interface Block {
@@ -36,11 +37,33 @@ export function mayHoldOpenAPIBlocks(markdown: string): boolean {
   return /\{%\s*(openapi|swagger)/.test(markdown);
 }
 
-interface LoadedSpec {
+export interface LoadedSpec {
   spec: OpenAPISpecRow;
   version: OpenAPISpecVersionRow | undefined;
   documents: Map<string, unknown>;
   rootUrl: string | undefined;
+}
+
+/** The caller's membership in the organization, as the spec rules read it; `null` is the published site (a reader). */
+export async function specMembership(db: Db, organizationId: string, userId: string | null): Promise<Membership | undefined> {
+  const role = userId === null ? 'read' : await memberRole(db, organizationId, userId);
+  return role === undefined ? undefined : { role, ownsTeam: false };
+}
+
+/**
+ * A spec of the organization, by slug or by source URL, with the parsed files of its latest
+ * version; undefined when there is none the membership may see (the two are not told apart).
+ */
+export async function loadSpec(db: Db, organizationId: string, membership: Membership | undefined, key: { slug?: string; url?: string }): Promise<LoadedSpec | undefined> {
+  let query = db.selectFrom('openapi_specs').selectAll().where('organization_id', '=', organizationId);
+  query = key.slug !== undefined ? query.where('slug', '=', key.slug) : query.where('source_url', '=', key.url ?? '');
+  const spec = await query.orderBy('seq').executeTakeFirst();
+  if (!spec || !openAPISpecPermissions(membership, spec.visibility).view) return undefined;
+  const version = spec.last_version_id
+    ? await db.selectFrom('openapi_spec_versions').selectAll().where('id', '=', spec.last_version_id).where('organization_id', '=', organizationId).executeTakeFirst()
+    : undefined;
+  const docs = version ? await versionDocuments(db, version) : undefined;
+  return { spec, version, documents: docs?.documents ?? new Map(), rootUrl: version?.files[0]?.url };
 }
 
 /**
@@ -58,34 +81,11 @@ export async function resolveOpenAPIBlocks(db: Db, organizationId: string, userI
     }
   }
   if (blocks.length === 0) return;
-  const member =
-    userId === null
-      ? { role: 'read' as const }
-      : await db
-          .selectFrom('members')
-          .select('role')
-          .where('organization_id', '=', organizationId)
-          .where('user_id', '=', userId)
-          .where('disabled', '=', false)
-          .executeTakeFirst();
-  const membership: Membership | undefined = member ? { role: member.role, ownsTeam: false } : undefined;
+  const membership = await specMembership(db, organizationId, userId);
   const loaded = new Map<string, LoadedSpec | undefined>();
   const load = async (key: { slug?: string; url?: string }): Promise<LoadedSpec | undefined> => {
     const id = key.slug !== undefined ? `slug:${key.slug}` : `url:${key.url}`;
-    if (!loaded.has(id)) {
-      let query = db.selectFrom('openapi_specs').selectAll().where('organization_id', '=', organizationId);
-      query = key.slug !== undefined ? query.where('slug', '=', key.slug) : query.where('source_url', '=', key.url ?? '');
-      const spec = await query.orderBy('seq').executeTakeFirst();
-      if (!spec || !openAPISpecPermissions(membership, spec.visibility).view) {
-        loaded.set(id, undefined);
-      } else {
-        const version = spec.last_version_id
-          ? await db.selectFrom('openapi_spec_versions').selectAll().where('id', '=', spec.last_version_id).where('organization_id', '=', organizationId).executeTakeFirst()
-          : undefined;
-        const docs = version ? await versionDocuments(db, version) : undefined;
-        loaded.set(id, { spec, version, documents: docs?.documents ?? new Map(), rootUrl: version?.files[0]?.url });
-      }
-    }
+    if (!loaded.has(id)) loaded.set(id, await loadSpec(db, organizationId, membership, key));
     return loaded.get(id);
   };
 
@@ -171,7 +171,7 @@ function pick(value: Record<string, unknown>, keys: string[]) {
 }
 
 /** Replaces `$ref`s by their targets (across the spec's files), within a budget of values. */
-class Resolver {
+export class Resolver {
   private budget = MAX_RESOLVED_NODES;
   truncated = false;
 

@@ -49,7 +49,8 @@ export function grantedTo(userId: SqlValue, organizationId: SqlValue): Expressio
   )`;
 }
 
-export async function orgRoleOf(db: Db, organizationId: string, userId: string): Promise<RoleOrGuest | undefined> {
+/** The role of an enabled member (null: guest), undefined for a non-member; no SSO check (see `orgRoleOf`). */
+export async function memberRole(db: Db, organizationId: string, userId: string): Promise<RoleOrGuest | undefined> {
   const row = await db
     .selectFrom('members')
     .select('role')
@@ -57,8 +58,13 @@ export async function orgRoleOf(db: Db, organizationId: string, userId: string):
     .where('user_id', '=', userId)
     .where('disabled', '=', false)
     .executeTakeFirst();
-  if (row) assertSsoSatisfied(organizationId);
   return row ? row.role : undefined;
+}
+
+export async function orgRoleOf(db: Db, organizationId: string, userId: string): Promise<RoleOrGuest | undefined> {
+  const role = await memberRole(db, organizationId, userId);
+  if (role !== undefined) assertSsoSatisfied(organizationId);
+  return role;
 }
 
 interface ChainLink {

@@ -41,6 +41,7 @@ import { homeRoutes } from './home.ts';
 import { integrationRoutes } from '../integrations/routes.ts';
 import { assertIntegrationRoute, authenticateIntegrationToken, INTEGRATION_TOKEN_PREFIX, type IntegrationGrant } from '../integrations/grants.ts';
 import { publishedSiteRoutes } from '../site/routes.ts';
+import { assertContentTokenRoute } from '../sites/content-token.ts';
 import { SiteHosts } from '../site/hosts.ts';
 import { gitRoutes } from '../git/routes.ts';
 import { runWithSsoGate } from './sso-gate.ts';
@@ -182,6 +183,9 @@ export async function buildApp(
     requestIdHeader: 'x-request-id',
     genReqId: () => randomUUID(),
     return503OnClosing: true,
+    // A plugin's start may be slow on a loaded machine (the default, 10 s, failed a start of
+    // the API docs plugin there); a minute still catches one that never finishes.
+    pluginTimeout: 60_000,
     // Slow clients are cut off: headers and the whole request each have a deadline, idle
     // connections and idle kept-alive connections are closed. Node checks the deadlines every
     // `connectionsCheckingInterval`, so that follows the shortest of them.
@@ -334,8 +338,10 @@ export async function buildApp(
     const limited = auth ? limiter.tokenAccepted(req, reply) : limiter.tokenRefused(req, reply);
     if (limited) throw limited;
     if (!auth) throw new UnauthorizedError('Invalid, expired or revoked API token');
+    // Content tokens (the apiToken of a resolved published URL) read one space and nothing else.
+    if (auth.scopeSpaceId) assertContentTokenRoute(req, auth.scopeSpaceId);
     req.caller = auth.user;
-    req.callerToken = { id: auth.tokenId, expiresAt: auth.tokenExpiresAt, ssoOrganizationId: auth.ssoOrganizationId };
+    req.callerToken = { id: auth.tokenId, expiresAt: auth.tokenExpiresAt, ssoOrganizationId: auth.ssoOrganizationId, scopeSpaceId: auth.scopeSpaceId };
     req.ssoBlocked = auth.ssoBlocked;
   });
   // Organizations enforcing single sign-on that this token may not reach (see sso-gate.ts).

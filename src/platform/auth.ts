@@ -11,8 +11,8 @@ export function hashToken(token: string): string {
   return createHash('sha256').update(token).digest('hex');
 }
 
-/** A token's row without its hash: what listings show. */
-export type ApiTokenInfo = Omit<ApiTokensTable, 'token_hash'>;
+/** A token's row without its hash and its content-token scope: what listings show. */
+export type ApiTokenInfo = Omit<ApiTokensTable, 'token_hash' | 'scope_space_id' | 'parent_token_id'>;
 
 /**
  * Creates an API token for a user, optionally named and expiring. Only its hash is stored: the
@@ -33,7 +33,7 @@ export async function issueApiToken(
     revoked_at: null,
     sso_organization_id: opts.ssoOrganizationId ?? null,
   };
-  await db.insertInto('api_tokens').values({ ...info, token_hash: hashToken(token) }).execute();
+  await db.insertInto('api_tokens').values({ ...info, token_hash: hashToken(token), scope_space_id: null, parent_token_id: null }).execute();
   return { token, info };
 }
 
@@ -70,6 +70,7 @@ export async function revokeApiToken(
   const row = await query.returning([...TOKEN_INFO_COLUMNS, 'token_hash']).executeTakeFirst();
   if (!row) return undefined;
   opts.cache?.delete(row.token_hash);
+  opts.cache?.deleteDerived(row.id);
   const { token_hash: _hash, ...info } = row;
   return info;
 }
@@ -86,6 +87,10 @@ export interface Authenticated {
    * an SSO member there and not an admin, and the token was not obtained through their SSO.
    */
   ssoBlocked: string[];
+  /** For a content token, the one space whose content it may read (see src/sites/content-token.ts). */
+  scopeSpaceId: string | null;
+  /** For a content token, the token it was derived from. */
+  parentTokenId: string | null;
 }
 
 /**
@@ -121,6 +126,11 @@ export class TokenCache {
     this.entries.delete(hash);
   }
 
+  /** Forgets the content tokens derived from a token (when it is revoked). */
+  deleteDerived(tokenId: string): void {
+    for (const [hash, entry] of this.entries) if (entry.auth.parentTokenId === tokenId) this.entries.delete(hash);
+  }
+
   clear(): void {
     this.entries.clear();
   }
@@ -137,7 +147,13 @@ export async function authenticateTokenHash(db: Db, hash: string, cache?: TokenC
     .selectFrom('api_tokens')
     .innerJoin('users', 'users.id', 'api_tokens.user_id')
     .selectAll('users')
-    .select(['api_tokens.id as token_id', 'api_tokens.expires_at as token_expires_at', 'api_tokens.sso_organization_id as token_sso_org'])
+    .select([
+      'api_tokens.id as token_id',
+      'api_tokens.expires_at as token_expires_at',
+      'api_tokens.sso_organization_id as token_sso_org',
+      'api_tokens.scope_space_id as scope_space_id',
+      'api_tokens.parent_token_id as parent_token_id',
+    ])
     .select(
       sql<string[]>`ARRAY(SELECT m.organization_id FROM members m JOIN organizations o ON o.id = m.organization_id
         WHERE m.user_id = users.id AND o.sso AND m.sso AND m.role IS DISTINCT FROM 'admin'
@@ -145,15 +161,27 @@ export async function authenticateTokenHash(db: Db, hash: string, cache?: TokenC
     )
     .where('api_tokens.token_hash', '=', hash)
     .where(liveTokens(new Date()))
+    // A derived (content) token stops when the token it was derived from is revoked (it never
+    // outlives that token's expiry: its own is set no later).
+    .where((eb) =>
+      eb.or([
+        eb('api_tokens.parent_token_id', 'is', null),
+        eb.exists(
+          eb.selectFrom('api_tokens as parent').select('parent.id').whereRef('parent.id', '=', 'api_tokens.parent_token_id').where('parent.revoked_at', 'is', null),
+        ),
+      ]),
+    )
     .executeTakeFirst();
   if (!row) return undefined;
-  const { token_id, token_expires_at, token_sso_org, sso_blocked, ...user } = row;
+  const { token_id, token_expires_at, token_sso_org, sso_blocked, scope_space_id, parent_token_id, ...user } = row;
   const auth: Authenticated = {
     user,
     tokenId: token_id,
     tokenExpiresAt: token_expires_at,
     ssoOrganizationId: token_sso_org,
     ssoBlocked: sso_blocked ?? [],
+    scopeSpaceId: scope_space_id,
+    parentTokenId: parent_token_id,
   };
   cache?.set(hash, auth);
   return auth;

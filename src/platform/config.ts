@@ -86,6 +86,10 @@ export interface Config {
   integrationTimeoutMs: number;
   /** Most fetches a script may make while handling one event. */
   integrationSubrequestLimit: number;
+  /** Memory a script may use, in MB (its runtime's own memory aside); past it the runtime is killed. */
+  integrationMemoryMb: number;
+  /** CPU time one delivery to a script may use, in ms (time spent waiting on fetches not counted); past it the runtime is killed. */
+  integrationCpuMs: number;
   /** Deliveries of one event before it is recorded as failed. */
   integrationMaxAttempts: number;
   /** Wait before the first retry of a failed delivery; doubled at each further one. */
@@ -262,6 +266,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     integrationEventRetentionMs: intFrom(env, 'INTEGRATION_EVENT_RETENTION_MS', 30 * 24 * 3600 * 1000, 0),
     integrationTimeoutMs: intFrom(env, 'INTEGRATION_TIMEOUT_MS', 10_000, 100),
     integrationSubrequestLimit: intFrom(env, 'INTEGRATION_SUBREQUEST_LIMIT', 50, 0),
+    integrationMemoryMb: intFrom(env, 'INTEGRATION_MEMORY_MB', 128, 8),
+    integrationCpuMs: intFrom(env, 'INTEGRATION_CPU_MS', 5000, 10),
     integrationMaxAttempts: intFrom(env, 'INTEGRATION_MAX_ATTEMPTS', 5, 1),
     integrationRetryBaseMs: intFrom(env, 'INTEGRATION_RETRY_BASE_MS', 1000, 0),
     ssoSessionTtlMs: intFrom(env, 'SSO_SESSION_TTL_MS', 8 * 3600 * 1000, 60_000),

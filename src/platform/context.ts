@@ -22,7 +22,13 @@ export interface Services {
 export interface Caller {
   user: UserRow;
   /** The API token the caller authenticated with (absent for callers that did not use one). */
-  token?: { id: string; expiresAt: Date | null; ssoOrganizationId?: string | null };
+  token?: {
+    id: string;
+    expiresAt: Date | null;
+    ssoOrganizationId?: string | null;
+    /** Set for a content token: the one space it reads, with at most the `read` role. */
+    scopeSpaceId?: string | null;
+  };
   /** Set when the caller is an integration (its token's scopes and targets). */
   integration?: IntegrationGrant;
 }

@@ -152,7 +152,6 @@ export class Jobs {
     } catch (err) {
       const message = err instanceof Error ? err.message : String(err);
       this.logger?.warn({ jobId: job.id, type: job.type, attempt: job.attempts, err: message }, 'job failed');
-      this.onFailure?.(job.type, job.attempts >= job.max_attempts);
       if (job.attempts >= job.max_attempts) {
         await this.finish(job.id, 'failed', message);
       } else {
@@ -167,6 +166,8 @@ export class Jobs {
           .where('id', '=', job.id)
           .execute();
       }
+      // Counted once the failure is recorded: metrics never show a failure whose job is still running.
+      this.onFailure?.(job.type, job.attempts >= job.max_attempts);
     } finally {
       clearInterval(heartbeat);
     }

@@ -47,6 +47,12 @@ export interface PageView {
   query?: string | undefined;
   markdownUrl?: string | undefined;
   language: string;
+  /** Scripts installed integrations inject; those using cookies wait for the visitor's consent. */
+  scripts: { src: string; cookies: boolean }[];
+  /** Where page views are reported (only when an installation receives them). */
+  viewsUrl?: string | undefined;
+  /** The "was this page helpful?" form (only when an installation receives feedback). */
+  feedback?: { action: string; page: string } | undefined;
 }
 
 const color = (value: string | undefined) => (value && /^#[0-9a-fA-F]{3,8}$/.test(value) ? value : undefined);
@@ -67,6 +73,42 @@ const links = (items: Link[], cls: string, label: string) =>
   items.length
     ? `<nav class="${cls}" aria-label="${escapeHtml(label)}"><ul>${items.map((l) => `<li><a href="${escapeHtml(l.href)}"${l.current ? ' aria-current="page"' : ''}>${escapeHtml(l.title)}</a></li>`).join('')}</ul></nav>`
     : '';
+
+/**
+ * Integration scripts. One that may use cookies is only named here (`data-src`): site.js loads it
+ * once the visitor accepts cookies in the banner, and never if they decline.
+ */
+function integrationScripts(scripts: PageView['scripts']): string {
+  return scripts
+    .map((s) => (s.cookies ? `<meta name="folio-cookie-script" content="${escapeHtml(s.src)}">` : `<script src="${escapeHtml(s.src)}" defer></script>`))
+    .join('\n');
+}
+
+const COOKIE_BANNER = `<div class="cookie-banner" role="region" aria-label="Cookies" data-cookie-banner hidden>
+<p>This site uses cookies to deliver its services and to analyze traffic.</p>
+<button type="button" data-cookies="accepted">Accept</button> <button type="button" data-cookies="declined">Decline</button>
+</div>`;
+
+/** Works without JavaScript (a form post, then back to the page); site.js sends it in place. */
+function feedbackForm(feedback: NonNullable<PageView['feedback']>): string {
+  const options = (
+    [
+      ['good', 'Yes'],
+      ['ok', 'Somewhat'],
+      ['bad', 'No'],
+    ] as const
+  )
+    .map(([value, label]) => `<label><input type="radio" name="rating" value="${value}" required> ${label}</label>`)
+    .join(' ');
+  return `<form class="feedback" method="post" action="${escapeHtml(feedback.action)}" data-feedback>
+<fieldset><legend>Was this page helpful?</legend>${options}</fieldset>
+<input type="hidden" name="page" value="${escapeHtml(feedback.page)}">
+<input type="hidden" name="referrer" value="">
+<label class="feedback-comment">Anything to add? (optional)<textarea name="comment" maxlength="512" rows="2"></textarea></label>
+<button type="submit">Send feedback</button>
+</form>
+<p id="feedback-sent" class="feedback-sent" role="status">Thank you for your feedback.</p>`;
+}
 
 export function pageHtml(view: PageView): string {
   const light = color(view.primaryColor?.light);
@@ -106,6 +148,8 @@ ${view.markdownUrl ? `<link rel="alternate" type="text/markdown" href="${escapeH
 <link rel="stylesheet" href="${escapeHtml(view.assets)}katex/katex.min.css">
 ${style}
 <script src="${escapeHtml(view.assets)}site.js" defer></script>
+${view.viewsUrl ? `<meta name="folio-views" content="${escapeHtml(view.viewsUrl)}">` : ''}
+${integrationScripts(view.scripts)}
 </head>
 <body>
 <a class="skip" href="#content">Skip to content</a>
@@ -126,12 +170,14 @@ ${view.cover ? `<img class="cover" src="${escapeHtml(view.cover)}" alt="">` : ''
 <h1>${view.emoji ? `<span class="emoji">${escapeHtml(view.emoji)}</span> ` : ''}${escapeHtml(view.title)}</h1>
 ${view.description ? `<p class="description">${escapeHtml(view.description)}</p>` : ''}
 ${view.html}
+${view.feedback ? feedbackForm(view.feedback) : ''}
 </article>
 ${pagination}
 </main>
 ${toc}
 </div>
 <footer class="site-footer"><p>${escapeHtml(view.siteTitle)}</p></footer>
+${view.scripts.some((s) => s.cookies) ? COOKIE_BANNER : ''}
 </body>
 </html>`;
 }
@@ -189,6 +235,14 @@ mark{background:none;color:inherit}.bg-yellow{background:#fef08a}.bg-warning{bac
 .site-footer{border-top:1px solid var(--border);padding:16px 24px;color:var(--muted);font-size:14px}
 .hljs-keyword,.hljs-built_in{color:#7c3aed}.hljs-string{color:#15803d}.hljs-number,.hljs-literal{color:#c2410c}.hljs-comment{color:var(--muted);font-style:italic}.hljs-title,.hljs-function{color:#2563eb}
 [data-theme="dark"] .hljs-keyword{color:#c4b5fd}[data-theme="dark"] .hljs-string{color:#86efac}
+.feedback{margin-top:40px;padding-top:16px;border-top:1px solid var(--border)}.feedback fieldset{border:0;padding:0;margin:0 0 8px}.feedback legend{font-weight:600;margin-bottom:6px}
+.feedback label{margin-right:12px}.feedback-comment{display:block;margin:8px 0}.feedback-comment textarea{display:block;width:100%;max-width:480px;margin-top:4px;background:var(--bg);color:var(--fg);border:1px solid var(--border);border-radius:6px}
+.feedback-sent{display:none;color:var(--muted)}.feedback-sent:target,.feedback-sent.shown{display:block}
+.integration-block{border:1px solid var(--border);border-radius:8px;padding:12px 16px;margin:16px 0}.ck-vstack{display:flex;flex-direction:column;gap:8px}.ck-hstack{display:flex;flex-wrap:wrap;gap:8px}.ck-align-center{align-items:center}.ck-align-end{align-items:flex-end}
+.ck-button{display:inline-block;padding:4px 12px;border:1px solid var(--border);border-radius:6px;text-decoration:none;color:var(--fg);background:var(--code-bg)}.ck-primary{background:var(--primary);color:#fff}.ck-danger{color:var(--hint-danger)}
+.ck-card{display:block;border:1px solid var(--border);border-radius:8px;padding:8px 12px;color:var(--fg);text-decoration:none}.ck-card-title{font-weight:600;margin:0}.ck-card-hint{color:var(--muted);margin:0}
+.ck-hint{color:var(--muted);font-size:.9em}.ck-image{max-width:100%}.ck-webframe{width:100%;border:0}.ck-divider{border:0;border-top:1px solid var(--border)}
+.cookie-banner{position:fixed;bottom:16px;left:16px;right:16px;max-width:560px;background:var(--bg);color:var(--fg);border:1px solid var(--border);border-radius:8px;padding:12px 16px;box-shadow:0 4px 16px rgba(0,0,0,.15)}
 `;
 
 export const SITE_JS = `
@@ -229,6 +283,45 @@ export const SITE_JS = `
         });
       });
     });
+    var views = document.querySelector('meta[name="folio-views"]');
+    if (views && window.fetch) {
+      fetch(views.content, { method: 'POST', keepalive: true, headers: { 'content-type': 'application/json' }, body: JSON.stringify({ url: location.href, referrer: document.referrer }) }).catch(function () {});
+    }
+    var form = document.querySelector('[data-feedback]');
+    if (form && window.fetch) {
+      form.elements.referrer.value = document.referrer;
+      form.addEventListener('submit', function (e) {
+        e.preventDefault();
+        var body = new URLSearchParams(new FormData(form)).toString();
+        fetch(form.action, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded', accept: 'application/json' }, body: body }).then(function (res) {
+          if (!res.ok) return;
+          form.hidden = true;
+          var sent = document.getElementById('feedback-sent');
+          if (sent) sent.classList.add('shown');
+        }, function () {});
+      });
+    }
+    var consentScripts = document.querySelectorAll('meta[name="folio-cookie-script"]');
+    if (consentScripts.length) {
+      var loadScripts = function () {
+        consentScripts.forEach(function (m) { var s = document.createElement('script'); s.src = m.content; document.head.appendChild(s); });
+      };
+      var choice = null;
+      try { choice = localStorage.getItem('folio-cookies'); } catch (e) {}
+      var banner = document.querySelector('[data-cookie-banner]');
+      if (choice === 'accepted') loadScripts();
+      else if (choice !== 'declined' && banner) {
+        banner.hidden = false;
+        banner.querySelectorAll('[data-cookies]').forEach(function (button) {
+          button.addEventListener('click', function () {
+            var value = button.getAttribute('data-cookies');
+            try { localStorage.setItem('folio-cookies', value); } catch (e) {}
+            banner.hidden = true;
+            if (value === 'accepted') loadScripts();
+          });
+        });
+      }
+    }
     document.querySelectorAll('[data-copy]').forEach(function (button) {
       button.hidden = false;
       button.addEventListener('click', function () {

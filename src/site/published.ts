@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto';
+import { setTimeout as delay } from 'node:timers/promises';
 import { sql } from 'kysely';
 import type { Db } from '../platform/db/database.ts';
 import type { SiteRow, SiteSectionRow, SiteSpaceRow, SpaceRow } from '../platform/db/schema.ts';
@@ -17,6 +18,9 @@ import { renderDocument, type RenderContext } from './render.ts';
 import { openAPIBlockHtml } from './openapi.ts';
 import { mayHoldOpenAPIBlocks, resolveOpenAPIBlocks } from '../openapi/blocks.ts';
 import type { Visitor } from './visitor.ts';
+import { ContentKitRenderer } from './contentkit.ts';
+import type { RenderedBlock } from '../integrations/blocks.ts';
+import { injectsScript, publishedScriptUrl, type SiteIntegration } from '../integrations/site-scripts.ts';
 
 /**
  * A published site as readers see it: which section and variant (site space) a path is in, which
@@ -124,12 +128,18 @@ export interface PageRequest {
   structure: SiteStructure;
   located: Located;
   visitor: Visitor;
+  /** Active installations covering the site: scripts they inject, views and feedback they receive. */
+  integrations: SiteIntegration[];
+  /** Renders an integration block of a page of `space` (its integration's `ui_render`); absent: placeholders. */
+  renderBlock?: (space: { id: string; organization_id: string }, block: { integration: string; block?: string | undefined; props: Record<string, unknown> }) => Promise<RenderedBlock>;
 }
 
 export interface RenderedPage {
   html: string;
   etag: string;
   noIndex: boolean;
+  /** Origins of the web frames integration blocks embed (for the page's frame-src). */
+  frames: string[];
 }
 
 const MAX_CACHED = 2000;
@@ -178,7 +188,7 @@ function customization(site: SiteRow, siteSpace: SiteSpaceRow) {
 
 export async function renderPage(req: PageRequest, nav: Navigation, page: NavPage, query?: string): Promise<RenderedPage> {
   const { site, located, visitor } = req;
-  const key = [site.id, req.base, site.updated_at.getTime(), site.customization_updated_at?.getTime() ?? 0, located.siteSpace.id, located.siteSpace.customization_updated_at?.getTime() ?? 0, nav.root, page.id, visitor.segment].join('|');
+  const key = [site.id, req.base, site.updated_at.getTime(), site.customization_updated_at?.getTime() ?? 0, located.siteSpace.id, located.siteSpace.customization_updated_at?.getTime() ?? 0, nav.root, page.id, visitor.segment, req.integrations.map((i) => `${i.installationId}.${i.stamp}`).join(',')].join('|');
   const cached = cache.get(key);
   if (cached) return cached;
 
@@ -188,6 +198,7 @@ export async function renderPage(req: PageRequest, nav: Navigation, page: NavPag
   const document = await markdownToDocumentForRead(markdown);
   // OpenAPI blocks show the operation from the organization's spec, as its readers see it.
   if (mayHoldOpenAPIBlocks(markdown)) await resolveOpenAPIBlocks(req.db, site.organization_id, null, document as Parameters<typeof resolveOpenAPIBlocks>[3]);
+  const blocks = await integrationBlocks(req, document);
   const scope = { visitor: { claims: visitor.claims }, space: { vars: nav.variables }, page: { vars: page.entry.variables ?? {} } };
   const siteSpaceBase = `${req.base}${located.prefix}`;
   const pageUrl = (p: NavPage) => `${siteSpaceBase}${p.path}`;
@@ -208,6 +219,7 @@ export async function renderPage(req: PageRequest, nav: Navigation, page: NavPag
     expression: (expression) => expressionValue(expression, scope),
     pageTitle: (id) => nav.byId.get(id)?.title,
     openapi: openAPIBlockHtml,
+    integration: (node) => blocks.html.get(node),
   };
   const rendered = renderDocument(document, ctx);
 
@@ -257,12 +269,61 @@ export async function renderPage(req: PageRequest, nav: Navigation, page: NavPag
     query,
     markdownUrl: `${pageUrl(page)}.md`,
     language: typeof settings.internationalization?.locale === 'string' ? settings.internationalization.locale : 'en',
+    scripts: req.integrations.filter(injectsScript).map((i) => ({ src: publishedScriptUrl(req.urls, i, site.id), cookies: i.scopes.includes('site:script:cookies') })),
+    // Views and feedback are sent only where an installation receives them (its scopes say so).
+    viewsUrl: req.integrations.some((i) => i.scopes.includes('site:views:read')) ? `${req.base}_folio/view` : undefined,
+    feedback: req.integrations.some((i) => i.scopes.includes('page:feedback:read')) ? { action: `${req.base}_folio/feedback`, page: `${located.prefix}${page.path}` } : undefined,
   };
   const html = pageHtml(view);
-  const result = { html, etag: `"${createHash('sha256').update(html).digest('base64url').slice(0, 27)}"`, noIndex };
-  // A page showing OpenAPI operations follows its spec's latest version: it is rendered each time.
-  return mayHoldOpenAPIBlocks(markdown) ? result : remember(key, result);
+  const result = { html, etag: `"${createHash('sha256').update(html).digest('base64url').slice(0, 27)}"`, noIndex, frames: [...blocks.frames] };
+  // A page showing OpenAPI operations follows its spec's latest version, one with integration
+  // blocks what its integrations answer now (they keep their own cache): rendered each time.
+  return mayHoldOpenAPIBlocks(markdown) || blocks.html.size ? result : remember(key, result);
 }
+
+/** How long a page waits for its integration blocks; a block not there by then shows its placeholder (and is ready for the next reader). */
+const BLOCK_WAIT_MS = 3000;
+
+/** Integration blocks of a document rendered to HTML by their integrations, by node. */
+async function integrationBlocks(req: PageRequest, document: { nodes?: unknown[] }): Promise<{ html: Map<unknown, string>; frames: Set<string> }> {
+  const html = new Map<unknown, string>();
+  const frames = new Set<string>();
+  const nodes: { type?: string; data?: { integration?: unknown; block?: unknown; props?: unknown } }[] = [];
+  const walk = (list: unknown) => {
+    if (!Array.isArray(list)) return;
+    for (const n of list as { type?: string; nodes?: unknown; fragments?: unknown }[]) {
+      if (n?.type === 'integration') nodes.push(n as (typeof nodes)[number]);
+      walk(n?.nodes);
+      walk(n?.fragments);
+    }
+  };
+  walk(document.nodes);
+  if (!nodes.length || !req.renderBlock) return { html, frames };
+  const space = { id: req.located.siteSpace.space.id, organization_id: req.site.organization_id };
+  const timeout = delay(BLOCK_WAIT_MS, undefined, { ref: false });
+  await Promise.all(
+    nodes.slice(0, 50).map(async (node) => {
+      const data = node.data ?? {};
+      if (typeof data.integration !== 'string') return;
+      const props = data.props && typeof data.props === 'object' ? (data.props as Record<string, unknown>) : {};
+      const rendering = req.renderBlock!(space, { integration: data.integration, block: typeof data.block === 'string' ? data.block : undefined, props });
+      const rendered = await Promise.race([rendering.catch(() => undefined), timeout]);
+      if (!rendered?.output) return;
+      const markdown = new Map<string, string>();
+      for (const text of ContentKitRenderer.markdownOf(rendered.output.element, rendered.output.state).slice(0, 20)) {
+        if (markdown.has(text) || text.length > 20_000) continue;
+        markdown.set(text, renderDocument(await markdownToDocumentForRead(text), STANDALONE).html);
+      }
+      const renderer = new ContentKitRenderer({ state: rendered.output.state, markdown });
+      html.set(node, renderer.html(rendered.output.element));
+      for (const origin of renderer.frames) frames.add(origin);
+    }),
+  );
+  return { html, frames };
+}
+
+/** Rendering outside any page (markdown inside an integration block): links to pages and files stay text. */
+const STANDALONE: RenderContext = { pageUrl: () => undefined, file: () => undefined, condition: () => false, expression: () => undefined };
 
 function ancestorIds(nav: Navigation, page: NavPage): string[] {
   const ids: string[] = [];

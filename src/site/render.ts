@@ -28,6 +28,8 @@ export interface RenderContext {
   openapi?(block: Node): string | undefined;
   /** Title of a page (for content references and mentions). */
   pageTitle?(pageId: string): string | undefined;
+  /** HTML of an integration block, as its integration rendered it (undefined: a placeholder is shown). */
+  integration?(block: Node): string | undefined;
 }
 
 export interface Heading {
@@ -233,8 +235,11 @@ class Renderer {
         const what = node.type === 'openapi-schemas' ? (node.data?.schemas ?? []).join(', ') : `${String(node.data?.method ?? '').toUpperCase()} ${node.data?.path ?? node.data?.name ?? ''}`;
         return `<div class="openapi"><code>${escapeHtml(what)}</code></div>`;
       }
-      case 'integration':
+      case 'integration': {
+        const html = this.ctx.integration?.(node);
+        if (html !== undefined) return html;
         return `<div class="integration" data-integration="${escapeHtml(String(node.data?.integration ?? ''))}">${escapeHtml(String(node.data?.integration ?? 'integration'))} block</div>`;
+      }
       case 'reusable-content':
         // Reusable contents are expanded before rendering (dereferenced reads); one left is missing.
         return '';

@@ -14,6 +14,10 @@ import type { Navigation, NavPage } from './navigation.ts';
 import { escapeHtml } from './render.ts';
 import { siteHostOf } from './hosts.ts';
 import { sendVisitorRedirect, visitorOf, type Visitor } from './visitor.ts';
+import { scriptSources, siteIntegrations, type SiteIntegration } from '../integrations/site-scripts.ts';
+import { readerEventRoutes } from './reader-events.ts';
+import { gitRedirectPage } from '../git/redirects.ts';
+import { renderIntegrationBlock } from '../integrations/blocks.ts';
 
 /**
  * Published sites, served by Folio itself at PUBLIC_URL/<organization id or hostname>/<basename>/…:
@@ -23,33 +27,43 @@ import { sendVisitorRedirect, visitorOf, type Visitor } from './visitor.ts';
  * non-public sites are `noindex`.
  */
 
-const CSP = [
-  "default-src 'none'",
-  "script-src 'self'",
+const BASE_CSP: [string, string[]][] = [
+  ['default-src', ["'none'"]],
+  ['script-src', ["'self'"]],
   // KaTeX positions math with inline styles; scripts stay strictly same-origin.
-  "style-src 'self' 'unsafe-inline'",
-  "img-src 'self' https: data:",
-  "font-src 'self'",
-  "connect-src 'self'",
-  "form-action 'self'",
-  "base-uri 'none'",
-  "frame-ancestors 'self'",
-].join('; ');
+  ['style-src', ["'self'", "'unsafe-inline'"]],
+  ['img-src', ["'self'", 'https:', 'data:']],
+  ['font-src', ["'self'"]],
+  ['connect-src', ["'self'"]],
+  ['form-action', ["'self'"]],
+  ['base-uri', ["'none'"]],
+  ['frame-ancestors', ["'self'"]],
+];
+
+/** The site's policy with the sources its integrations' scripts need added (directives they name that are not there start from 'none'). */
+function cspWith(extra: Map<string, Set<string>>): string {
+  const directives = new Map(BASE_CSP.map(([name, sources]) => [name, [...sources]]));
+  for (const [name, sources] of extra) {
+    const current = directives.get(name)?.filter((s) => s !== "'none'") ?? [];
+    directives.set(name, [...current, ...[...sources].filter((s) => !current.includes(s))]);
+  }
+  return [...directives].map(([name, sources]) => `${name} ${sources.join(' ')}`).join('; ');
+}
+
+const CSP = cspWith(new Map());
 
 const require = createRequire(import.meta.url);
 const KATEX_DIST = join(dirname(require.resolve('katex/package.json')), 'dist');
 
 const INLINE_TYPES = new Set(['image/png', 'image/jpeg', 'image/gif', 'image/webp', 'application/pdf', 'text/plain']);
 
-interface SiteContext {
-  site: SiteRow;
-  structure: SiteStructure;
+interface SiteContext extends Published {
   base: string;
   rest: string;
 }
 
-function headers(reply: FastifyReply, site: SiteRow) {
-  reply.header('content-security-policy', CSP).header('x-content-type-options', 'nosniff').header('referrer-policy', 'strict-origin-when-cross-origin');
+function headers(reply: FastifyReply, site: SiteRow, csp: string) {
+  reply.header('content-security-policy', csp).header('x-content-type-options', 'nosniff').header('referrer-policy', 'strict-origin-when-cross-origin');
   if (site.visibility !== 'public') reply.header('x-robots-tag', 'noindex');
 }
 
@@ -68,15 +82,33 @@ function page(reply: FastifyReply, status: number, title: string, message: strin
  * costs no query at all. A merge, a publish or a settings change shows after at most that long (0
  * reads the site on every request).
  */
-const sites = new Map<string, { at: number; value: Awaited<ReturnType<typeof loadPublished>> }>();
+interface Published {
+  site: SiteRow;
+  structure: SiteStructure;
+  integrations: SiteIntegration[];
+  /** The sources its integrations' scripts add to the pages' policy. */
+  sources: Map<string, Set<string>>;
+  /** The Content-Security-Policy of its pages (its integrations' scripts allowed). */
+  csp: string;
+}
 
-async function publishedSite(services: Services, orgKey: string, basename: string) {
+const sites = new Map<string, { at: number; value: Published | undefined }>();
+
+async function readPublished(services: Services, orgKey: string, basename: string): Promise<Published | undefined> {
+  const found = await loadPublished(services.db, orgKey, basename);
+  if (!found) return undefined;
+  const integrations = await siteIntegrations(services.db, found.site);
+  const sources = scriptSources(services.config.publicUrl, integrations);
+  return { ...found, integrations, sources, csp: cspWith(sources) };
+}
+
+export async function publishedSite(services: Services, orgKey: string, basename: string): Promise<Published | undefined> {
   const ttl = services.config.siteCacheTtlMs;
   const key = `${orgKey}/${basename}`;
   const now = Date.now();
   const hit = sites.get(key);
   if (ttl > 0 && hit && now - hit.at < ttl) return hit.value;
-  const value = await loadPublished(services.db, orgKey, basename);
+  const value = await readPublished(services, orgKey, basename);
   if (ttl > 0) {
     sites.set(key, { at: now, value });
     if (sites.size > 10_000) sites.delete(sites.keys().next().value!);
@@ -126,20 +158,39 @@ export async function publishedSiteRoutes(app: FastifyInstance, services: Servic
     if (params.orgKey === 'v1') return reply.callNotFound();
     const published = await publishedSite(services, params.orgKey, params.basename);
     if (!published) return page(reply, 404, 'Not found', 'There is no published site at this address.');
-    const { site, structure } = published;
-    // On a site's own hostname its links start at the root.
-    const base = siteHostOf(req.raw) ? '/' : `/${encodeURIComponent(params.orgKey)}/${encodeURIComponent(params.basename)}/`;
+    const base = siteBase(req, params);
     const rest = params['*'] ?? (req.url.split('?')[0]!.endsWith('/') ? '' : undefined);
     if (rest === undefined) return reply.redirect(base, 301);
-    return serveSite(req, reply, services, { site, structure, base, rest });
+    return serveSite(req, reply, services, { ...published, base, rest });
   };
   const config = { public: true };
   app.get('/:orgKey/:basename', { config, schema: { hide: true } }, handler);
   app.get('/:orgKey/:basename/*', { config, schema: { hide: true } }, handler);
+  await app.register(async (scope) =>
+    readerEventRoutes(scope, services, async (req) => {
+      const params = req.params as { orgKey: string; basename: string };
+      const published = await publishedSite(services, params.orgKey, params.basename);
+      return published && { ...published, base: siteBase(req, params) };
+    }),
+  );
 }
 
-async function serveSite(req: FastifyRequest, reply: FastifyReply, services: Services, { site, structure, base, rest }: SiteContext) {
-  headers(reply, site);
+/** On a site's own hostname its links start at the root; at PUBLIC_URL, under `/<org>/<basename>/`. */
+export function siteBase(req: FastifyRequest, params: { orgKey: string; basename: string }): string {
+  return siteHostOf(req.raw) ? '/' : `/${encodeURIComponent(params.orgKey)}/${encodeURIComponent(params.basename)}/`;
+}
+
+/** The page's policy, with the origins of the frames its integration blocks embed. */
+function pageCsp(published: Published, frames: string[]): string {
+  if (!frames.length) return published.csp;
+  const sources = new Map([...published.sources].map(([k, v]) => [k, new Set(v)]));
+  sources.set('frame-src', new Set([...(sources.get('frame-src') ?? []), ...frames]));
+  return cspWith(sources);
+}
+
+async function serveSite(req: FastifyRequest, reply: FastifyReply, services: Services, context: SiteContext) {
+  const { site, structure, integrations, csp, base, rest } = context;
+  headers(reply, site, csp);
   if (rest.startsWith('_folio/site.') || rest.startsWith('_folio/katex/')) return (await serveAsset(reply, services, rest)) ?? page(reply, 404, 'Not found', 'No such file.');
   if (rest === 'robots.txt') {
     const allowed = site.visibility === 'public';
@@ -164,22 +215,27 @@ async function serveSite(req: FastifyRequest, reply: FastifyReply, services: Ser
 
   if (path === 'sitemap.xml') return sitemap(reply, services, site, base, structure, visitor);
   if (path === 'llms.txt' || path === 'llms-full.txt') return llms(reply, services, site, base, structure, visitor, path === 'llms-full.txt');
-  if (path === 'search') return search(req, reply, services, site, base, structure, visitor);
+  if (path === 'search') return search(req, reply, services, context, visitor);
 
   const markdown = path.endsWith('.md');
   const located = locate(structure, markdown ? path.slice(0, -3) : path, visitor);
   if (located) {
-    const request: PageRequest = { db: services.db, urls: services.urls, site, base, structure, located, visitor };
+    const request: PageRequest = { db: services.db, urls: services.urls, site, base, structure, located, visitor, integrations, renderBlock: (space, block) => renderIntegrationBlock(services, space, block) };
     const nav = await navigationFor(request);
     const found = pageAt(nav, located.pagePath, visitor);
     if (found) {
       if (markdown) return reply.type('text/markdown; charset=utf-8').send(await pageMarkdown(services.db, nav, found));
       const rendered = await renderPage(request, nav, found);
       if (rendered.noIndex) reply.header('x-robots-tag', 'noindex');
+      if (rendered.frames.length) reply.header('content-security-policy', pageCsp(context, rendered.frames));
       reply.header('etag', rendered.etag);
       if (req.headers['if-none-match'] === rendered.etag) return reply.code(304).send();
       return reply.type('text/html; charset=utf-8').send(rendered.html);
     }
+    // A page that moved in a git-synced space: its repository's .gitbook.yaml says where.
+    const movedTo = await gitRedirectPage(services.db, located.siteSpace.space.id, located.pagePath);
+    const moved = movedTo ? nav.byId.get(movedTo) : undefined;
+    if (moved && pageAt(nav, moved.path, visitor)) return reply.code(301).header('location', `${base}${located.prefix}${moved.path}${markdown ? '.md' : ''}`).send();
   }
   const redirect = await matchRedirect(services.db, site.id, `/${path}`);
   if (redirect) {
@@ -194,7 +250,7 @@ async function serveSite(req: FastifyRequest, reply: FastifyReply, services: Ser
 async function everyPage(services: Services, site: SiteRow, base: string, structure: SiteStructure, visitor: Visitor) {
   const out: { url: string; title: string; description?: string | undefined; page: NavPage; nav: Navigation }[] = [];
   for (const located of reachableSiteSpaces(structure, visitor)) {
-    const nav = await navigationFor({ db: services.db, urls: services.urls, site, base, structure, located, visitor });
+    const nav = await navigationFor({ db: services.db, urls: services.urls, site, base, structure, located, visitor, integrations: [] });
     for (const p of nav.order) {
       if (!pageAt(nav, p.path, visitor)) continue;
       out.push({ url: `${services.config.publicUrl}${base}${located.prefix}${p.path}`, title: p.title, description: p.entry.description, page: p, nav });
@@ -220,11 +276,11 @@ async function llms(reply: FastifyReply, services: Services, site: SiteRow, base
   return reply.type('text/plain; charset=utf-8').send(parts.join('\n\n---\n\n'));
 }
 
-async function search(req: FastifyRequest, reply: FastifyReply, services: Services, site: SiteRow, base: string, structure: SiteStructure, visitor: Visitor) {
+async function search(req: FastifyRequest, reply: FastifyReply, services: Services, { site, structure, integrations, base }: SiteContext, visitor: Visitor) {
   const query = String((req.query as { q?: unknown }).q ?? '').slice(0, 512).trim();
   const located = locate(structure, '', visitor);
   if (!located) return page(reply, 404, 'Not found', 'This site has no content yet.');
-  const request: PageRequest = { db: services.db, urls: services.urls, site, base, structure, located, visitor };
+  const request: PageRequest = { db: services.db, urls: services.urls, site, base, structure, located, visitor, integrations };
   const nav = await navigationFor(request);
   const first = pageAt(nav, '', visitor);
   if (!first) return page(reply, 404, 'Not found', 'This site has no content yet.');

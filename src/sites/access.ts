@@ -4,6 +4,7 @@ import type { Role, RoleOrGuest, SiteRow, SiteShareLinkRow } from '../platform/d
 import { NotFoundError } from '../platform/errors.ts';
 import { assertSiteRole, atLeast } from '../platform/policy.ts';
 import { orgRoleOf } from '../permissions/effective.ts';
+import { grantCoversSite } from '../integrations/grants.ts';
 
 export interface SiteAccess {
   site: SiteRow;
@@ -23,12 +24,24 @@ export async function findSite(db: Db, organizationId: string, siteId: string): 
  * too weak.
  */
 export async function requireSite(ctx: Ctx, organizationId: string, siteId: string, min: Role, action: string): Promise<SiteAccess> {
+  if (ctx.integration) return integrationSite(ctx, organizationId, siteId);
   const orgRole = await orgRoleOf(ctx.db, organizationId, ctx.user.id);
   if (orgRole === undefined) throw new NotFoundError('Organization');
   const site = await findSite(ctx.db, organizationId, siteId);
   if (!site || !atLeast(orgRole, 'read')) throw new NotFoundError('Site');
   assertSiteRole(orgRole, min, action);
   return { site, orgRole };
+}
+
+/**
+ * A site for an installation token: one its installation covers, else "not found". Which calls it
+ * may make there (reads, the adaptive schema) was decided by its scopes before the route ran
+ * (`assertIntegrationRoute`); it is never a member, so it reads as one with the `read` role.
+ */
+async function integrationSite(ctx: Ctx, organizationId: string, siteId: string): Promise<SiteAccess> {
+  const site = await findSite(ctx.db, organizationId, siteId);
+  if (!site || !(await grantCoversSite(ctx.db, ctx.integration!, site))) throw new NotFoundError('Site');
+  return { site, orgRole: 'read' };
 }
 
 /** An active share link of a site by its token. */
@@ -43,6 +56,7 @@ export async function activeShareLink(db: Db, siteId: string, token: string | un
  * Visitor-auth sites are read by visitors through URL resolution with their JWT.
  */
 export async function readableSite(ctx: Ctx, organizationId: string, siteId: string, shareKey?: string): Promise<SiteAccess> {
+  if (ctx.integration) return integrationSite(ctx, organizationId, siteId);
   const orgRole = await orgRoleOf(ctx.db, organizationId, ctx.user.id);
   const site = await findSite(ctx.db, organizationId, siteId);
   if (!site) throw new NotFoundError(orgRole === undefined ? 'Organization' : 'Site');

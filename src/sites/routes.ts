@@ -1,4 +1,5 @@
 import { Type } from '@sinclair/typebox';
+import { SiteIntegrationScript } from '../integrations/schemas.ts';
 import { errorResponses, type FolioApp } from '../platform/app.ts';
 import { ListOf, PageQuery } from '../platform/paging.ts';
 import { OrganizationIdParams } from '../platform/schemas.ts';
@@ -143,7 +144,7 @@ export async function siteRoutes(app: FolioApp): Promise<void> {
             site: Site,
             structure: SiteStructure,
             customizations: Type.Object({ site: Customization, siteSpaces: Type.Record(Type.String(), Customization) }),
-            scripts: Type.Array(Type.Object({ script: Type.String(), contentSecurityPolicy: Type.Optional(Type.String()), cookies: Type.Boolean() })),
+            scripts: Type.Array(SiteIntegrationScript),
           }),
           ...errorResponses,
         },

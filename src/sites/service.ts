@@ -1,4 +1,5 @@
 import { randomBytes } from 'node:crypto';
+import { siteIntegrations, siteScripts } from '../integrations/site-scripts.ts';
 import { sql } from 'kysely';
 import type { Ctx } from '../platform/context.ts';
 import { json, type Db } from '../platform/db/database.ts';
@@ -243,8 +244,8 @@ export async function publishedContentSite(ctx: Ctx, organizationId: string, sit
       site: siteSettings,
       siteSpaces: Object.fromEntries(overrides.map((o) => [o.id, effectiveCustomization(access.site.customization, o.customization)])),
     },
-    // Integration scripts come with site integrations; Folio has none installed on sites yet.
-    scripts: [],
+    // What the published pages load (the same list as listSiteIntegrationScripts).
+    scripts: siteScripts(ctx.urls, access.site.id, await siteIntegrations(ctx.db, access.site)),
   };
 }
 

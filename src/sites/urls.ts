@@ -1,8 +1,7 @@
-import { createHmac } from 'node:crypto';
+import { gitRedirectPage } from '../git/redirects.ts';
 import { Type, type Static } from '@sinclair/typebox';
 import { errors as joseErrors, jwtVerify } from 'jose';
 import { sql } from 'kysely';
-import { hashToken } from '../platform/auth.ts';
 import type { Ctx } from '../platform/context.ts';
 import type { SiteRow, SiteSectionRow, SiteSpaceRow } from '../platform/db/schema.ts';
 import { BadRequestError, HttpError, NotFoundError } from '../platform/errors.ts';
@@ -10,6 +9,7 @@ import { atLeast } from '../platform/policy.ts';
 import { orgRoleOf } from '../permissions/effective.ts';
 import { ContentReader } from '../content/model.ts';
 import { activeShareLink } from './access.ts';
+import { issueContentToken } from './content-token.ts';
 import { siteBaseUrl } from './presenter.ts';
 import { matchRedirect, redirectTarget } from './redirects.ts';
 
@@ -50,7 +50,10 @@ export const PublishedLookup = Type.Union([
     pathname: Type.String({ description: 'Path of the page in the space' }),
     basePath: Type.String(),
     siteBasePath: Type.String(),
-    apiToken: Type.String({ description: 'Short-lived API token of the caller (at most 2 hours, never beyond the token of the request)' }),
+    apiToken: Type.String({
+      description:
+        'Read-only token for the resolved content: it reads this space (its content, revisions, documents, search and links) as far as the caller may, and nothing else; at most 2 hours, never beyond the token of the request',
+    }),
     organization: Type.String(),
     shareKey: Type.Optional(Type.String()),
     complete: Type.Boolean(),
@@ -111,25 +114,6 @@ async function verifyVisitor(site: SiteRow, token: string | undefined): Promise<
   }
 }
 
-/**
- * A real API token of the caller for reading the resolved content, derived from the caller's own
- * token, the space and the hour: one row per caller token, space and hour however often URLs are
- * resolved. It expires at most two hours from now and never after the caller's token.
- */
-async function contentToken(ctx: Ctx, spaceId: string): Promise<string> {
-  const hour = Math.floor(Date.now() / 3_600_000);
-  const secret = createHmac('sha256', ctx.signingKey).update(`${ctx.user.id}:${ctx.token?.id ?? ''}:${spaceId}:${hour}`).digest('base64url');
-  const token = `folio_${secret}`;
-  let expires = new Date((hour + 2) * 3_600_000);
-  if (ctx.token?.expiresAt && ctx.token.expiresAt < expires) expires = ctx.token.expiresAt;
-  await ctx.db
-    .insertInto('api_tokens')
-    .values({ id: `c${secret.slice(0, 19)}`, user_id: ctx.user.id, token_hash: hashToken(token), created_at: new Date(), name: `published content ${spaceId}`, expires_at: expires, revoked_at: null })
-    .onConflict((oc) => oc.doNothing())
-    .execute();
-  return token;
-}
-
 export async function resolvePublishedUrl(ctx: Ctx, input: { url: string; jwt?: string | undefined; redirectOnError?: boolean | undefined }) {
   let url: URL;
   try {
@@ -185,8 +169,13 @@ export async function resolvePublishedUrl(ctx: Ctx, input: { url: string; jwt?: 
   const space = await ctx.db.selectFrom('spaces').select(['id', 'revision_id']).where('id', '=', siteSpace.space_id).executeTakeFirstOrThrow();
   if (pathname) {
     const revision = await ctx.db.selectFrom('revisions').select('root').where('id', '=', space.revision_id).executeTakeFirstOrThrow();
-    const page = await new ContentReader(ctx.db, revision.root).byPath(pathname);
+    const reader = new ContentReader(ctx.db, revision.root);
+    const page = await reader.byPath(pathname);
     if (!page) {
+      // A page that moved in a git-synced space: its repository's .gitbook.yaml says where.
+      const movedTo = await gitRedirectPage(ctx.db, space.id, pathname);
+      const moved = movedTo ? await reader.page(movedTo) : undefined;
+      if (moved) return { target: 'content' as const, redirect: `${base}${prefix ? `${prefix}/` : ''}${await reader.path(moved)}` };
       const redirect = await matchRedirect(ctx.db, site.id, `/${rest.join('/')}`);
       const target = redirect && (await redirectTarget(ctx, site, redirect.row, redirect.suffix));
       if (target) return { target: 'content' as const, redirect: target };
@@ -203,7 +192,7 @@ export async function resolvePublishedUrl(ctx: Ctx, input: { url: string; jwt?: 
     pathname,
     basePath,
     siteBasePath,
-    apiToken: await contentToken(ctx, space.id),
+    apiToken: await issueContentToken(ctx, space.id),
     organization: site.organization_id,
     ...(shareKey ? { shareKey } : {}),
     complete: true,

@@ -35,8 +35,14 @@ export async function loadSpace(
   const roles = await spaceRoles(ctx.db, space.organization_id, { userId: ctx.user.id, orgRole }, [space], {
     shareKey: opts.shareKey,
   });
-  const role = roles.get(space.id) ?? null;
+  let role = roles.get(space.id) ?? null;
   if (!atLeast(role, 'read')) throw new NotFoundError('Space');
+  // A content token reads its one space, whatever more its owner may do: the permissions its
+  // answers advertise say so too (authentication refuses its other routes already).
+  if (ctx.token?.scopeSpaceId) {
+    if (ctx.token.scopeSpaceId !== space.id) throw new NotFoundError('Space');
+    role = 'read';
+  }
   return { space, role, orgRole };
 }
 

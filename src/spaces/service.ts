@@ -4,9 +4,11 @@ import { keepOrNextKey, keyFor, lockParent, lockSiblings } from '../collections/
 import { requireCreateBeside, requireCreateUnder } from '../collections/access.ts';
 import type { Ctx, Services } from '../platform/context.ts';
 import { json, type Db } from '../platform/db/database.ts';
-import type { MergeRules, RoleOrGuest, SpaceRow } from '../platform/db/schema.ts';
+import type { MergeRules, RoleOrGuest, SpaceRow, Visibility } from '../platform/db/schema.ts';
 import { BadRequestError, NotFoundError } from '../platform/errors.ts';
 import { newId } from '../platform/ids.ts';
+import type { Jobs } from '../platform/jobs.ts';
+import { emitSpaceEvent } from '../integrations/outbox.ts';
 import { paginate, type PageRequest } from '../platform/paging.ts';
 import { assertContentRole } from '../platform/policy.ts';
 import { guestVisibleSpaces, orgRoleOf, spaceRoles } from '../permissions/effective.ts';
@@ -40,6 +42,16 @@ async function createRevision(
     .values({ id, space_id: space.id, organization_id: space.organization_id, parents: json(parents), created_by: userId, created_at: new Date(), root, message: null })
     .execute();
   return id;
+}
+
+/**
+ * `space_visibility_updated` for the integrations installed on the space, when its visibility
+ * really changed. Called in the transaction that changed it, with `previous` read under the row
+ * lock that change holds, so concurrent changes each report the value they replaced.
+ */
+async function visibilityChanged(trx: Db, jobs: Jobs, space: SpaceRow, previous: Visibility): Promise<void> {
+  if (space.visibility === previous) return;
+  await emitSpaceEvent(trx, jobs, space, { type: 'space_visibility_updated', previousVisibility: previous, visibility: space.visibility });
 }
 
 async function validateMergeRules(db: Db, organizationId: string, rules: UpdateSpaceInput['mergeRules']) {
@@ -136,21 +148,29 @@ export async function updateSpace(ctx: Ctx, spaceId: string, input: UpdateSpaceI
     ...(input.emoji !== undefined ? { emoji: input.emoji, ...(input.emoji ? { icon: null } : {}) } : {}),
     ...(input.icon !== undefined ? { icon: input.icon, ...(input.icon ? { emoji: null } : {}) } : {}),
   };
-  const updated = await ctx.db
-    .updateTable('spaces')
-    .set({
-      ...(input.title !== undefined ? { title: input.title } : {}),
-      ...look,
-      ...(input.editMode !== undefined ? { edit_mode: input.editMode } : {}),
-      ...(input.defaultLevel !== undefined ? { default_level: input.defaultLevel } : {}),
-      ...(input.language !== undefined ? { language: input.language } : {}),
-      ...(input.mergeRules !== undefined ? { merge_rules: json(input.mergeRules as MergeRules) } : {}),
-      ...(input.visibility !== undefined ? { visibility: input.visibility } : {}),
-      updated_at: new Date(),
-    })
-    .where('id', '=', space.id)
-    .returningAll()
-    .executeTakeFirstOrThrow();
+  const updated = await ctx.db.transaction().execute(async (trx) => {
+    // The visibility this update replaces, read under the lock the update takes anyway.
+    const before = input.visibility !== undefined
+      ? await trx.selectFrom('spaces').select('visibility').where('id', '=', space.id).forNoKeyUpdate().executeTakeFirstOrThrow()
+      : undefined;
+    const row = await trx
+      .updateTable('spaces')
+      .set({
+        ...(input.title !== undefined ? { title: input.title } : {}),
+        ...look,
+        ...(input.editMode !== undefined ? { edit_mode: input.editMode } : {}),
+        ...(input.defaultLevel !== undefined ? { default_level: input.defaultLevel } : {}),
+        ...(input.language !== undefined ? { language: input.language } : {}),
+        ...(input.mergeRules !== undefined ? { merge_rules: json(input.mergeRules as MergeRules) } : {}),
+        ...(input.visibility !== undefined ? { visibility: input.visibility } : {}),
+        updated_at: new Date(),
+      })
+      .where('id', '=', space.id)
+      .returningAll()
+      .executeTakeFirstOrThrow();
+    if (before) await visibilityChanged(trx, ctx.jobs, row, before.visibility);
+    return row;
+  });
   const role = (await withRoles(ctx, updated.organization_id, access.orgRole, [updated]))[0]!.role;
   return { space: updated, role };
 }
@@ -191,7 +211,7 @@ export async function restoreSpace(ctx: Ctx, spaceId: string) {
     await lockSiblings(trx, current.organization_id, current.parent_id);
     // Siblings created while the space was in the trash may hold its old place.
     const position = await keepOrNextKey(trx, current.organization_id, current.parent_id, current.position, current.id);
-    return trx
+    const row = await trx
       .updateTable('spaces')
       .set({
         deleted_at: null,
@@ -203,6 +223,8 @@ export async function restoreSpace(ctx: Ctx, spaceId: string) {
       .where('id', '=', spaceId)
       .returningAll()
       .executeTakeFirstOrThrow();
+    await visibilityChanged(trx, ctx.jobs, row, current.visibility);
+    return row;
   });
   return { space: restored, role: (await withRoles(ctx, restored.organization_id, access.orgRole, [restored]))[0]!.role };
 }
@@ -310,21 +332,28 @@ export async function transferSpace(ctx: Ctx, spaceId: string, input: { organiza
   assertContentRole(targetOrgRole, 'admin', 'transfer content into the target organization');
   const parentId = input.collection ?? null;
   if (parentId) await requireCreateUnder(ctx, input.organization, targetOrgRole, parentId, 'collection');
-  const visibility = parentId === null && space.visibility === 'in-collection' ? 'private' : space.visibility;
   const moved = await ctx.db.transaction().execute(async (trx) => {
     await lockParent(trx, input.organization, parentId, 'collection');
     await lockSiblings(trx, input.organization, parentId);
     const position = await keyFor(trx, input.organization, parentId, undefined, space.id);
+    // The visibility as it is now, under the row lock (the update below would take it anyway).
+    const { visibility: previous } = await trx.selectFrom('spaces').select('visibility').where('id', '=', space.id).forUpdate().executeTakeFirstOrThrow();
+    // "in-collection" means nothing outside a collection.
+    const visibility = parentId === null && previous === 'in-collection' ? 'private' : previous;
     if (input.organization !== space.organization_id) {
       await moveGrants(trx, [space.id], 'space', space.organization_id, input.organization);
       await trx.updateTable('revisions').set({ organization_id: input.organization }).where('space_id', '=', space.id).execute();
     }
-    return trx
+    const row = await trx
       .updateTable('spaces')
       .set({ organization_id: input.organization, parent_id: parentId, position, visibility, updated_at: new Date() })
       .where('id', '=', space.id)
       .returningAll()
       .executeTakeFirstOrThrow();
+    // To the installations of the organization the space now belongs to: those of the one it
+    // left no longer see it.
+    await visibilityChanged(trx, ctx.jobs, row, previous);
+    return row;
   });
   return { space: moved, role: (await withRoles(ctx, moved.organization_id, targetOrgRole, [moved]))[0]!.role };
 }

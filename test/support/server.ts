@@ -80,7 +80,13 @@ export async function startTestServer(
     ...db.config,
     ...overrides,
   };
-  const server = await startServer(config, { purpose: 'test', ...opts });
+  let server: Awaited<ReturnType<typeof startServer>>;
+  try {
+    server = await startServer(config, { purpose: 'test', ...opts });
+  } catch (err) {
+    await db.cleanup();
+    throw err;
+  }
   // PUBLIC_URL must be the listening address for urls.* to be followable.
   server.services.config.publicUrl = server.url;
   server.services.config.appUrl = server.url;

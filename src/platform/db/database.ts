@@ -18,6 +18,7 @@ import * as m0011 from './migrations/0011_git_sync.ts';
 import * as m0012 from './migrations/0012_saml.ts';
 import * as m0013 from './migrations/0013_insights.ts';
 import * as m0014 from './migrations/0014_translations.ts';
+import * as m0016 from './migrations/0016_content_tokens.ts';
 import { PGliteDialect } from './pglite-dialect.ts';
 import type { Database } from './schema.ts';
 
@@ -70,6 +71,7 @@ const migrations: Record<string, Migration> = {
   '0012_saml': m0012,
   '0013_insights': m0013,
   '0014_translations': m0014,
+  '0016_content_tokens': m0016,
 };
 
 class StaticMigrationProvider implements MigrationProvider {

@@ -1,0 +1,106 @@
+import { BadRequestError } from '../platform/errors.ts';
+import type { OpenAPIDocumentProps } from '../openapi/computed.ts';
+
+/**
+ * The content sources of `getComputedDocument` and `getComputedRevision`, read from a request (or
+ * from an integration's answer) into what Folio computes, with a 400 naming the field to fix.
+ * The shapes are the official `ComputedContentSourceDocument` and `ComputedContentSourceRevision`:
+ * `builtin:openapi` (a spec of the organization by slug), `builtin:translation`, and
+ * `integration:<name>:<sourceId>`.
+ */
+
+export interface SourceInput {
+  type: string;
+  props?: Record<string, unknown> | undefined;
+  dependencies?: Record<string, unknown> | undefined;
+}
+
+export type DocumentSource =
+  | { kind: 'openapi'; spec: string; props: OpenAPIDocumentProps }
+  | { kind: 'integration'; name: string; sourceId: string; props: Record<string, unknown>; dependencies: Record<string, unknown> };
+
+export interface OpenAPIRevisionProps {
+  models: boolean;
+  downloadLink: boolean;
+  grouping: 'by-tag' | 'by-operation';
+}
+
+export type RevisionSource =
+  | { kind: 'openapi'; spec: string; props: OpenAPIRevisionProps }
+  | { kind: 'integration'; name: string; sourceId: string; props: Record<string, unknown>; dependencies: Record<string, unknown> };
+
+const isObject = (value: unknown): value is Record<string, unknown> => !!value && typeof value === 'object' && !Array.isArray(value);
+
+const TYPES = '"builtin:openapi", "builtin:translation" or "integration:<name>:<sourceId>"';
+const INTEGRATION_TYPE = /^integration:([^:]+):([^:]+)$/;
+
+/** The methods the official props accept (`hook` included, though no path has one). */
+const METHODS = ['get', 'post', 'put', 'delete', 'patch', 'options', 'head', 'trace', 'hook'];
+const DOCS = ['operation', 'operations', 'tag', 'info', 'models'];
+
+function bad(field: string, message: string): never {
+  throw new BadRequestError(`${field}: ${message}`);
+}
+
+/** The slug the spec dependency names: `{ref: {kind: 'openapi', spec}}`, with or without its resolved `value`. */
+function specSlug(source: SourceInput, at: string): string {
+  const spec = source.dependencies?.spec;
+  const shape = 'must be {"ref": {"kind": "openapi", "spec": "<slug of an OpenAPI spec of the organization>"}}';
+  if (!isObject(spec)) bad(`${at}.dependencies.spec`, `required; it ${shape}`);
+  const ref = spec.ref;
+  if (!isObject(ref) || ref.kind !== 'openapi' || typeof ref.spec !== 'string' || ref.spec === '') bad(`${at}.dependencies.spec`, shape);
+  return ref.spec;
+}
+
+function integrationSource(source: SourceInput, at: string) {
+  const m = INTEGRATION_TYPE.exec(source.type);
+  if (!m) return undefined;
+  if (!isObject(source.props)) bad(`${at}.props`, 'required: the object of properties passed to the integration');
+  if (source.dependencies !== undefined && !isObject(source.dependencies)) bad(`${at}.dependencies`, 'must be an object of dependencies by name');
+  return { kind: 'integration' as const, name: m[1]!, sourceId: m[2]!, props: source.props, dependencies: source.dependencies ?? {} };
+}
+
+function unknownType(source: SourceInput, at: string): never {
+  if (source.type === 'builtin:translation') {
+    bad(
+      `${at}.type`,
+      'computing "builtin:translation" content on request is not available on this server: translation runs write translated pages into the translation\'s target space (see the Translations operations)',
+    );
+  }
+  bad(`${at}.type`, `"${source.type}" is not a content source type; use ${TYPES}`);
+}
+
+/** A document source (`getComputedDocument`, a computed page of an integration's revision). */
+export function documentSource(source: SourceInput, at = 'source'): DocumentSource {
+  const integration = integrationSource(source, at);
+  if (integration) return integration;
+  if (source.type !== 'builtin:openapi') unknownType(source, at);
+  const spec = specSlug(source, at);
+  const props = source.props;
+  if (!isObject(props)) bad(`${at}.props`, `required: {"doc": ${DOCS.map((d) => `"${d}"`).join(' | ')}, …}`);
+  const doc = props.doc;
+  if (typeof doc !== 'string' || !DOCS.includes(doc)) bad(`${at}.props.doc`, `must be one of ${DOCS.map((d) => `"${d}"`).join(', ')}`);
+  if (doc === 'models') return { kind: 'openapi', spec, props: { doc } };
+  const page = props.page;
+  const what = doc === 'operation' ? "the operation's path, as in the spec's paths (e.g. \"/pets/{id}\")" : 'the name of a tag of the spec';
+  if (typeof page !== 'string' || page === '') bad(`${at}.props.page`, `required for doc "${doc}": ${doc === 'info' ? 'a non-empty string (the info page of the spec)' : what}`);
+  if (doc !== 'operation') return { kind: 'openapi', spec, props: { doc: doc as 'operations' | 'tag' | 'info', page } };
+  const method = props.method;
+  if (typeof method !== 'string' || !METHODS.includes(method)) bad(`${at}.props.method`, `required for doc "operation": one of ${METHODS.map((x) => `"${x}"`).join(', ')}`);
+  if (props.deprecated !== undefined && typeof props.deprecated !== 'boolean') bad(`${at}.props.deprecated`, 'must be true or false');
+  return { kind: 'openapi', spec, props: { doc: 'operation', page, method } };
+}
+
+/** A revision source (`getComputedRevision`, a computed page of an integration's revision). */
+export function revisionSource(source: SourceInput, at = 'source'): RevisionSource {
+  const integration = integrationSource(source, at);
+  if (integration) return integration;
+  if (source.type !== 'builtin:openapi') unknownType(source, at);
+  const spec = specSlug(source, at);
+  const props = source.props;
+  if (!isObject(props)) bad(`${at}.props`, 'required: {"models": true | false, "downloadLink"?: true | false, "grouping"?: "by-tag" | "by-operation"}');
+  if (typeof props.models !== 'boolean') bad(`${at}.props.models`, 'required: true or false (whether to add a Models page of the spec\'s schemas)');
+  if (props.downloadLink !== undefined && typeof props.downloadLink !== 'boolean') bad(`${at}.props.downloadLink`, 'must be true or false');
+  if (props.grouping !== undefined && props.grouping !== 'by-tag' && props.grouping !== 'by-operation') bad(`${at}.props.grouping`, 'must be "by-tag" or "by-operation"');
+  return { kind: 'openapi', spec, props: { models: props.models, downloadLink: props.downloadLink === true, grouping: (props.grouping as OpenAPIRevisionProps['grouping'] | undefined) ?? 'by-tag' } };
+}

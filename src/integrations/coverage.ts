@@ -1,0 +1,25 @@
+import type { Db } from '../platform/db/database.ts';
+
+/**
+ * Which installations reach a space or a site: active ones of its organization installed on it
+ * (and active there), or installed for all spaces (all sites) with no installation of their own
+ * there. Every check of "does this integration act here" starts from these queries, which callers
+ * narrow (`where`) and pick from (`select`).
+ */
+export function installationsCoveringSpace(db: Db, space: { id: string; organization_id: string }) {
+  return db
+    .selectFrom('integration_installations as inst')
+    .leftJoin('integration_space_installations as si', (join) => join.onRef('si.installation_id', '=', 'inst.id').on('si.space_id', '=', space.id))
+    .where('inst.organization_id', '=', space.organization_id)
+    .where('inst.status', '=', 'active')
+    .where((eb) => eb.or([eb('si.status', '=', 'active'), eb.and([eb('si.status', 'is', null), eb('inst.space_selection', '=', 'all')])]));
+}
+
+export function installationsCoveringSite(db: Db, site: { id: string; organization_id: string }) {
+  return db
+    .selectFrom('integration_installations as inst')
+    .leftJoin('integration_site_installations as si', (join) => join.onRef('si.installation_id', '=', 'inst.id').on('si.site_id', '=', site.id))
+    .where('inst.organization_id', '=', site.organization_id)
+    .where('inst.status', '=', 'active')
+    .where((eb) => eb.or([eb('si.status', '=', 'active'), eb.and([eb('si.status', 'is', null), eb('inst.site_selection', '=', 'all')])]));
+}
