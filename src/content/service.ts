@@ -33,7 +33,9 @@ export async function currentContent(ctx: Ctx, spaceId: string): Promise<Content
 }
 
 export async function revisionContent(ctx: Ctx, spaceId: string, revisionId: string): Promise<ContentTarget> {
-  const { space } = await loadSpace(ctx, spaceId);
+  const { space, throughSite } = await loadSpace(ctx, spaceId);
+  // A site publishes the current content only: its readers do not read the space's history.
+  if (throughSite && revisionId !== space.revision_id) throw new NotFoundError('Revision');
   return { space, revision: await loadRevision(ctx.db, space.id, revisionId) };
 }
 

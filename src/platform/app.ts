@@ -341,7 +341,10 @@ export async function buildApp(
     // Content tokens (the apiToken of a resolved published URL) read one space and nothing else.
     if (auth.scopeSpaceId) assertContentTokenRoute(req, auth.scopeSpaceId);
     req.caller = auth.user;
-    req.callerToken = { id: auth.tokenId, expiresAt: auth.tokenExpiresAt, ssoOrganizationId: auth.ssoOrganizationId, scopeSpaceId: auth.scopeSpaceId };
+    req.callerToken = { id: auth.tokenId, expiresAt: auth.tokenExpiresAt, ssoOrganizationId: auth.ssoOrganizationId,
+      scopeSpaceId: auth.scopeSpaceId,
+      scopeSite: auth.scopeSite,
+    };
     req.ssoBlocked = auth.ssoBlocked;
   });
   // Organizations enforcing single sign-on that this token may not reach (see sso-gate.ts).

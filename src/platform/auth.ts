@@ -12,7 +12,10 @@ export function hashToken(token: string): string {
 }
 
 /** A token's row without its hash and its content-token scope: what listings show. */
-export type ApiTokenInfo = Omit<ApiTokensTable, 'token_hash' | 'scope_space_id' | 'parent_token_id'>;
+export type ApiTokenInfo = Omit<
+  ApiTokensTable,
+  'token_hash' | 'scope_space_id' | 'parent_token_id' | 'scope_site_id' | 'scope_site_visibility' | 'scope_share_link_id' | 'scope_site_key_hash'
+>;
 
 /**
  * Creates an API token for a user, optionally named and expiring. Only its hash is stored: the
@@ -33,7 +36,8 @@ export async function issueApiToken(
     revoked_at: null,
     sso_organization_id: opts.ssoOrganizationId ?? null,
   };
-  await db.insertInto('api_tokens').values({ ...info, token_hash: hashToken(token), scope_space_id: null, parent_token_id: null }).execute();
+  await db.insertInto('api_tokens').values({ ...info, token_hash: hashToken(token), scope_space_id: null, parent_token_id: null, scope_site_id: null, scope_site_visibility: null, scope_share_link_id: null, scope_site_key_hash: null })
+    .execute();
   return { token, info };
 }
 
@@ -91,6 +95,19 @@ export interface Authenticated {
   scopeSpaceId: string | null;
   /** For a content token, the token it was derived from. */
   parentTokenId: string | null;
+  /** For a content token resolved through a site: what that site granted (see src/sites/content-token.ts). */
+  scopeSite: SiteGrant | null;
+}
+
+/**
+ * A site's grant to a content token: the site, its visibility when given, the share link used (a
+ * share-link site), a hash of the key that signed the visitor's JWT (a visitor-auth site).
+ */
+export interface SiteGrant {
+  siteId: string;
+  visibility: string;
+  shareLinkId: string | null;
+  keyHash: string | null;
 }
 
 /**
@@ -153,6 +170,10 @@ export async function authenticateTokenHash(db: Db, hash: string, cache?: TokenC
       'api_tokens.sso_organization_id as token_sso_org',
       'api_tokens.scope_space_id as scope_space_id',
       'api_tokens.parent_token_id as parent_token_id',
+      'api_tokens.scope_site_id as scope_site_id',
+      'api_tokens.scope_site_visibility as scope_site_visibility',
+      'api_tokens.scope_share_link_id as scope_share_link_id',
+      'api_tokens.scope_site_key_hash as scope_site_key_hash',
     ])
     .select(
       sql<string[]>`ARRAY(SELECT m.organization_id FROM members m JOIN organizations o ON o.id = m.organization_id
@@ -173,7 +194,8 @@ export async function authenticateTokenHash(db: Db, hash: string, cache?: TokenC
     )
     .executeTakeFirst();
   if (!row) return undefined;
-  const { token_id, token_expires_at, token_sso_org, sso_blocked, scope_space_id, parent_token_id, ...user } = row;
+  const { token_id, token_expires_at, token_sso_org, sso_blocked, scope_space_id, parent_token_id, scope_site_id, scope_site_visibility, scope_share_link_id, scope_site_key_hash, ...user } =
+    row;
   const auth: Authenticated = {
     user,
     tokenId: token_id,
@@ -182,6 +204,7 @@ export async function authenticateTokenHash(db: Db, hash: string, cache?: TokenC
     ssoBlocked: sso_blocked ?? [],
     scopeSpaceId: scope_space_id,
     parentTokenId: parent_token_id,
+    scopeSite: scope_site_id ? { siteId: scope_site_id, visibility: scope_site_visibility ?? '', shareLinkId: scope_share_link_id, keyHash: scope_site_key_hash } : null,
   };
   cache?.set(hash, auth);
   return auth;

@@ -1,4 +1,4 @@
-import type { TokenCache } from './auth.ts';
+import type { SiteGrant, TokenCache } from './auth.ts';
 import type { Config } from './config.ts';
 import type { Db, Prepared } from './db/database.ts';
 import type { UserRow } from './db/schema.ts';
@@ -28,6 +28,8 @@ export interface Caller {
     ssoOrganizationId?: string | null;
     /** Set for a content token: the one space it reads, with at most the `read` role. */
     scopeSpaceId?: string | null;
+    /** Set for a content token resolved through a site: it also reads what that site publishes. */
+    scopeSite?: SiteGrant | null;
   };
   /** Set when the caller is an integration (its token's scopes and targets). */
   integration?: IntegrationGrant;

@@ -9,7 +9,8 @@ import { atLeast } from '../platform/policy.ts';
 import { orgRoleOf } from '../permissions/effective.ts';
 import { ContentReader } from '../content/model.ts';
 import { activeShareLink } from './access.ts';
-import { issueContentToken } from './content-token.ts';
+import { issueContentToken, siteKeyHash } from './content-token.ts';
+import type { SiteGrant } from '../platform/auth.ts';
 import { siteBaseUrl } from './presenter.ts';
 import { matchRedirect, redirectTarget } from './redirects.ts';
 
@@ -104,10 +105,12 @@ class VisitorRefused extends HttpError {
   }
 }
 
-async function verifyVisitor(site: SiteRow, token: string | undefined): Promise<void> {
+/** Checks a visitor's JWT; returns when it expires (undefined: it names no expiry). */
+async function verifyVisitor(site: SiteRow, token: string | undefined): Promise<Date | undefined> {
   if (!token) throw new VisitorRefused('This site is for authenticated visitors: send a visitor JWT (visitorAuthToken, or visitor.jwtToken) signed with the site\'s key');
   try {
-    await jwtVerify(token, new TextEncoder().encode(site.auth_key), { algorithms: ['HS256'] });
+    const { payload } = await jwtVerify(token, new TextEncoder().encode(site.auth_key), { algorithms: ['HS256'] });
+    return typeof payload.exp === 'number' ? new Date(payload.exp * 1000) : undefined;
   } catch (err) {
     if (err instanceof joseErrors.JWTExpired) throw new VisitorRefused('The visitor token has expired: sign in again');
     throw new VisitorRefused('The visitor token is invalid: it must be a JWT signed with HS256 and the site\'s key');
@@ -129,14 +132,22 @@ export async function resolvePublishedUrl(ctx: Ctx, input: { url: string; jwt?: 
   const member = atLeast(orgRole, 'read');
   if (!site.published && !member) throw notFound;
   let shareKey: string | undefined;
+  // What the site grants the content token, when its audience admits this visitor (src/sites/content-token.ts).
+  let through: { grant: SiteGrant; until?: Date | undefined } | undefined;
+  if (site.published && (site.visibility === 'public' || site.visibility === 'unlisted')) {
+    through = { grant: { siteId: site.id, visibility: site.visibility, shareLinkId: null, keyHash: null } };
+  }
   if (site.visibility === 'share-link' && !member) {
     const link = await activeShareLink(ctx.db, site.id, url.searchParams.get('share') ?? undefined);
     if (!link) throw notFound;
     shareKey = link.token;
+    through = { grant: { siteId: site.id, visibility: site.visibility, shareLinkId: link.id, keyHash: null } };
   }
   if (site.visibility === 'visitor-auth' && !member) {
     try {
-      await verifyVisitor(site, input.jwt ?? url.searchParams.get('jwt_token') ?? undefined);
+      const until = await verifyVisitor(site, input.jwt ?? url.searchParams.get('jwt_token') ?? undefined);
+      const keyHash = siteKeyHash(site.auth_key);
+      through = { grant: { siteId: site.id, visibility: site.visibility, shareLinkId: null, keyHash }, until };
     } catch (err) {
       if (err instanceof VisitorRefused && input.redirectOnError && site.auth_fallback_url) {
         return { target: 'external' as const, site: site.id, redirect: site.auth_fallback_url };
@@ -192,7 +203,7 @@ export async function resolvePublishedUrl(ctx: Ctx, input: { url: string; jwt?: 
     pathname,
     basePath,
     siteBasePath,
-    apiToken: await issueContentToken(ctx, space.id),
+    apiToken: await issueContentToken(ctx, space.id, through),
     organization: site.organization_id,
     ...(shareKey ? { shareKey } : {}),
     complete: true,

@@ -5,6 +5,7 @@ import { assertContentRole, atLeast } from '../platform/policy.ts';
 import { orgRoleOf, spaceRoles } from '../permissions/effective.ts';
 import { findSpace } from './store.ts';
 import { grantRoleOnSpace } from '../integrations/grants.ts';
+import { siteGrantHolds } from '../sites/content-token.ts';
 
 export interface SpaceAccess {
   space: SpaceRow;
@@ -12,6 +13,11 @@ export interface SpaceAccess {
   role: RoleOrGuest;
   /** The caller's organization role: undefined when not a member, null for guests. */
   orgRole: RoleOrGuest | undefined;
+  /**
+   * Read only because a site publishes the space to the caller (a content token's site grant): the
+   * caller reads what the site shows, the current content, not the space's history.
+   */
+  throughSite?: boolean;
 }
 
 /**
@@ -36,6 +42,13 @@ export async function loadSpace(
     shareKey: opts.shareKey,
   });
   let role = roles.get(space.id) ?? null;
+  let throughSite = false;
+  // A content token resolved through a site also reads what that site still publishes to its
+  // visitors, when its owner may not read the space themselves.
+  if (!atLeast(role, 'read') && ctx.token?.scopeSite && ctx.token.scopeSpaceId === space.id && (await siteGrantHolds(ctx.db, ctx.token.scopeSite, space.id))) {
+    role = 'read';
+    throughSite = true;
+  }
   if (!atLeast(role, 'read')) throw new NotFoundError('Space');
   // A content token reads its one space, whatever more its owner may do: the permissions its
   // answers advertise say so too (authentication refuses its other routes already).
@@ -43,7 +56,7 @@ export async function loadSpace(
     if (ctx.token.scopeSpaceId !== space.id) throw new NotFoundError('Space');
     role = 'read';
   }
-  return { space, role, orgRole };
+  return { space, role, orgRole, ...(throughSite ? { throughSite } : {}) };
 }
 
 /** Loads a space and requires a role on it: 404 when invisible, 403 when visible but not allowed. */

@@ -26,13 +26,15 @@ export async function listAllTokens(db: Db, userId: string): Promise<ApiTokenInf
     .execute();
 }
 
-/** The caller's tokens that still authenticate, newest first (at most MAX_LIVE_TOKENS). */
+/** The caller's own tokens that still authenticate, newest first (at most MAX_LIVE_TOKENS); derived content tokens are not listed. */
 export async function listLiveTokens(ctx: Ctx): Promise<ApiTokenInfo[]> {
   return ctx.db
     .selectFrom('api_tokens')
     .select(TOKEN_INFO_COLUMNS)
     .where('user_id', '=', ctx.user.id)
     .where(liveTokens(new Date()))
+    // Content tokens (derived by URL resolution, hours-long, gone with their parent) are not the user's own.
+    .where('scope_space_id', 'is', null)
     .orderBy('created_at', 'desc')
     .orderBy('id')
     .execute();
@@ -67,6 +69,7 @@ export async function createToken(
       .select((eb) => eb.fn.countAll<number>().as('n'))
       .where('user_id', '=', userId)
       .where(liveTokens(new Date(now)))
+      .where('scope_space_id', 'is', null)
       .executeTakeFirstOrThrow();
     if (Number(live.n) >= MAX_LIVE_TOKENS) {
       throw new ConflictError(`A user may hold at most ${MAX_LIVE_TOKENS} live tokens: revoke some first`);

@@ -19,6 +19,7 @@ import * as m0012 from './migrations/0012_saml.ts';
 import * as m0013 from './migrations/0013_insights.ts';
 import * as m0014 from './migrations/0014_translations.ts';
 import * as m0016 from './migrations/0016_content_tokens.ts';
+import * as m0017 from './migrations/0017_site_content_tokens.ts';
 import { PGliteDialect } from './pglite-dialect.ts';
 import type { Database } from './schema.ts';
 
@@ -72,6 +73,7 @@ const migrations: Record<string, Migration> = {
   '0013_insights': m0013,
   '0014_translations': m0014,
   '0016_content_tokens': m0016,
+  '0017_site_content_tokens': m0017,
 };
 
 class StaticMigrationProvider implements MigrationProvider {

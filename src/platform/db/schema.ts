@@ -93,6 +93,17 @@ export interface ApiTokensTable {
   scope_space_id: string | null;
   /** The token a content token was derived from: it authenticates only while that one does. */
   parent_token_id: string | null;
+  /**
+   * A content token resolved through this site also reads what the site publishes to its visitors
+   * (the space's current content), while the site still does (src/sites/content-token.ts).
+   */
+  scope_site_id: string | null;
+  /** The site's visibility when the token was given: a change of audience ends the site's grant. */
+  scope_site_visibility: string | null;
+  /** The share link a share-link site's grant came through: it ends when the link is deactivated. */
+  scope_share_link_id: string | null;
+  /** For a visitor-auth site: a hash of the key that signed the visitor's JWT; a new key ends the grant. */
+  scope_site_key_hash: string | null;
 }
 
 export interface MergeRules {
