@@ -94,6 +94,29 @@ describe('git sync, both ways', () => {
     assert.equal(exp.operation?.state, 'success', exp.operation?.error);
   });
 
+  test('an import that merges both sides sends the merge back when the space exports by itself', async () => {
+    const { admin, org } = await newOrg(h.t, 'Roundtrip Inc');
+    const space = await newSpace(admin, org.id);
+    h.g.createRepo('round');
+    h.g.commit('round', { 'README.md': '# Home\n\nfrom git\n', 'other.md': '# Other\n\nother text\n', 'SUMMARY.md': '# Table of contents\n\n* [Home](README.md)\n* [Other](other.md)\n' }, 'init');
+    const settings = await h.t.request('PUT', `/v1/spaces/${space.id}/git/sync`, { token: admin.token, body: { url: h.g.urlOf('round'), ref: 'refs/heads/main', autoExport: true } });
+    assert.equal(settings.status, 200, JSON.stringify(settings.body));
+    assert.equal((await importRepo(admin, space.id, 'round', { repoProjectDirectory: undefined })).operation?.state, 'success');
+    const ids = new Map((await pages(admin, space.id)).map((p) => [p.title, p.id]));
+    // Git moves on; a merge in Folio then cannot export (the branch has a commit not imported yet).
+    h.g.commit('round', { 'README.md': '# Home\n\nchanged in git\n' }, 'git side');
+    await editAndMerge(admin, space.id, [{ operation: 'update_page', page: ids.get('Other')!, document: { markdown: '# Other\n\nchanged in Folio\n' } }]);
+    await gitJobsDone();
+    assert.match((await info(admin, space.id)).operation?.error ?? '', /not imported into the space yet/);
+    assert.equal(h.g.files('round').get('other.md')!.toString(), '# Other\n\nother text\n');
+    // The import merges both sides and queues the export of the merge with it: git gets both.
+    assert.equal((await importRepo(admin, space.id, 'round', { repoProjectDirectory: undefined })).operation?.state, 'success');
+    await gitJobsDone();
+    assert.equal((await info(admin, space.id)).operation?.state, 'success');
+    assert.equal(h.g.files('round').get('other.md')!.toString(), '# Other\n\nchanged in Folio\n');
+    assert.match(h.g.files('round').get('README.md')!.toString(), /changed in git/);
+  });
+
   test('concurrent imports and exports on one space never interleave', async () => {
     const { admin, org } = await newOrg(h.t, 'Concurrent Inc');
     const space = await newSpace(admin, org.id);

@@ -36,6 +36,11 @@ export class GitSyncEvents {
     this.ids = { ...initial };
   }
 
+  /** Whether the outcome is recorded (the transaction holding `completed` has committed). */
+  get finished(): boolean {
+    return this.done;
+  }
+
   /** Records ids learnt along the way, for a failure to report the best ones. */
   know(ids: Partial<SyncIds>): void {
     this.ids = { ...this.ids, ...ids };

@@ -424,6 +424,12 @@ async function runOperation(services: Services, job: JobContext, p: GitJobPayloa
     try {
       await body({ ...target, row: fresh }, events);
     } catch (err) {
+      // Once the outcome is recorded (and its `completed` sent), the sync is over: what fails
+      // afterwards (cleaning up) is logged, not retried, so the sync never runs twice.
+      if (events.finished) {
+        services.jobs.logger?.error({ space: p.spaceId, direction, err }, 'git sync: failed after it completed');
+        return;
+      }
       const message = err instanceof GitError || err instanceof BadRequestError ? err.message : `Unexpected error: ${redactRemote((err as Error).message)}`;
       // What the user must fix is not retried; anything else is (the job runs again later).
       const retried = !(err instanceof GitError || err instanceof BadRequestError) && !(await lastAttempt(job));
@@ -538,13 +544,15 @@ export function importJob(services: Services) {
             const author = await trx.selectFrom('users').selectAll().where('id', '=', userId).executeTakeFirst();
             await emitSpaceEvent(trx, services.jobs, space, { type: 'space_content_updated', revisionId: merge ?? synchronised, updatedBy: author ? [presentUser(services.urls, author)] : [] });
           }
+          // A merge of both sides is new to the repository: sent back when the space exports by
+          // itself, queued with the merge (nothing after this transaction may fail the job, which
+          // would run the sync, and send its events, again).
+          if (result === 'merged') await exportAfterMerge(services, space.id, `Merge of ${commit.slice(0, 7)} with changes made in Folio`, trx);
           return { result: { kind: result, revision: synchronised }, ids: { revisionId: merge ?? synchronised } };
         });
         log('git import: revision committed', { result: outcome.kind });
         if (outcome.kind !== 'standalone') {
           await refreshSearchIndex(db, t.space.id).catch((err) => services.jobs.logger?.error({ err, space: t.space.id }, 'search index refresh failed'));
-          // A merge of both sides is new to the repository: send it back when the space exports by itself.
-          if (outcome.kind === 'merged') await exportAfterMerge(services, t.space.id, `Merge of ${commit.slice(0, 7)} with changes made in Folio`);
         }
         log('git import: done', { result: outcome.kind, revision: outcome.revision, ...built.stats });
       } finally {
