@@ -137,6 +137,41 @@ describe('sites', () => {
     await expect400(raw(admin, 'POST', `${base}/site-spaces`, { spaceId: space.id, sectionId: 'nope' }), /sectionId/);
   });
 
+  test('spaceId null creates the space with its site space, from a template; a refused request leaves nothing behind', async () => {
+    const { admin, org } = await newOrg();
+    const site = await newSite(admin, org.id);
+    const base = `/orgs/${org.id}/sites/${site.id}`;
+    const spacesNow = async () => (await admin.api.orgs.listSpacesInOrganizationById(org.id)).data.items.map((s) => s.title).sort();
+    const { data: fresh } = await admin.api.orgs.addSpaceToSite(org.id, site.id, { spaceId: null, title: 'Release notes', template: { id: 'changelog' } });
+    assert.equal(fresh.space.title, 'Release notes');
+    assert.equal(fresh.space.organization, org.id);
+    assert.equal(fresh.default, true);
+    // The new space holds the template's pages, and is the site's.
+    const { data: pages } = await admin.api.spaces.listPages(fresh.space.id);
+    assert.ok(pages.pages.length > 0, 'the template placed its pages');
+    assert.deepEqual((await admin.api.orgs.listSiteSpaces(org.id, site.id)).data.items.map((s) => s.space.id), [fresh.space.id]);
+    // Without a template or title: an empty "Untitled" space.
+    const { data: plain } = await admin.api.orgs.addSpaceToSite(org.id, site.id, { spaceId: null });
+    assert.equal(plain.space.title, 'Untitled');
+    assert.equal(plain.default, false);
+    assert.deepEqual(await spacesNow(), ['Release notes', 'Untitled']);
+
+    // Refused: an unknown template, a missing section, a template whose references cannot be placed
+    // (it fails after the space was created), drafts, custom home pages; no space is left over.
+    await expect400(raw(admin, 'POST', `${base}/site-spaces`, { spaceId: null, template: { id: 'nope' } }), /id: unknown template "nope"/);
+    await expect400(raw(admin, 'POST', `${base}/site-spaces`, { spaceId: null, sectionId: 'nope' }), /sectionId/);
+    await expect400(raw(admin, 'POST', `${base}/site-spaces`, { spaceId: null, template: { id: 'getting-started', params: { contentRefs: { logo: { kind: 'file', file: 'missing' } } } } }), /logo/);
+    await expect400(raw(admin, 'POST', `${base}/site-spaces`, { spaceId: null, draft: true }), /draft/);
+    await expect400(raw(admin, 'POST', `${base}/site-spaces`, { spaceId: null, pageId: 'home' }), /pageId/);
+    await expect400(raw(admin, 'POST', `${base}/site-spaces`, { spaceId: plain.space.id, title: 'Renamed' }), /spaceId null/);
+    assert.deepEqual(await spacesNow(), ['Release notes', 'Untitled']);
+    assert.equal((await admin.api.orgs.listSiteSpaces(org.id, site.id)).data.items.length, 2);
+    // Creating needs what adding needs: readers may not.
+    const reader = await factories.newMember(t, org.id, 'read', 'Rae Reader');
+    await expectStatus(reader.api.orgs.addSpaceToSite(org.id, site.id, { spaceId: null }), 403);
+    assert.deepEqual(await spacesNow(), ['Release notes', 'Untitled']);
+  });
+
   test('permissions: admins manage, members with create edit the structure, readers read, guests and outsiders see nothing', async () => {
     const { owner, org, people } = await factories.orgWithPersonas(t);
     const space = await newSpace(owner, org.id);

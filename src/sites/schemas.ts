@@ -1,3 +1,4 @@
+import { ApplySpaceTemplate } from '../templates/schemas.ts';
 import { Type, type Static, type TSchema } from '@sinclair/typebox';
 import { asEnum, Timestamp } from '../platform/schemas.ts';
 import { DefaultLevel } from '../spaces/schemas.ts';
@@ -179,9 +180,14 @@ export const SiteStructure = Type.Union([
 ]);
 
 export const AddSiteSpaceBody = Type.Object({
-  spaceId: Type.String({ maxLength: 100, description: 'Space to add' }),
+  spaceId: Type.Union([Type.String({ maxLength: 100 }), Type.Null()], { description: 'Space to add, or null to create a new space in the organization and add it' }),
   sectionId: Type.Optional(Type.String({ maxLength: 100, description: 'Section to add it to (default: the default section, or the root)' })),
+  title: Type.Optional(Type.String({ minLength: 1, maxLength: 100, description: "With spaceId null: the new space's title (default: the template's title, else \"Untitled\")" })),
+  template: Type.Optional(Type.Composite([ApplySpaceTemplate], { description: 'With spaceId null: the template the new space starts from' })),
+  draft: Type.Optional(Type.Boolean({ description: 'Draft site spaces are not supported: only false is accepted' })),
+  pageId: Type.Optional(Type.Union([Type.String({ maxLength: 100 }), Type.Null()], { description: 'Custom home pages are not supported: only null is accepted' })),
 });
+export type AddSiteSpaceInput = Static<typeof AddSiteSpaceBody>;
 export const UpdateSiteSpaceBody = Type.Object({
   path: Type.Optional(Type.String({ minLength: 1, maxLength: 100 })),
   condition: Type.Optional(Type.Union([Expression, Type.Null()])),

@@ -7,11 +7,14 @@ import { BadRequestError, ConflictError, isUniqueViolation, NotFoundError } from
 import { newId } from '../platform/ids.ts';
 import { paginate } from '../platform/paging.ts';
 import { loadSpace } from '../spaces/access.ts';
+import { createSpace, removeSpaceNow } from '../spaces/service.ts';
+import { applyTemplate, templateOf } from '../templates/service.ts';
 import { readableSite, requireSite, type SiteAccess } from './access.ts';
 import { StructurePresenter } from './presenter.ts';
 import { MAX_GROUP_DEPTH } from './schemas.ts';
 import type {
   AddGroupInput,
+  AddSiteSpaceInput,
   AddSectionInput,
   SiteSectionGroupResource,
   SiteSectionResource,
@@ -206,11 +209,41 @@ async function presentSiteSpace(ctx: Ctx, access: SiteAccess, row: SiteSpaceRow)
   return (await new StructurePresenter(ctx, access.site, access.orgRole).load([row], [])).siteSpace(row);
 }
 
-export async function addSiteSpace(ctx: Ctx, organizationId: string, siteId: string, input: { spaceId: string; sectionId?: string | undefined }) {
+/**
+ * Adds a space to a site: an existing one, or (`spaceId: null`) a new space of the organization,
+ * created with its site space in one transaction and then given its template's content; should the
+ * template fail, the new space goes again, so a refused request leaves nothing behind.
+ */
+export async function addSiteSpace(ctx: Ctx, organizationId: string, siteId: string, input: AddSiteSpaceInput) {
   const access = await requireSite(ctx, organizationId, siteId, 'create', 'add spaces to the site');
-  const space = await spaceForSite(ctx, organizationId, input.spaceId, 'spaceId');
-  const row = await ctx.db.transaction().execute(async (trx) => insertSiteSpace(trx, await lockSite(trx, access.site), space, input.sectionId));
-  return presentSiteSpace(ctx, access, row);
+  if (input.draft) throw new BadRequestError('draft: draft site spaces are not supported; omit draft (or pass false) to add live content');
+  if (input.pageId) throw new BadRequestError('pageId: custom home pages are not supported; omit pageId (the space\'s first page is its home)');
+  if (input.spaceId !== null) {
+    if (input.title !== undefined || input.template !== undefined) {
+      throw new BadRequestError('title and template name a new space: pass them with spaceId null (site-specific titles for an existing space are not supported)');
+    }
+    const space = await spaceForSite(ctx, organizationId, input.spaceId, 'spaceId');
+    const row = await ctx.db.transaction().execute(async (trx) => insertSiteSpace(trx, await lockSite(trx, access.site), space, input.sectionId));
+    return presentSiteSpace(ctx, access, row);
+  }
+  const template = input.template ? templateOf(input.template.id) : undefined;
+  let row: SiteSpaceRow | undefined;
+  const { space } = await createSpace(ctx, organizationId, { title: input.title ?? template?.title ?? 'Untitled' }, async (trx, created) => {
+    row = await insertSiteSpace(trx, await lockSite(trx, access.site), created, input.sectionId);
+  });
+  if (input.template) {
+    try {
+      await applyTemplate(ctx, space.id, input.template);
+    } catch (err) {
+      await ctx.db.transaction().execute(async (trx) => {
+        const gone = await trx.deleteFrom('site_spaces').where('id', '=', row!.id).returningAll().executeTakeFirst();
+        if (gone?.is_default) await promoteDefaultSiteSpace(trx, access.site.id, gone.section_id);
+        await removeSpaceNow(trx, space.id);
+      });
+      throw err;
+    }
+  }
+  return presentSiteSpace(ctx, access, row!);
 }
 
 export async function updateSiteSpace(ctx: Ctx, organizationId: string, siteId: string, siteSpaceId: string, input: UpdateSiteSpaceInput) {

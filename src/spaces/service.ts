@@ -58,7 +58,11 @@ async function validateMergeRules(db: Db, organizationId: string, rules: UpdateS
   if (rules?.type === 'rules') await assertMembers(db, organizationId, rules.rules.flatMap((r) => r.users), 'mergeRules');
 }
 
-export async function createSpace(ctx: Ctx, organizationId: string, input: CreateSpaceInput) {
+/**
+ * Creates a space. `alongside` runs in the same transaction, with the new row: what must exist
+ * with the space or not at all (a site space that shows it).
+ */
+export async function createSpace(ctx: Ctx, organizationId: string, input: CreateSpaceInput, alongside?: (trx: Db, space: SpaceRow) => Promise<void>) {
   const orgRole = await orgRoleOf(ctx.db, organizationId, ctx.user.id);
   if (orgRole === undefined) throw new NotFoundError('Organization');
   const parentId = input.parent ?? null;
@@ -72,7 +76,7 @@ export async function createSpace(ctx: Ctx, organizationId: string, input: Creat
     await lockSiblings(trx, organizationId, parentId);
     const id = newId();
     const revision = await createRevision(trx, { id, organization_id: organizationId }, ctx.user.id);
-    return trx
+    const row = await trx
       .insertInto('spaces')
       .values({
         id,
@@ -95,6 +99,8 @@ export async function createSpace(ctx: Ctx, organizationId: string, input: Creat
       })
       .returningAll()
       .executeTakeFirstOrThrow();
+    await alongside?.(trx, row);
+    return row;
   });
   const role = (await spaceRoles(ctx.db, organizationId, { userId: ctx.user.id, orgRole }, [space])).get(space.id) ?? null;
   return { space, role };
@@ -234,18 +240,26 @@ export function purgeSpaceJob(services: Pick<Services, 'config'>) {
   return async (payload: { spaceId: string }, { db }: { db: Db }) => {
     const cutoff = new Date(Date.now() - services.config.spaceRetentionMs);
     await db.transaction().execute(async (trx) => {
-      const gone = await trx
-        .deleteFrom('spaces')
+      const due = await trx
+        .selectFrom('spaces')
+        .select('id')
         .where('id', '=', payload.spaceId)
         .where('deleted_at', 'is not', null)
         .where('deleted_at', '<=', cutoff)
-        .returning('id')
+        .forUpdate()
         .executeTakeFirst();
-      if (gone) {
-        await trx.deleteFrom('content_permissions').where('target_type', '=', 'space').where('target_id', '=', gone.id).execute();
-      }
+      if (due) await removeSpaceNow(trx, due.id);
     });
   };
+}
+
+/**
+ * Removes a space and everything it holds at once (its rows go with it; its permissions too). Run
+ * it in a transaction: both deletes happen or neither.
+ */
+export async function removeSpaceNow(trx: Db, spaceId: string): Promise<void> {
+  await trx.deleteFrom('spaces').where('id', '=', spaceId).execute();
+  await trx.deleteFrom('content_permissions').where('target_type', '=', 'space').where('target_id', '=', spaceId).execute();
 }
 
 export async function duplicateSpace(ctx: Ctx, spaceId: string) {

@@ -21,7 +21,8 @@ export interface ApplyTemplateInput {
   changeRequestId?: string | undefined;
 }
 
-function templateOf(id: string): Template {
+/** The template of an id; 400 naming the known ones when there is none. */
+export function templateOf(id: string): Template {
   const template = findTemplate(id);
   if (!template) throw new BadRequestError(`id: unknown template "${id}"; known templates: ${TEMPLATES.map((t) => t.id).join(', ')}`);
   return template;
