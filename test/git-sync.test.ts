@@ -272,6 +272,34 @@ describe('git sync', () => {
     assert.equal((await fetch(`${h.t.url}${base}help/old-setup`, { redirect: 'manual' })).status, 301);
   });
 
+  test('a repository over GIT_MAX_FILES or GIT_MAX_BYTES fails saying which limit and what to do, and leaves the space as it was', async () => {
+    const { admin, org } = await newOrg(h.t, 'Limits Inc');
+    const space = await newSpace(admin, org.id);
+    h.g.createRepo('big');
+    h.g.commit('big', { 'site/README.md': '# Home\n\nSmall.\n', 'site/a.md': '# A\n', 'site/b.md': '# B\n', 'other/huge.md': `# Huge\n\n${'x'.repeat(4000)}\n` }, 'init');
+    const config = h.t.server.services.config;
+    const limits = { files: config.gitMaxFiles, bytes: config.gitMaxBytes };
+    try {
+      config.gitMaxFiles = 3;
+      const tooMany = await importRepo(admin, space.id, 'big', { repoProjectDirectory: undefined });
+      assert.equal(tooMany.operation?.state, 'failure');
+      assert.match(tooMany.operation!.error!, /more than 3 files \(GIT_MAX_FILES\): use repoProjectDirectory/);
+      config.gitMaxFiles = limits.files;
+      config.gitMaxBytes = 1000;
+      const tooBig = await importRepo(admin, space.id, 'big', { repoProjectDirectory: undefined });
+      assert.equal(tooBig.operation?.state, 'failure');
+      assert.match(tooBig.operation!.error!, /more than 1000 bytes \(GIT_MAX_BYTES\)/);
+      assert.equal((await admin.api.spaces.getSpaceById(space.id)).data.revision, space.revision, 'nothing imported');
+      // The part of the repository under its project directory is within both limits.
+      config.gitMaxFiles = 3;
+      assert.equal((await importRepo(admin, space.id, 'big')).operation?.state, 'success');
+      assert.deepEqual((await pages(admin, space.id)).map((p) => p.title).sort(), ['A', 'B', 'Home']);
+    } finally {
+      config.gitMaxFiles = limits.files;
+      config.gitMaxBytes = limits.bytes;
+    }
+  });
+
   test('standalone imports make a revision without touching the space', async () => {
     const { admin, org } = await newOrg(h.t, 'Standalone Inc');
     const space = await newSpace(admin, org.id);
