@@ -3,6 +3,7 @@ import { createServer, type Server } from 'node:http';
 import { after, before, describe, test } from 'node:test';
 import * as factories from './support/factories.ts';
 import { startTestServer, type TestServer, type TestUser } from './support/server.ts';
+import { fakeEngine, type FakeEngine } from './support/translation-engine.ts';
 
 // Computed content: getComputedDocument and getComputedRevision, from an OpenAPI spec of the
 // organization (builtin:openapi) and from an integration installed on the space. Every answer
@@ -11,6 +12,7 @@ import { startTestServer, type TestServer, type TestUser } from './support/serve
 let t: TestServer;
 let specServer: Server;
 let specBase: string;
+let engine: FakeEngine;
 
 before(async () => {
   // One spec is fetched from a URL (only such a spec, once public, has a download link).
@@ -20,12 +22,22 @@ before(async () => {
   });
   await new Promise<void>((resolve) => specServer.listen(0, '127.0.0.1', resolve));
   specBase = `http://127.0.0.1:${(specServer.address() as { port: number }).port}`;
-  t = await startTestServer({ fetchAllowPrivate: false, fetchAllowCidrs: ['127.0.0.1/32'], openapiRefreshMs: 0, integrationTimeoutMs: 8000 });
+  engine = await fakeEngine('libretranslate');
+  t = await startTestServer({
+    fetchAllowPrivate: false,
+    fetchAllowCidrs: ['127.0.0.1/32'],
+    openapiRefreshMs: 0,
+    integrationTimeoutMs: 8000,
+    // Translations, for the translation dependencies an integration gets resolved.
+    translationEngine: 'libretranslate',
+    translationEngineUrl: engine.url,
+  });
 });
 after(async () => {
   await t?.close();
   specServer?.closeAllConnections();
   await new Promise((resolve) => specServer?.close(resolve));
+  engine?.server.close();
 });
 
 const petstore = {
@@ -294,7 +306,9 @@ export default {
     if (props.fail) return new Response(JSON.stringify({ error: 'the source is down' }), { status: 500 });
     if (event.type === 'content_compute_document') {
       const self = event.dependencies.self;
-      return Response.json({ document: { markdown: '# ' + props.title + '\\n\\nSpace ' + (self ? self.value.id : 'none') + ' from ' + event.sourceId + '.\\n' } });
+      const tr = event.dependencies.tr;
+      const translated = tr ? ' Translation ' + (tr.value ? [tr.value.space, tr.value.revision, tr.value.language].join(' ') : 'none') + '.' : '';
+      return Response.json({ document: { markdown: '# ' + props.title + '\\n\\nSpace ' + (self ? self.value.id : 'none') + ' from ' + event.sourceId + '.' + translated + '\\n' } });
     }
     if (event.type === 'content_compute_revision') {
       if (props.bad) return Response.json({ pages: [{ type: 'document', markdown: 'no title' }] });
@@ -305,6 +319,7 @@ export default {
             pages: [{ type: 'link', title: 'Home', target: { kind: 'url', url: 'https://example.com/' } }] },
           { type: 'group', title: 'Group', pages: [{ type: 'document', title: 'In group', document: { object: 'document', data: {}, nodes: [{ object: 'block', type: 'paragraph', data: {}, nodes: [{ object: 'text', leaves: [{ object: 'leaf', text: 'JSON body', marks: [] }] }] }] } }] },
           { type: 'computed', title: 'Reference', computed: { type: 'builtin:openapi', dependencies: { spec: { ref: { kind: 'openapi', spec: 'pets' } } }, props: { models: true } } },
+          ...(props.translation ? [{ type: 'document', title: 'Translated', computed: { type: 'builtin:translation', props: { space: props.space, document: props.document }, dependencies: { translation: { ref: { kind: 'translation', translation: props.translation } } } } }] : []),
         ],
         files: [{ name: 'logo.png', contentType: 'image/png', downloadURL: 'https://example.com/logo.png', size: 3 }],
       });
@@ -345,6 +360,43 @@ describe('computed content from an integration', () => {
       ['heading-1', 'Hello'],
       ['paragraph', `Space ${space.id} from pages.`],
     ]);
+    // A translation dependency is resolved to the translation's result: none before it has run (or
+    // for a translation that does not exist), its target space, revision and language after.
+    const { data: handbook } = await admin.api.orgs.createSpace(org.id, { title: 'Handbook' });
+    const { data: cr } = await admin.api.spaces.createChangeRequest(handbook.id, { subject: 'Write' });
+    await admin.api.spaces.updateChangeRequestContent(handbook.id, cr.id, { changes: [{ operation: 'insert_page', title: 'Hello', document: { markdown: 'Hello world.\n' } }] as never });
+    await admin.api.spaces.mergeChangeRequest(handbook.id, cr.id);
+    const { data: translation } = await admin.api.orgs.createTranslation(org.id, { language: 'fr' as never, source: { space: handbook.id, language: 'en' as never } });
+    const trDoc = async () => {
+      const dependencies = { tr: { ref: { kind: 'translation', translation: translation.id } }, missing: { ref: { kind: 'translation', translation: 'nope' } } };
+      const { data } = (await admin.api.spaces.getComputedDocument(space.id, { source: source({ title: 'T' }, dependencies), seed: 's' })) as { data: any };
+      return textOf(data.nodes[1]);
+    };
+    assert.equal(await trDoc(), 'Space none from pages. Translation none.');
+    await admin.api.orgs.runTranslation(org.id, translation.id);
+    let result: any;
+    for (let i = 0; !result; i++) {
+      const { data } = (await admin.api.orgs.getTranslation(org.id, translation.id)) as { data: any };
+      if (data.status === 'completed') result = data.result;
+      assert.ok(i < 600 && !data.error, `translation run finished: ${JSON.stringify(data)}`);
+      await new Promise((r) => setTimeout(r, 50));
+    }
+    assert.equal(await trDoc(), `Space none from pages. Translation ${result.space} ${result.revision} fr.`);
+    // A page of the integration's revision computed from the translation gets the translated document.
+    const hello = ((await admin.api.spaces.listPages(handbook.id)).data.pages[0] as any).documentId;
+    const translatedPages = ((await admin.api.spaces.getComputedRevision(space.id, { source: source({ name, translation: translation.id, space: handbook.id, document: hello }), seed: 'r' })).data as any).pages;
+    assert.deepEqual(translatedPages.at(-1).document.nodes.map(textOf), ['HELLO WORLD.']);
+    await refused(
+      admin.api.spaces.getComputedRevision(space.id, { source: source({ name, translation: translation.id, space: handbook.id, document: 'nope' }), seed: 'r' }),
+      502,
+      /pages\[4\]\.computed\.props\.document: no document "nope"/,
+    );
+    await refused(
+      admin.api.spaces.getComputedDocument(space.id, { source: source({ title: 'T' }, { tr: { ref: { kind: 'translation' } } }), seed: 's' }),
+      400,
+      /source\.dependencies\.tr\.ref\.translation: required/,
+    );
+
     const events = (await admin.api.integrations.listIntegrationEvents(name)).data.items as any[];
     const computeEvent = events.find((e) => e.payload.type === 'content_compute_document');
     assert.equal(computeEvent?.status, 'success');

@@ -1,63 +1,16 @@
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
-import { createServer, type Server } from 'node:http';
 import { after, before, describe, test } from 'node:test';
 import type { Translation } from '@gitbook/api';
 import { sql } from 'kysely';
 import { markdownToDocument } from '../src/content/markdown.ts';
 import { expectStatus, startTestServer, type TestServer, type TestUser } from './support/server.ts';
 import { newMember, newOrg } from './support/factories.ts';
+import { fakeEngine, type FakeEngine } from './support/translation-engine.ts';
 
-/**
- * Translation runs against two fake engines on 127.0.0.1: a LibreTranslate-compatible one and an
- * OpenAI-compatible one. Both "translate" by upper-casing (placeholders and spaces survive), and
- * record every text they were sent, so tests can tell what went to the engine.
- */
-type Mode = 'ok' | 'flaky' | 'down';
-
-interface FakeEngine {
-  url: string;
-  mode: Mode;
-  requests: number;
-  /** Every text received, in order. */
-  texts: string[];
-  /** The system messages received (OpenAI-compatible). */
-  systems: string[];
-  server: Server;
-}
-
-async function fakeEngine(kind: 'libretranslate' | 'openai'): Promise<FakeEngine> {
-  const engine: FakeEngine = { url: '', mode: 'ok', requests: 0, texts: [], systems: [], server: undefined as never };
-  engine.server = createServer((req, res) => {
-    let body = '';
-    req.on('data', (c) => (body += c));
-    req.on('end', () => {
-      engine.requests++;
-      const reply = (status: number, payload: unknown) => {
-        res.writeHead(status, { 'content-type': 'application/json' });
-        res.end(JSON.stringify(payload));
-      };
-      if (engine.mode === 'down') return reply(500, { error: 'engine is down for maintenance' });
-      if (engine.mode === 'flaky' && engine.requests % 2 === 1) return reply(503, { error: 'busy' });
-      const parsed = JSON.parse(body);
-      if (kind === 'libretranslate') {
-        if (req.url !== '/translate') return reply(404, { error: 'not found' });
-        const texts: string[] = parsed.q;
-        engine.texts.push(...texts);
-        return reply(200, { translatedText: texts.map((t) => t.toUpperCase()) });
-      }
-      if (req.url !== '/v1/chat/completions' || parsed.model !== 'fake-model') return reply(404, { error: { message: 'unknown route or model' } });
-      engine.systems.push(parsed.messages[0].content);
-      const { texts } = JSON.parse(parsed.messages[1].content) as { texts: string[] };
-      engine.texts.push(...texts);
-      return reply(200, { choices: [{ message: { role: 'assistant', content: '```json\n' + JSON.stringify({ translations: texts.map((t) => t.toUpperCase()) }) + '\n```' } }] });
-    });
-  });
-  await new Promise<void>((resolve) => engine.server.listen(0, '127.0.0.1', resolve));
-  const address = engine.server.address() as { port: number };
-  engine.url = kind === 'openai' ? `http://127.0.0.1:${address.port}/v1` : `http://127.0.0.1:${address.port}`;
-  return engine;
-}
+// Translation runs against two fake engines on 127.0.0.1 (test/support/translation-engine.ts): a
+// LibreTranslate-compatible one and an OpenAI-compatible one, both upper-casing what they get and
+// recording it.
 
 let t: TestServer;
 let libre: FakeEngine;

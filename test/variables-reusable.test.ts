@@ -168,12 +168,12 @@ test('bad variables and reusable contents are refused with what to fix', async (
   });
   assert.equal(res.status, 400);
   assert.match(res.body.error.message, /already exists/);
-  // Computed documents: translation sources are not available, and the answer says so (OpenAPI and
-  // integration sources are tested in computed-content.test.ts).
+  // Computed documents: a translation source naming no translation is a 404 that names it (sources
+  // are tested in computed-content.test.ts and computed-translation.test.ts).
   const computed = await t.request('POST', `/v1/spaces/${space.id}/content/computed/document`, {
     token: admin.token,
     body: { source: { type: 'builtin:translation', props: { space: space.id, document: 'd' }, dependencies: { translation: { ref: { kind: 'translation', translation: 't' } } } }, seed: 's' },
   });
-  assert.equal(computed.status, 400);
-  assert.match(computed.body.error.message, /not available/);
+  assert.equal(computed.status, 404);
+  assert.match(computed.body.error.message, /no translation "t"/);
 });

@@ -6,6 +6,7 @@ import { loadSpace } from '../spaces/access.ts';
 import { specMembership } from '../openapi/blocks.ts';
 import { findSpec } from '../openapi/store.ts';
 import { computeWithIntegration, IntegrationAnswerError } from '../integrations/computed.ts';
+import { translatedDocumentMarkdown, translationDependencyValue } from '../translations/computed.ts';
 import { breather, documentPage, type ComputedFile, type ComputedPage, openAPIMarkdown, seededDocument, seededId, Slugs, SpecLoader } from './computed-pages.ts';
 import { documentSource, revisionSource, type SourceInput } from './computed-sources.ts';
 import { documentInputToMarkdown } from './convert.ts';
@@ -20,9 +21,9 @@ import { MAX_PAGE_DEPTH } from './model.ts';
  * naming the place in its answer (`pages[2].title: …`): the caller's request was fine.
  *
  * A document page of the answer carries its body (`markdown` or `document`) or a `computed`
- * source: an OpenAPI one is computed here, an integration one is asked of that integration (at
- * most MAX_COMPUTED_DOCUMENTS per revision). Pages come back with their documents inline, as the
- * official page shape allows.
+ * source: an OpenAPI or a translation one is computed here, an integration one is asked of that
+ * integration (at most MAX_COMPUTED_DOCUMENTS per revision). Pages come back with their documents
+ * inline, as the official page shape allows.
  */
 
 const MAX_PAGES = 1000;
@@ -54,8 +55,9 @@ async function spaceValue(ctx: Ctx, space: SpaceRow, id: string) {
 
 /**
  * The dependencies with their values resolved by Folio (values a request brings are not trusted):
- * a space (`{object: 'space', id, revision}`) or an OpenAPI spec (`{object: 'openapi-spec', id,
- * slug, lastVersion, visibility}`), null when the caller cannot see it.
+ * a space (`{object: 'space', id, revision}`), an OpenAPI spec (`{object: 'openapi-spec', id,
+ * slug, lastVersion, visibility}`) or a translation's result (`{space, revision, language}`), null
+ * when the caller cannot see it (or the translation has not run yet).
  */
 export async function resolveDependencies(ctx: Ctx, space: SpaceRow, dependencies: Record<string, unknown>, at: string): Promise<Record<string, unknown>> {
   const names = Object.keys(dependencies);
@@ -64,7 +66,9 @@ export async function resolveDependencies(ctx: Ctx, space: SpaceRow, dependencie
   for (const name of names) {
     const where = `${at}.dependencies.${name}`;
     const dep = dependencies[name];
-    if (!isObject(dep) || !isObject(dep.ref)) throw new BadRequestError(`${where}: must be {"ref": {"kind": "space", "space": "<id>"}} or {"ref": {"kind": "openapi", "spec": "<slug>"}}`);
+    if (!isObject(dep) || !isObject(dep.ref)) {
+      throw new BadRequestError(`${where}: must be {"ref": {"kind": "space", "space": "<id>"}}, {"ref": {"kind": "openapi", "spec": "<slug>"}} or {"ref": {"kind": "translation", "translation": "<id>"}}`);
+    }
     const ref = dep.ref;
     if (ref.kind === 'space') {
       if (typeof ref.space !== 'string' || ref.space === '') throw new BadRequestError(`${where}.ref.space: required, the id of a space`);
@@ -81,9 +85,10 @@ export async function resolveDependencies(ctx: Ctx, space: SpaceRow, dependencie
         },
       ]);
     } else if (ref.kind === 'translation') {
-      throw new BadRequestError(`${where}: translation dependencies are not available on this server`);
+      if (typeof ref.translation !== 'string' || ref.translation === '') throw new BadRequestError(`${where}.ref.translation: required, the ID of a translation`);
+      out.push([name, { ref: { kind: 'translation', translation: ref.translation }, value: await translationDependencyValue(ctx, space, ref.translation) }]);
     } else {
-      throw new BadRequestError(`${where}.ref.kind: must be "space" or "openapi"`);
+      throw new BadRequestError(`${where}.ref.kind: must be "space", "openapi" or "translation"`);
     }
   }
   // Own properties whatever the names (`__proto__` included).
@@ -232,6 +237,7 @@ class RevisionAnswer {
       try {
         const source = documentSource(raw.computed as SourceInput, where);
         if (source.kind === 'openapi') return await openAPIMarkdown(this.specs, source.spec, source.props);
+        if (source.kind === 'translation') return await translatedDocumentMarkdown(this.ctx, this.space, source, where);
         if (++this.computedCount > MAX_COMPUTED_DOCUMENTS) this.fail(`${where}: at most ${MAX_COMPUTED_DOCUMENTS} pages of a revision are computed by an integration`);
         return await askDocument(this.ctx, this.space, source, where);
       } catch (err) {

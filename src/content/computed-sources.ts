@@ -5,8 +5,8 @@ import type { OpenAPIDocumentProps } from '../openapi/computed.ts';
  * The content sources of `getComputedDocument` and `getComputedRevision`, read from a request (or
  * from an integration's answer) into what Folio computes, with a 400 naming the field to fix.
  * The shapes are the official `ComputedContentSourceDocument` and `ComputedContentSourceRevision`:
- * `builtin:openapi` (a spec of the organization by slug), `builtin:translation`, and
- * `integration:<name>:<sourceId>`.
+ * `builtin:openapi` (a spec of the organization by slug), `builtin:translation` (the result of a
+ * translation of the organization, by id) and `integration:<name>:<sourceId>`.
  */
 
 export interface SourceInput {
@@ -15,8 +15,17 @@ export interface SourceInput {
   dependencies?: Record<string, unknown> | undefined;
 }
 
+/** A document of a translation's source space (`props.space`, `props.document`), read in the translation's result. */
+export interface TranslationDocumentSource {
+  kind: 'translation';
+  translation: string;
+  space: string;
+  document: string;
+}
+
 export type DocumentSource =
   | { kind: 'openapi'; spec: string; props: OpenAPIDocumentProps }
+  | TranslationDocumentSource
   | { kind: 'integration'; name: string; sourceId: string; props: Record<string, unknown>; dependencies: Record<string, unknown> };
 
 export interface OpenAPIRevisionProps {
@@ -27,6 +36,7 @@ export interface OpenAPIRevisionProps {
 
 export type RevisionSource =
   | { kind: 'openapi'; spec: string; props: OpenAPIRevisionProps }
+  | { kind: 'translation'; translation: string }
   | { kind: 'integration'; name: string; sourceId: string; props: Record<string, unknown>; dependencies: Record<string, unknown> };
 
 const isObject = (value: unknown): value is Record<string, unknown> => !!value && typeof value === 'object' && !Array.isArray(value);
@@ -60,13 +70,29 @@ function integrationSource(source: SourceInput, at: string) {
   return { kind: 'integration' as const, name: m[1]!, sourceId: m[2]!, props: source.props, dependencies: source.dependencies ?? {} };
 }
 
+/**
+ * The translation the dependency names: `{ref: {kind: 'translation', translation}}`, with or
+ * without its resolved `value` (a value a request brings is not trusted: Folio reads its own).
+ */
+function translationId(source: SourceInput, at: string): string {
+  const dep = source.dependencies?.translation;
+  const shape = 'must be {"ref": {"kind": "translation", "translation": "<ID of a translation of the organization>"}}';
+  if (!isObject(dep)) bad(`${at}.dependencies.translation`, `required; it ${shape}`);
+  const ref = dep.ref;
+  if (!isObject(ref) || ref.kind !== 'translation' || typeof ref.translation !== 'string' || ref.translation === '') bad(`${at}.dependencies.translation`, shape);
+  return ref.translation;
+}
+
+function translationDocumentSource(source: SourceInput, at: string): TranslationDocumentSource {
+  const translation = translationId(source, at);
+  const props = source.props;
+  if (!isObject(props)) bad(`${at}.props`, 'required: {"space": "<ID of the translation\'s source space>", "document": "<ID of a document of that space>"}');
+  if (typeof props.space !== 'string' || props.space === '') bad(`${at}.props.space`, "required: the ID of the translation's source space");
+  if (typeof props.document !== 'string' || props.document === '') bad(`${at}.props.document`, "required: the ID of a document of the source space (a page's documentId)");
+  return { kind: 'translation', translation, space: props.space, document: props.document };
+}
+
 function unknownType(source: SourceInput, at: string): never {
-  if (source.type === 'builtin:translation') {
-    bad(
-      `${at}.type`,
-      'computing "builtin:translation" content on request is not available on this server: translation runs write translated pages into the translation\'s target space (see the Translations operations)',
-    );
-  }
   bad(`${at}.type`, `"${source.type}" is not a content source type; use ${TYPES}`);
 }
 
@@ -74,6 +100,7 @@ function unknownType(source: SourceInput, at: string): never {
 export function documentSource(source: SourceInput, at = 'source'): DocumentSource {
   const integration = integrationSource(source, at);
   if (integration) return integration;
+  if (source.type === 'builtin:translation') return translationDocumentSource(source, at);
   if (source.type !== 'builtin:openapi') unknownType(source, at);
   const spec = specSlug(source, at);
   const props = source.props;
@@ -95,6 +122,12 @@ export function documentSource(source: SourceInput, at = 'source'): DocumentSour
 export function revisionSource(source: SourceInput, at = 'source'): RevisionSource {
   const integration = integrationSource(source, at);
   if (integration) return integration;
+  if (source.type === 'builtin:translation') {
+    const translation = translationId(source, at);
+    // The official props are an empty object: the translation's result is the whole revision.
+    if (source.props !== undefined && (!isObject(source.props) || Object.keys(source.props).length > 0)) bad(`${at}.props`, 'must be {} (a translation\'s revision takes no properties)');
+    return { kind: 'translation', translation };
+  }
   if (source.type !== 'builtin:openapi') unknownType(source, at);
   const spec = specSlug(source, at);
   const props = source.props;

@@ -4,15 +4,18 @@ import { loadSpace } from '../spaces/access.ts';
 import { planRevision, type PlannedPage } from '../openapi/computed.ts';
 import { documentSource, revisionSource, type OpenAPIRevisionProps, type SourceInput } from './computed-sources.ts';
 import { integrationDocument, integrationRevision } from './computed-answers.ts';
+import { translatedDocumentMarkdown, translatedRevision } from '../translations/computed.ts';
 import { breather, documentPage, type ComputedPage, openAPIMarkdown, seededDocument, seededId, Slugs, SpecLoader } from './computed-pages.ts';
 import type { GitBookDocument } from './markdown.ts';
 
 /**
  * `getComputedDocument` and `getComputedRevision`: content computed on request from a source,
  * never stored. `builtin:openapi` builds an API reference from a spec of the space's organization
- * (src/openapi/computed.ts); `integration:<name>:<sourceId>` asks the integration installed on
- * the space (src/integrations/computed.ts, answers checked in computed-answers.ts). Reading the
- * space is all it takes, as for any content read; specs are seen as the caller may see them.
+ * (src/openapi/computed.ts); `builtin:translation` reads what a translation of the organization
+ * produced (src/translations/computed.ts); `integration:<name>:<sourceId>` asks the integration
+ * installed on the space (src/integrations/computed.ts, answers checked in computed-answers.ts).
+ * Reading the space is all it takes, as for any content read; specs are seen as the caller may see
+ * them, a translation's spaces are read with the caller's own rights.
  *
  * The `seed` makes every id deterministic: the same seed and input give the same page ids and
  * block keys, another seed other ones. A computed revision's page documents are computed with
@@ -56,6 +59,7 @@ export async function computedDocument(ctx: Ctx, spaceId: string, input: Compute
   const seed = input.seed;
   const source = documentSource(input.source);
   if (source.kind === 'integration') return integrationDocument(ctx, space, source, seed);
+  if (source.kind === 'translation') return seededDocument(await translatedDocumentMarkdown(ctx, space, source), seed);
   return seededDocument(await openAPIMarkdown(new SpecLoader(ctx, space), source.spec, source.props), seed);
 }
 
@@ -64,5 +68,6 @@ export async function computedRevision(ctx: Ctx, spaceId: string, input: Compute
   const seed = input.seed;
   const source = revisionSource(input.source);
   if (source.kind === 'integration') return integrationRevision(ctx, space, source, seed);
+  if (source.kind === 'translation') return translatedRevision(ctx, space, source.translation, seed);
   return { pages: await openAPIRevision(ctx, space, source.spec, source.props, seed), files: [], reusableContents: [] };
 }

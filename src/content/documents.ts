@@ -1,5 +1,6 @@
 import type { Ctx } from '../platform/context.ts';
 import type { Db } from '../platform/db/database.ts';
+import type { SpaceRow } from '../platform/db/schema.ts';
 import { NotFoundError } from '../platform/errors.ts';
 import { loadSpace } from '../spaces/access.ts';
 import type { GitBookDocument } from './markdown.ts';
@@ -109,15 +110,19 @@ export async function reusableContentDocument(ctx: Ctx, target: ContentTarget, i
  */
 export async function documentById(ctx: Ctx, spaceId: string, hash: string): Promise<DocumentRead> {
   const { space } = await loadSpace(ctx, spaceId);
-  const held = () =>
-    ctx.db.selectFrom('space_documents').select('hash').where('space_id', '=', space.id).where('hash', '=', hash).executeTakeFirst();
+  if (!(await spaceHoldsDocument(ctx.db, space, hash))) throw new NotFoundError('Document');
+  return documentRead(await storedText(ctx.db, hash));
+}
+
+/** Whether the space holds (or held) the stored document: what scopes a document id to a space. */
+export async function spaceHoldsDocument(db: Db, space: Pick<SpaceRow, 'id' | 'revision_id' | 'documents_indexed'>, hash: string): Promise<boolean> {
+  const held = () => db.selectFrom('space_documents').select('hash').where('space_id', '=', space.id).where('hash', '=', hash).executeTakeFirst();
   let row = await held();
   if (!row && !space.documents_indexed) {
-    await indexSpaceDocuments(ctx.db, space.id, space.revision_id);
+    await indexSpaceDocuments(db, space.id, space.revision_id);
     row = await held();
   }
-  if (!row) throw new NotFoundError('Document');
-  return documentRead(await storedText(ctx.db, hash));
+  return !!row;
 }
 
 /** Records the documents of a space's current content as held by it (once per space, for spaces older than the record). */

@@ -105,19 +105,19 @@ export const ComputedSource = (what: string) =>
     {
       type: Type.String({
         maxLength: 300,
-        description: '`builtin:openapi` (a spec of the organization), `integration:<name>:<sourceId>` (an integration installed on the space) or `builtin:translation` (not available)',
+        description: '`builtin:openapi` (a spec of the organization), `builtin:translation` (the result of a translation of the organization) or `integration:<name>:<sourceId>` (an integration installed on the space)',
       }),
       props: Type.Optional(
         Type.Object({}, {
           additionalProperties: true,
           description:
             what === 'document'
-              ? 'builtin:openapi: `{doc: "operation", page: <path>, method}`, `{doc: "operations" | "tag", page: <tag>}`, `{doc: "info", page}` or `{doc: "models"}`; an integration: its own'
-              : 'builtin:openapi: `{models: boolean, downloadLink?: boolean, grouping?: "by-tag" | "by-operation"}`; an integration: its own',
+              ? 'builtin:openapi: `{doc: "operation", page: <path>, method}`, `{doc: "operations" | "tag", page: <tag>}`, `{doc: "info", page}` or `{doc: "models"}`; builtin:translation: `{space: <source space ID>, document: <document ID in it>}`; an integration: its own'
+              : 'builtin:openapi: `{models: boolean, downloadLink?: boolean, grouping?: "by-tag" | "by-operation"}`; builtin:translation: `{}`; an integration: its own',
         }),
       ),
       dependencies: Type.Optional(
-        Type.Object({}, { additionalProperties: true, description: 'builtin:openapi: `{spec: {ref: {kind: "openapi", spec: <slug>}}}`; an integration: named `{ref}` of spaces or specs' }),
+        Type.Object({}, { additionalProperties: true, description: 'builtin:openapi: `{spec: {ref: {kind: "openapi", spec: <slug>}}}`; builtin:translation: `{translation: {ref: {kind: "translation", translation: <ID>}}}`; an integration: named `{ref}` of spaces, specs or translations' }),
       ),
     },
     { additionalProperties: false },
