@@ -410,6 +410,16 @@ export async function createInstallationToken(ctx: Ctx, name: string, installati
   return issueIntegrationToken(ctx.db, visible.row.id, inst.id);
 }
 
+/** The installations whose space or site installations a listing covers: one, or (undefined) every one the caller may read. */
+async function installationsInScope(ctx: Ctx, name: string, installationId: string | undefined): Promise<{ integration: IntegrationRow; installationIds: string[] }> {
+  if (installationId !== undefined) {
+    const { row, inst } = await loadInstallation(ctx, name, installationId, 'read');
+    return { integration: row, installationIds: [inst.id] };
+  }
+  const all = await listInstallations(ctx, name, undefined, { limit: 1000 });
+  return { integration: all.integration, installationIds: all.items.map((i) => i.id) };
+}
+
 // ---------------------------------------------------------------- space installations
 
 export async function installOnSpace(ctx: Ctx, name: string, installationId: string, spaceId: string) {
@@ -501,17 +511,7 @@ export async function uninstallFromSpace(ctx: Ctx, name: string, installationId:
 
 /** Space installations, of one installation or (installationId undefined) of every installation the caller may read. */
 export async function listSpaceInstallations(ctx: Ctx, name: string, installationId: string | undefined, externalId: string | undefined, page: PageRequest) {
-  let integration: IntegrationRow;
-  let installationIds: string[];
-  if (installationId !== undefined) {
-    const { row, inst } = await loadInstallation(ctx, name, installationId, 'read');
-    integration = row;
-    installationIds = [inst.id];
-  } else {
-    const all = await listInstallations(ctx, name, undefined, { limit: 1000 });
-    integration = all.integration;
-    installationIds = all.items.map((i) => i.id);
-  }
+  const { integration, installationIds } = await installationsInScope(ctx, name, installationId);
   if (installationIds.length === 0) return { items: [] as SpaceInstallationRow[], count: 0, integration };
   let base = ctx.db.selectFrom('integration_space_installations').selectAll().where('installation_id', 'in', installationIds);
   if (externalId !== undefined) base = base.where(sql<boolean>`external_ids ? ${externalId}`);
@@ -686,17 +686,7 @@ export async function uninstallFromSite(ctx: Ctx, name: string, installationId: 
 }
 
 export async function listSiteInstallations(ctx: Ctx, name: string, installationId: string | undefined, externalId: string | undefined, page: PageRequest) {
-  let integration: IntegrationRow;
-  let installationIds: string[];
-  if (installationId !== undefined) {
-    const { row, inst } = await loadInstallation(ctx, name, installationId, 'read');
-    integration = row;
-    installationIds = [inst.id];
-  } else {
-    const all = await listInstallations(ctx, name, undefined, { limit: 1000 });
-    integration = all.integration;
-    installationIds = all.items.map((i) => i.id);
-  }
+  const { integration, installationIds } = await installationsInScope(ctx, name, installationId);
   if (installationIds.length === 0) return { items: [] as SiteInstallationRow[], count: 0, integration };
   let base = ctx.db.selectFrom('integration_site_installations').selectAll().where('installation_id', 'in', installationIds);
   if (externalId !== undefined) base = base.where(sql<boolean>`external_ids ? ${externalId}`);
