@@ -304,6 +304,17 @@ export default {
     const event = JSON.parse(form.get('event'));
     const props = event.props || {};
     if (props.fail) return new Response(JSON.stringify({ error: 'the source is down' }), { status: 500 });
+    if (event.type === 'content_compute_document' && props.recurse) {
+      // Asks Folio, with its installation token, for the very computation it is answering.
+      const env = JSON.parse(form.get('environment'));
+      const res = await fetch(env.apiEndpoint + '/v1/spaces/' + event.spaceId + '/content/computed/document', {
+        method: 'POST',
+        headers: { authorization: 'Bearer ' + env.apiTokens.installation, 'content-type': 'application/json' },
+        body: JSON.stringify({ source: { type: 'integration:' + props.recurse + ':' + event.sourceId, props }, seed: 's' }),
+      });
+      const body = await res.json();
+      return Response.json({ document: { markdown: 'Inner ' + res.status + ': ' + (body.error ? body.error.message : 'answered') } });
+    }
     if (event.type === 'content_compute_document') {
       const self = event.dependencies.self;
       const tr = event.dependencies.tr;
@@ -396,6 +407,13 @@ describe('computed content from an integration', () => {
       400,
       /source\.dependencies\.tr\.ref\.translation: required/,
     );
+
+    // A handler asking Folio for the computation it is answering is refused at once (not left to
+    // wait on itself until the integration timeout).
+    const started = Date.now();
+    const { data: loop } = (await admin.api.spaces.getComputedDocument(space.id, { source: source({ recurse: name }), seed: 's' })) as { data: any };
+    assert.match(textOf(loop.nodes[0]), /^Inner 409: The integration ".*" asked for the computation it is answering/);
+    assert.ok(Date.now() - started < 10_000, 'answered well before the integration timeout');
 
     const events = (await admin.api.integrations.listIntegrationEvents(name)).data.items as any[];
     const computeEvent = events.find((e) => e.payload.type === 'content_compute_document');

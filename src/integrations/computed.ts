@@ -1,4 +1,4 @@
-import type { Services } from '../platform/context.ts';
+import type { Ctx, Services } from '../platform/context.ts';
 import { installationsCoveringSpace } from './coverage.ts';
 import type { SpaceRow } from '../platform/db/schema.ts';
 import { HttpError } from '../platform/errors.ts';
@@ -11,6 +11,9 @@ import { dispatchNow } from './dispatch.ts';
  * that covers the space, and its JSON answer is returned for the caller to check. Each call is
  * recorded with its trace among the integration's events.
  */
+
+/** Computations being answered by integrations in this process, by installation, space, source and props. */
+const computing = new Map<string, number>();
 
 /** Failures of the integration itself: its script, its answer. */
 export class IntegrationAnswerError extends HttpError {
@@ -57,13 +60,30 @@ function answerMessage(body: string): string {
  * script cannot be run, fails, or answers something that is not JSON, with what it said.
  */
 export async function computeWithIntegration(
-  services: Services,
+  ctx: Ctx,
   space: Pick<SpaceRow, 'id' | 'organization_id'>,
   source: { name: string; sourceId: string },
   event: { type: 'content_compute_document' | 'content_compute_revision'; props: Record<string, unknown>; dependencies: Record<string, unknown> },
 ): Promise<unknown> {
-  const target = await installationFor(services, space, source.name, source.sourceId);
-  const outcome = await dispatchNow(services, { ...target, spaceId: space.id }, { type: event.type, spaceId: space.id, sourceId: source.sourceId, props: event.props, dependencies: event.dependencies });
+  const target = await installationFor(ctx, space, source.name, source.sourceId);
+  const key = JSON.stringify([target.installationId, space.id, source.sourceId, event.type, event.props]);
+  // The integration asking, while it answers, for the very computation it is answering would wait
+  // on itself (each answer asking again) until the integration timeout: refused at once instead.
+  if (ctx.integration?.integrationId === target.integrationId && computing.has(key)) {
+    throw new HttpError(
+      409,
+      `The integration "${source.name}" asked for the computation it is answering (${event.type} of "${source.sourceId}" with the same props): compute the content in the handler instead of asking Folio for it`,
+    );
+  }
+  computing.set(key, (computing.get(key) ?? 0) + 1);
+  let outcome: Awaited<ReturnType<typeof dispatchNow>>;
+  try {
+    outcome = await dispatchNow(ctx, { ...target, spaceId: space.id }, { type: event.type, spaceId: space.id, sourceId: source.sourceId, props: event.props, dependencies: event.dependencies });
+  } finally {
+    const left = computing.get(key)! - 1;
+    if (left) computing.set(key, left);
+    else computing.delete(key);
+  }
   const who = `The integration "${source.name}"`;
   const response = outcome.response;
   if (!response) {
