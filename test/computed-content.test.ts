@@ -2,7 +2,8 @@ import assert from 'node:assert/strict';
 import { createServer, type Server } from 'node:http';
 import { after, before, describe, test } from 'node:test';
 import * as factories from './support/factories.ts';
-import { startTestServer, type TestServer, type TestUser } from './support/server.ts';
+import { textOf } from './support/content.ts';
+import { expectStatus, startTestServer, type TestServer, type TestUser } from './support/server.ts';
 import { fakeEngine, type FakeEngine } from './support/translation-engine.ts';
 
 // Computed content: getComputedDocument and getComputedRevision, from an OpenAPI spec of the
@@ -81,27 +82,8 @@ async function addSpec(user: TestUser, orgId: string, slug: string, source: { te
   }
 }
 
-/** The call fails with `status` and a message matching `pattern`. */
-async function refused(promise: Promise<unknown>, status: number, pattern: RegExp) {
-  try {
-    await promise;
-  } catch (err) {
-    const e = err as { code?: number; errorMessage?: string };
-    assert.equal(e.code, status, `expected ${status}, got ${e.code}: ${e.errorMessage}`);
-    assert.match(String(e.errorMessage), pattern);
-    return;
-  }
-  assert.fail(`expected HTTP ${status}, but the call succeeded`);
-}
-
 const specDep = (slug: string) => ({ spec: { ref: { kind: 'openapi' as const, spec: slug } } });
 const openapiDoc = (slug: string, props: Record<string, unknown>) => ({ type: 'builtin:openapi' as const, dependencies: specDep(slug), props }) as never;
-
-/** Text of a block (its leaves, joined). */
-function textOf(node: any): string {
-  if (node.object === 'leaf') return node.text;
-  return [...(node.leaves ?? []), ...(node.nodes ?? [])].map(textOf).join('');
-}
 
 /** A document without its keys, to compare content. */
 function withoutKeys(value: any): any {
@@ -196,16 +178,16 @@ describe('getComputedDocument from an OpenAPI spec', () => {
   test('bad sources are 400s naming the field; a missing spec, tag or operation is a 404; the space must be readable', async () => {
     const { admin, org, space } = await petstoreOrg();
     const call = (source: unknown, seed = 's') => admin.api.spaces.getComputedDocument(space.id, { source: source as never, seed });
-    await refused(call(openapiDoc('nope', { doc: 'models' })), 404, /no OpenAPI spec with the slug "nope"/);
-    await refused(call(openapiDoc('pets', { doc: 'operation', page: '/nope', method: 'get' })), 404, /no GET operation at "\/nope"/);
-    await refused(call(openapiDoc('pets', { doc: 'operations', page: 'nope' })), 404, /no tag "nope"/);
-    await refused(call(openapiDoc('pets', { doc: 'bogus' })), 400, /source\.props\.doc: must be one of/);
-    await refused(call(openapiDoc('pets', { doc: 'operation', page: '/pets' })), 400, /source\.props\.method/);
-    await refused(call(openapiDoc('pets', { doc: 'operations' })), 400, /source\.props\.page: required/);
-    await refused(call({ type: 'builtin:openapi', props: { doc: 'models' } }), 400, /source\.dependencies\.spec: required/);
-    await refused(call({ type: 'builtin:openapi', props: { doc: 'models' }, dependencies: { spec: { ref: { kind: 'space', space: 'x' } } } }), 400, /source\.dependencies\.spec: must be/);
-    await refused(call({ type: 'magic' }), 400, /"magic" is not a content source type/);
-    await refused(call({ type: 'builtin:openapi', dependencies: specDep('pets'), props: { doc: 'models' }, extra: 1 }), 400, /unknown field "extra"/);
+    await expectStatus(call(openapiDoc('nope', { doc: 'models' })), 404, /no OpenAPI spec with the slug "nope"/);
+    await expectStatus(call(openapiDoc('pets', { doc: 'operation', page: '/nope', method: 'get' })), 404, /no GET operation at "\/nope"/);
+    await expectStatus(call(openapiDoc('pets', { doc: 'operations', page: 'nope' })), 404, /no tag "nope"/);
+    await expectStatus(call(openapiDoc('pets', { doc: 'bogus' })), 400, /source\.props\.doc: must be one of/);
+    await expectStatus(call(openapiDoc('pets', { doc: 'operation', page: '/pets' })), 400, /source\.props\.method/);
+    await expectStatus(call(openapiDoc('pets', { doc: 'operations' })), 400, /source\.props\.page: required/);
+    await expectStatus(call({ type: 'builtin:openapi', props: { doc: 'models' } }), 400, /source\.dependencies\.spec: required/);
+    await expectStatus(call({ type: 'builtin:openapi', props: { doc: 'models' }, dependencies: { spec: { ref: { kind: 'space', space: 'x' } } } }), 400, /source\.dependencies\.spec: must be/);
+    await expectStatus(call({ type: 'magic' }), 400, /"magic" is not a content source type/);
+    await expectStatus(call({ type: 'builtin:openapi', dependencies: specDep('pets'), props: { doc: 'models' }, extra: 1 }), 400, /unknown field "extra"/);
     const noSeed = await t.request('POST', `/v1/spaces/${space.id}/content/computed/document`, { token: admin.token, body: { source: { type: 'builtin:openapi' } } });
     assert.equal(noSeed.status, 400);
     assert.match(noSeed.body.error.message, /seed/);
@@ -215,14 +197,14 @@ describe('getComputedDocument from an OpenAPI spec', () => {
       assert.ok(i < 600, 'the broken spec was processed');
       await new Promise((r) => setTimeout(r, 50));
     }
-    await refused(call(openapiDoc('broken', { doc: 'models' })), 409, /"broken" has no processed version yet/);
+    await expectStatus(call(openapiDoc('broken', { doc: 'models' })), 409, /"broken" has no processed version yet/);
     // Someone who cannot read the space does not learn it exists.
     const outsider = await t.user('Outsider');
-    await refused(outsider.api.spaces.getComputedDocument(space.id, { source: openapiDoc('pets', { doc: 'models' }), seed: 's' }), 404, /Space not found/);
+    await expectStatus(outsider.api.spaces.getComputedDocument(space.id, { source: openapiDoc('pets', { doc: 'models' }), seed: 's' }), 404, /Space not found/);
     // A guest who may read the space sees no private spec of the organization.
     const guest = await factories.newMember(t, org.id, null, 'Guest');
     await factories.grantDirect(t, org.id, { space: space.id }, { user: guest.id }, 'read');
-    await refused(guest.api.spaces.getComputedDocument(space.id, { source: openapiDoc('pets', { doc: 'models' }), seed: 's' }), 404, /no OpenAPI spec with the slug "pets"/);
+    await expectStatus(guest.api.spaces.getComputedDocument(space.id, { source: openapiDoc('pets', { doc: 'models' }), seed: 's' }), 404, /no OpenAPI spec with the slug "pets"/);
   });
 });
 
@@ -289,9 +271,9 @@ describe('getComputedRevision from an OpenAPI spec', () => {
     assert.equal(link.title, 'Download the Petstore specification');
 
     const call = (props: unknown) => admin.api.spaces.getComputedRevision(space.id, { source: openapiDoc('pets', props as never), seed: 's' });
-    await refused(call({}), 400, /source\.props\.models: required/);
-    await refused(call({ models: true, grouping: 'by-path' }), 400, /source\.props\.grouping/);
-    await refused(admin.api.spaces.getComputedRevision(space.id, { source: openapiDoc('nope', { models: true }), seed: 's' }), 404, /no OpenAPI spec/);
+    await expectStatus(call({}), 400, /source\.props\.models: required/);
+    await expectStatus(call({ models: true, grouping: 'by-path' }), 400, /source\.props\.grouping/);
+    await expectStatus(admin.api.spaces.getComputedRevision(space.id, { source: openapiDoc('nope', { models: true }), seed: 's' }), 404, /no OpenAPI spec/);
   });
 });
 
@@ -354,7 +336,7 @@ describe('computed content from an integration', () => {
     const source = (props: Record<string, unknown>, dependencies?: Record<string, unknown>) => ({ type: `integration:${name}:pages`, props, ...(dependencies ? { dependencies } : {}) }) as never;
 
     // Not installed on the space yet.
-    await refused(admin.api.spaces.getComputedDocument(space.id, { source: source({ title: 'X' }), seed: 's' }), 404, new RegExp(`"${name}" is not installed on this space`));
+    await expectStatus(admin.api.spaces.getComputedDocument(space.id, { source: source({ title: 'X' }), seed: 's' }), 404, new RegExp(`"${name}" is not installed on this space`));
     const { data: inst } = await admin.api.integrations.installIntegration(name, { organization: org.id });
     await admin.api.integrations.installIntegrationOnSpace(name, inst.id, { space: space.id });
     // The setup events go to the script first: a runtime started for them is then the one the
@@ -397,12 +379,12 @@ describe('computed content from an integration', () => {
     const hello = ((await admin.api.spaces.listPages(handbook.id)).data.pages[0] as any).documentId;
     const translatedPages = ((await admin.api.spaces.getComputedRevision(space.id, { source: source({ name, translation: translation.id, space: handbook.id, document: hello }), seed: 'r' })).data as any).pages;
     assert.deepEqual(translatedPages.at(-1).document.nodes.map(textOf), ['HELLO WORLD.']);
-    await refused(
+    await expectStatus(
       admin.api.spaces.getComputedRevision(space.id, { source: source({ name, translation: translation.id, space: handbook.id, document: 'nope' }), seed: 'r' }),
       502,
       /pages\[4\]\.computed\.props\.document: no document "nope"/,
     );
-    await refused(
+    await expectStatus(
       admin.api.spaces.getComputedDocument(space.id, { source: source({ title: 'T' }, { tr: { ref: { kind: 'translation' } } }), seed: 's' }),
       400,
       /source\.dependencies\.tr\.ref\.translation: required/,
@@ -445,10 +427,10 @@ describe('computed content from an integration', () => {
     const { data: viaToken } = (await t.client(tok.token).spaces.getComputedDocument(space.id, { source: source({ title: 'Via token' }), seed: 's' })) as { data: any };
     assert.equal(textOf(viaToken.nodes[0]), 'Via token');
 
-    await refused(admin.api.spaces.getComputedDocument(space.id, { source: source({ fail: true }), seed: 's' }), 502, /failed to compute the content \(it answered 500: the source is down\)/);
-    await refused(admin.api.spaces.getComputedRevision(space.id, { source: source({ bad: true }), seed: 's' }), 502, /pages\[0\]\.title: required/);
-    await refused(admin.api.spaces.getComputedDocument(space.id, { source: { type: `integration:${name}:pages` } as never, seed: 's' }), 400, /source\.props: required/);
-    await refused(
+    await expectStatus(admin.api.spaces.getComputedDocument(space.id, { source: source({ fail: true }), seed: 's' }), 502, /failed to compute the content \(it answered 500: the source is down\)/);
+    await expectStatus(admin.api.spaces.getComputedRevision(space.id, { source: source({ bad: true }), seed: 's' }), 502, /pages\[0\]\.title: required/);
+    await expectStatus(admin.api.spaces.getComputedDocument(space.id, { source: { type: `integration:${name}:pages` } as never, seed: 's' }), 400, /source\.props: required/);
+    await expectStatus(
       admin.api.spaces.getComputedDocument(space.id, { source: { type: `integration:${name}:other`, props: {} } as never, seed: 's' }),
       404,
       /declares no content source "other" \(its content sources: pages\)/,

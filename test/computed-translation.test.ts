@@ -2,7 +2,8 @@ import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import type { Translation } from '@gitbook/api';
 import { grantDirect, newMember, newOrg } from './support/factories.ts';
-import { startTestServer, type TestServer, type TestUser } from './support/server.ts';
+import { textOf } from './support/content.ts';
+import { expectStatus, startTestServer, type TestServer, type TestUser } from './support/server.ts';
 import { fakeEngine, type FakeEngine } from './support/translation-engine.ts';
 
 // Computed content from a translation (`builtin:translation`): getComputedRevision answers the
@@ -45,25 +46,6 @@ async function run(user: TestUser, organizationId: string, id: string): Promise<
     if (Date.now() > deadline) throw new Error(`translation run did not finish: ${JSON.stringify(data)}`);
     await new Promise((r) => setTimeout(r, 50));
   }
-}
-
-/** The call fails with `status` and a message matching `pattern`. */
-async function refused(promise: Promise<unknown>, status: number, pattern: RegExp) {
-  try {
-    await promise;
-  } catch (err) {
-    const e = err as { code?: number; errorMessage?: string };
-    assert.equal(e.code, status, `expected ${status}, got ${e.code}: ${e.errorMessage}`);
-    assert.match(String(e.errorMessage), pattern);
-    return;
-  }
-  assert.fail(`expected HTTP ${status}, but the call succeeded`);
-}
-
-/** Text of a block (its leaves, joined). */
-function textOf(node: any): string {
-  if (node.object === 'leaf') return node.text;
-  return [...(node.leaves ?? []), ...(node.nodes ?? [])].map(textOf).join('');
 }
 
 function keysOf(value: any): string[] {
@@ -109,7 +91,7 @@ describe('computed content from a translation', () => {
   test('a revision is the pages of the translation\'s result, translated, with ids from the seed', async () => {
     const { admin, org, space, translation, details } = await setup();
     // Before any run there is nothing to compute, and the answer says what to do.
-    await refused(admin.api.spaces.getComputedRevision(space.id, { source: revisionSource(translation.id), seed: 'r1' }), 409, /has not run yet.*run it first/);
+    await expectStatus(admin.api.spaces.getComputedRevision(space.id, { source: revisionSource(translation.id), seed: 'r1' }), 409, /has not run yet.*run it first/);
 
     const done = await run(admin, org.id, translation.id);
     const compute = async (seed: string) => ((await admin.api.spaces.getComputedRevision(space.id, { source: revisionSource(translation.id), seed })).data as any);
@@ -160,7 +142,7 @@ describe('computed content from a translation', () => {
   test('a document is the translated body of the page the latest run wrote from it', async () => {
     const { admin, org, space, translation, start, reference } = await setup();
     // Not run yet: a 409 for documents too.
-    await refused(admin.api.spaces.getComputedDocument(space.id, { source: documentSource(translation.id, space.id, start.documentId!), seed: 'd' }), 409, /has not run yet/);
+    await expectStatus(admin.api.spaces.getComputedDocument(space.id, { source: documentSource(translation.id, space.id, start.documentId!), seed: 'd' }), 409, /has not run yet/);
     await run(admin, org.id, translation.id);
 
     const compute = async (document: string, seed = 'd1') => ((await admin.api.spaces.getComputedDocument(space.id, { source: documentSource(translation.id, space.id, document), seed })).data as any);
@@ -181,23 +163,23 @@ describe('computed content from a translation', () => {
     assert.deepEqual((await compute(reference.documentId!)).nodes.map(textOf), ['EVERY OPTION EXPLAINED.']);
 
     // Unknown documents are 404s naming them.
-    await refused(admin.api.spaces.getComputedDocument(space.id, { source: documentSource(translation.id, space.id, 'no-such-document'), seed: 'd' }), 404, /no document "no-such-document" in space/);
+    await expectStatus(admin.api.spaces.getComputedDocument(space.id, { source: documentSource(translation.id, space.id, 'no-such-document'), seed: 'd' }), 404, /no document "no-such-document" in space/);
 
     // The source page changes: its new text has no translation until the translation runs again,
     // while its old text still answers the translation the latest run made of it.
     await edit(admin, space.id, [{ operation: 'update_page', page: reference.id, document: { markdown: 'Every option, explained again.\n' } }]);
     const changed = ((await admin.api.spaces.getPageById(space.id, reference.id)).data as any).documentId as string;
     assert.notEqual(changed, reference.documentId);
-    await refused(admin.api.spaces.getComputedDocument(space.id, { source: documentSource(translation.id, space.id, changed), seed: 'd' }), 409, /translated no page from document .*\(run the translation again\)/);
+    await expectStatus(admin.api.spaces.getComputedDocument(space.id, { source: documentSource(translation.id, space.id, changed), seed: 'd' }), 409, /translated no page from document .*\(run the translation again\)/);
     assert.deepEqual((await compute(reference.documentId!)).nodes.map(textOf), ['EVERY OPTION EXPLAINED.']);
     await run(admin, org.id, translation.id);
     assert.deepEqual((await compute(changed)).nodes.map(textOf), ['EVERY OPTION, EXPLAINED AGAIN.']);
     // The old text is no page's any more: the latest run translated nothing from it.
-    await refused(admin.api.spaces.getComputedDocument(space.id, { source: documentSource(translation.id, space.id, reference.documentId!), seed: 'd' }), 409, /translated no page from document/);
+    await expectStatus(admin.api.spaces.getComputedDocument(space.id, { source: documentSource(translation.id, space.id, reference.documentId!), seed: 'd' }), 409, /translated no page from document/);
 
     // props.space must be the translation's source.
     const { data: other } = await admin.api.orgs.createSpace(org.id, { title: 'Other' });
-    await refused(admin.api.spaces.getComputedDocument(space.id, { source: documentSource(translation.id, other.id, start.documentId!), seed: 'd' }), 400, /source\.props\.space: .* is not the source of the translation/);
+    await expectStatus(admin.api.spaces.getComputedDocument(space.id, { source: documentSource(translation.id, other.id, start.documentId!), seed: 'd' }), 400, /source\.props\.space: .* is not the source of the translation/);
   });
 
   test('the caller reads the translation\'s spaces with their own rights; unknown translations are 404s', async () => {
@@ -210,16 +192,16 @@ describe('computed content from a translation', () => {
     // One who cannot read the source is not told that the translation exists before it has run.
     const stranger = await newMember(t, org.id, null, 'Stranger');
     await grantDirect(t, org.id, { space: elsewhere.id }, { user: stranger.id }, 'read');
-    await refused(stranger.api.spaces.getComputedRevision(elsewhere.id, { source: revisionSource(translation.id), seed: 's' }), 404, /no translation ".*" whose content you can read/);
-    await refused(guest.api.spaces.getComputedRevision(elsewhere.id, { source: revisionSource(translation.id), seed: 's' }), 409, /has not run yet/);
+    await expectStatus(stranger.api.spaces.getComputedRevision(elsewhere.id, { source: revisionSource(translation.id), seed: 's' }), 404, /no translation ".*" whose content you can read/);
+    await expectStatus(guest.api.spaces.getComputedRevision(elsewhere.id, { source: revisionSource(translation.id), seed: 's' }), 409, /has not run yet/);
 
     const done = await run(admin, org.id, translation.id);
     const { data: target } = await admin.api.spaces.getSpaceById(done.result!.space);
     assert.equal(target.parent, collection.id);
     // The guest cannot read the target space: the translation's content is not found for them.
-    await refused(guest.api.spaces.getSpaceById(target.id), 404, /not found/i);
-    await refused(guest.api.spaces.getComputedRevision(space.id, { source: revisionSource(translation.id), seed: 's' }), 404, /no translation ".*" whose content you can read/);
-    await refused(guest.api.spaces.getComputedDocument(space.id, { source: documentSource(translation.id, space.id, start.documentId!), seed: 's' }), 404, /no translation ".*" whose content you can read/);
+    await expectStatus(guest.api.spaces.getSpaceById(target.id), 404, /not found/i);
+    await expectStatus(guest.api.spaces.getComputedRevision(space.id, { source: revisionSource(translation.id), seed: 's' }), 404, /no translation ".*" whose content you can read/);
+    await expectStatus(guest.api.spaces.getComputedDocument(space.id, { source: documentSource(translation.id, space.id, start.documentId!), seed: 's' }), 404, /no translation ".*" whose content you can read/);
     // Granted the target too, they compute both.
     await grantDirect(t, org.id, { space: target.id }, { user: guest.id }, 'read');
     const { data: revision } = (await guest.api.spaces.getComputedRevision(space.id, { source: revisionSource(translation.id), seed: 's' })) as { data: any };
@@ -228,27 +210,27 @@ describe('computed content from a translation', () => {
     assert.equal(textOf(doc.nodes[0]), 'INSTALL THE TOOL TODAY.');
     // A document needs the source space too: granted the target and another space only, the source is not found.
     await grantDirect(t, org.id, { space: target.id }, { user: stranger.id }, 'read');
-    await refused(stranger.api.spaces.getComputedDocument(elsewhere.id, { source: documentSource(translation.id, space.id, start.documentId!), seed: 's' }), 404, /source\.props\.space: no space/);
+    await expectStatus(stranger.api.spaces.getComputedDocument(elsewhere.id, { source: documentSource(translation.id, space.id, start.documentId!), seed: 's' }), 404, /source\.props\.space: no space/);
     assert.equal(((await stranger.api.spaces.getComputedRevision(elsewhere.id, { source: revisionSource(translation.id), seed: 's' })).data as any).pages.length, 2);
 
     // Outsiders do not reach the space in the path.
     const outsider = await t.user('Outsider');
-    await refused(outsider.api.spaces.getComputedRevision(space.id, { source: revisionSource(translation.id), seed: 's' }), 404, /Space not found/);
+    await expectStatus(outsider.api.spaces.getComputedRevision(space.id, { source: revisionSource(translation.id), seed: 's' }), 404, /Space not found/);
     // A translation of another organization, or none, is not found from this one.
     const { admin: otherAdmin, org: otherOrg } = await newOrg(t, 'Other Inc');
     const { data: otherSpace } = await otherAdmin.api.orgs.createSpace(otherOrg.id, { title: 'Theirs' });
-    await refused(otherAdmin.api.spaces.getComputedRevision(otherSpace.id, { source: revisionSource(translation.id), seed: 's' }), 404, /no translation/);
-    await refused(admin.api.spaces.getComputedRevision(space.id, { source: revisionSource('nope'), seed: 's' }), 404, /no translation "nope"/);
+    await expectStatus(otherAdmin.api.spaces.getComputedRevision(otherSpace.id, { source: revisionSource(translation.id), seed: 's' }), 404, /no translation/);
+    await expectStatus(admin.api.spaces.getComputedRevision(space.id, { source: revisionSource('nope'), seed: 's' }), 404, /no translation "nope"/);
   });
 
   test('bad sources are 400s naming the field', async () => {
     const { admin, space, translation } = await setup();
     const call = (source: unknown) => admin.api.spaces.getComputedRevision(space.id, { source: source as never, seed: 's' });
     const doc = (source: unknown) => admin.api.spaces.getComputedDocument(space.id, { source: source as never, seed: 's' });
-    await refused(call({ type: 'builtin:translation', props: {} }), 400, /source\.dependencies\.translation: required/);
-    await refused(call({ type: 'builtin:translation', props: {}, dependencies: { translation: { ref: { kind: 'space', space: space.id } } } }), 400, /source\.dependencies\.translation: must be/);
-    await refused(call({ type: 'builtin:translation', props: { page: 'x' }, dependencies: dependency(translation.id) }), 400, /source\.props: must be \{\}/);
-    await refused(doc({ type: 'builtin:translation', props: { document: 'x' }, dependencies: dependency(translation.id) }), 400, /source\.props\.space: required/);
-    await refused(doc({ type: 'builtin:translation', props: { space: space.id }, dependencies: dependency(translation.id) }), 400, /source\.props\.document: required/);
+    await expectStatus(call({ type: 'builtin:translation', props: {} }), 400, /source\.dependencies\.translation: required/);
+    await expectStatus(call({ type: 'builtin:translation', props: {}, dependencies: { translation: { ref: { kind: 'space', space: space.id } } } }), 400, /source\.dependencies\.translation: must be/);
+    await expectStatus(call({ type: 'builtin:translation', props: { page: 'x' }, dependencies: dependency(translation.id) }), 400, /source\.props: must be \{\}/);
+    await expectStatus(doc({ type: 'builtin:translation', props: { document: 'x' }, dependencies: dependency(translation.id) }), 400, /source\.props\.space: required/);
+    await expectStatus(doc({ type: 'builtin:translation', props: { space: space.id }, dependencies: dependency(translation.id) }), 400, /source\.props\.document: required/);
   });
 });

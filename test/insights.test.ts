@@ -436,7 +436,7 @@ describe('OpenAI-compatible engine', () => {
       assert.equal((await all(server, ann, `/v1/orgs/${org}/conversations-issues`)).length, 0);
       // The last attempt, as the worker would run it.
       const { processConversationsJob } = await import('../src/insights/process.ts');
-      await processConversationsJob(server.server.services)(job!.payload as never, { db, attempt: job!.max_attempts, jobId: job!.id });
+      await processConversationsJob(server.server.services)(job!.payload as never, { db, attempt: job!.max_attempts, jobId: job!.id, lastAttempt: true });
       const issues = await all(server, ann, `/v1/orgs/${org}/conversations-issues`);
       assert.equal(issues.length, 1);
       assert.equal(issues[0].issue.title, 'The PDF export fails with an error.');

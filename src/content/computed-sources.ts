@@ -52,15 +52,25 @@ function bad(field: string, message: string): never {
   throw new BadRequestError(`${field}: ${message}`);
 }
 
-/** The slug the spec dependency names: `{ref: {kind: 'openapi', spec}}`, with or without its resolved `value`. */
-function specSlug(source: SourceInput, at: string): string {
-  const spec = source.dependencies?.spec;
-  const shape = 'must be {"ref": {"kind": "openapi", "spec": "<slug of an OpenAPI spec of the organization>"}}';
-  if (!isObject(spec)) bad(`${at}.dependencies.spec`, `required; it ${shape}`);
-  const ref = spec.ref;
-  if (!isObject(ref) || ref.kind !== 'openapi' || typeof ref.spec !== 'string' || ref.spec === '') bad(`${at}.dependencies.spec`, shape);
-  return ref.spec;
+/**
+ * What the dependency `name` refers to: `{ref: {kind, [name]: <id>}}`, with or without its
+ * resolved `value` (a value a request brings is not trusted: Folio reads its own).
+ */
+function dependencyRef(source: SourceInput, at: string, name: 'spec' | 'translation', kind: string, what: string): string {
+  const dependency = source.dependencies?.[name];
+  const shape = `must be {"ref": {"kind": "${kind}", "${name}": "<${what}>"}}`;
+  if (!isObject(dependency)) bad(`${at}.dependencies.${name}`, `required; it ${shape}`);
+  const ref = dependency.ref;
+  const id = isObject(ref) && ref.kind === kind ? ref[name] : undefined;
+  if (typeof id !== 'string' || id === '') bad(`${at}.dependencies.${name}`, shape);
+  return id;
 }
+
+/** The slug of the spec the source depends on. */
+const specSlug = (source: SourceInput, at: string) => dependencyRef(source, at, 'spec', 'openapi', 'slug of an OpenAPI spec of the organization');
+
+/** The translation the source depends on. */
+const translationId = (source: SourceInput, at: string) => dependencyRef(source, at, 'translation', 'translation', 'ID of a translation of the organization');
 
 function integrationSource(source: SourceInput, at: string) {
   const m = INTEGRATION_TYPE.exec(source.type);
@@ -68,19 +78,6 @@ function integrationSource(source: SourceInput, at: string) {
   if (!isObject(source.props)) bad(`${at}.props`, 'required: the object of properties passed to the integration');
   if (source.dependencies !== undefined && !isObject(source.dependencies)) bad(`${at}.dependencies`, 'must be an object of dependencies by name');
   return { kind: 'integration' as const, name: m[1]!, sourceId: m[2]!, props: source.props, dependencies: source.dependencies ?? {} };
-}
-
-/**
- * The translation the dependency names: `{ref: {kind: 'translation', translation}}`, with or
- * without its resolved `value` (a value a request brings is not trusted: Folio reads its own).
- */
-function translationId(source: SourceInput, at: string): string {
-  const dep = source.dependencies?.translation;
-  const shape = 'must be {"ref": {"kind": "translation", "translation": "<ID of a translation of the organization>"}}';
-  if (!isObject(dep)) bad(`${at}.dependencies.translation`, `required; it ${shape}`);
-  const ref = dep.ref;
-  if (!isObject(ref) || ref.kind !== 'translation' || typeof ref.translation !== 'string' || ref.translation === '') bad(`${at}.dependencies.translation`, shape);
-  return ref.translation;
 }
 
 function translationDocumentSource(source: SourceInput, at: string): TranslationDocumentSource {

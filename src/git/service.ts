@@ -392,12 +392,6 @@ function newerEvent(row: GitSyncRow, p: GitJobPayload): Date | null {
   return !row.last_event_at || at > row.last_event_at ? at : row.last_event_at;
 }
 
-/** Whether this attempt of a job is its last one (no retry follows a failure). */
-async function lastAttempt(job: JobContext): Promise<boolean> {
-  const row = await job.db.selectFrom('jobs').select('max_attempts').where('id', '=', job.jobId).executeTakeFirst();
-  return job.attempt >= (row?.max_attempts ?? 1);
-}
-
 /**
  * Runs a job body under the space lock, recording the operation and its integration events (see
  * GitSyncEvents); user-actionable failures end the job.
@@ -432,7 +426,7 @@ async function runOperation(services: Services, job: JobContext, p: GitJobPayloa
       }
       const message = err instanceof GitError || err instanceof BadRequestError ? err.message : `Unexpected error: ${redactRemote((err as Error).message)}`;
       // What the user must fix is not retried; anything else is (the job runs again later).
-      const retried = !(err instanceof GitError || err instanceof BadRequestError) && !(await lastAttempt(job));
+      const retried = !(err instanceof GitError || err instanceof BadRequestError) && !job.lastAttempt;
       const record = (db: Db) => setOperation(db, p.spaceId, { state: err instanceof GitTimeoutError ? 'timeout' : 'failure', error: message });
       // The sync is over when no retry follows: its integrations learn it failed.
       if (retried) await record(job.db);

@@ -1,5 +1,5 @@
 import type { Services } from '../platform/context.ts';
-import { installationsCoveringSpace } from './coverage.ts';
+import { answerStamp, installationsCoveringSpace } from './coverage.ts';
 import type { Db } from '../platform/db/database.ts';
 import { AnswerCache } from './answer-cache.ts';
 import { dispatchNow } from './dispatch.ts';
@@ -35,12 +35,11 @@ async function covering(db: Db, name: string, space: { id: string; organization_
     .orderBy('inst.seq')
     .executeTakeFirst();
   if (!row) return undefined;
-  const time = (d: Date | string | null) => (d ? new Date(d).getTime() : 0);
   return {
     integrationId: row.id,
     installationId: row.installation_id,
     blocks: row.blocks as { id?: string }[],
-    stamp: `${row.version}.${Math.max(time(row.updated_at), time(row.installation_updated), time(row.space_updated)).toString(36)}`,
+    stamp: answerStamp(row.version, row.updated_at, row.installation_updated, row.space_updated),
   };
 }
 

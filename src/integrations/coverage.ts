@@ -23,3 +23,11 @@ export function installationsCoveringSite(db: Db, site: { id: string; organizati
     .where('inst.status', '=', 'active')
     .where((eb) => eb.or([eb('si.status', '=', 'active'), eb.and([eb('si.status', 'is', null), eb('inst.site_selection', '=', 'all')])]));
 }
+
+/**
+ * A stamp that changes whenever what an integration answers for a target may change: its version,
+ * and the last update of the integration, its installation and its installation on the target.
+ */
+export function answerStamp(version: number | string, ...updated: (Date | string | null)[]): string {
+  return `${version}.${Math.max(...updated.map((d) => (d ? new Date(d).getTime() : 0))).toString(36)}`;
+}

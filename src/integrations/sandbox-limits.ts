@@ -50,16 +50,25 @@ export const cpuExceeded = (limitMs: number) => new Error(`The script used more 
  * moves in 10 ms steps.
  */
 export function cpuTimeMs(pid: number): number | undefined {
+  // Fields after the parenthesized name: state(3) ppid(4) … utime(14) stime(15).
+  const fields = childStat(pid);
+  return fields && (Number(fields[11]) + Number(fields[12])) * 10;
+}
+
+/**
+ * The fields of /proc/<pid>/stat after the parenthesized name (the state first, then the parent
+ * pid), when `pid` is a child of this process; undefined once it has exited and been reaped (its
+ * pid may then belong to an unrelated process).
+ */
+function childStat(pid: number): string[] | undefined {
   let stat: string;
   try {
     stat = readFileSync(`/proc/${pid}/stat`, 'latin1');
   } catch {
     return undefined;
   }
-  // Fields after the parenthesized name: state(3) ppid(4) … utime(14) stime(15).
   const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-  if (Number(fields[1]) !== process.pid) return undefined;
-  return (Number(fields[11]) + Number(fields[12])) * 10;
+  return Number(fields[1]) === process.pid ? fields : undefined;
 }
 
 export const memoryExceeded = (limitMb: number) => new Error(`The script used more than ${limitMb} MB of memory; it was stopped`);
@@ -119,18 +128,13 @@ function childWithToken(token: string): number | undefined {
   for (const entry of readdirSync('/proc')) {
     if (!/^\d+$/.test(entry)) continue;
     try {
-      if (parentOf(readFileSync(`/proc/${entry}/stat`, 'latin1')) !== process.pid) continue;
+      if (!childStat(Number(entry))) continue;
       if (`\0${readFileSync(`/proc/${entry}/environ`, 'latin1')}`.includes(needle)) return Number(entry);
     } catch {
       // gone meanwhile, or not ours to read
     }
   }
   return undefined;
-}
-
-/** The parent pid in /proc/<pid>/stat (the field after the state, after the parenthesized name). */
-function parentOf(stat: string): number {
-  return Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
 }
 
 /**
@@ -155,7 +159,7 @@ export function anonymousMemoryKb(pid: number): number | undefined {
  */
 export function killChild(pid: number): void {
   try {
-    if (parentOf(readFileSync(`/proc/${pid}/stat`, 'latin1')) === process.pid) process.kill(pid, 'SIGKILL');
+    if (childStat(pid)) process.kill(pid, 'SIGKILL');
   } catch {
     // already gone
   }

@@ -1,5 +1,5 @@
 import { sql } from 'kysely';
-import { installationsCoveringSite } from './coverage.ts';
+import { answerStamp, installationsCoveringSite } from './coverage.ts';
 import type { Services } from '../platform/context.ts';
 import type { Db } from '../platform/db/database.ts';
 import type { Urls } from '../platform/urls.ts';
@@ -47,7 +47,6 @@ export async function siteIntegrations(db: Db, site: { id: string; organization_
     .orderBy('inst.seq');
   if (installationId !== undefined) query = query.where('inst.id', '=', installationId);
   const rows = await query.execute();
-  const time = (d: Date | string | null) => (d ? new Date(d).getTime() : 0);
   return rows.map((r) => ({
     installationId: r.installation_id,
     integrationId: r.integration_id,
@@ -55,7 +54,7 @@ export async function siteIntegrations(db: Db, site: { id: string; organization_
     scopes: r.scopes as string[],
     contentSecurityPolicy: r.content_security_policy,
     runnable: !!r.runnable,
-    stamp: `${r.version}.${Math.max(time(r.integration_updated), time(r.installation_updated), time(r.site_installation_updated)).toString(36)}`,
+    stamp: answerStamp(r.version, r.integration_updated, r.installation_updated, r.site_installation_updated),
   }));
 }
 

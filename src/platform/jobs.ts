@@ -7,6 +7,8 @@ export interface JobContext {
   db: Db;
   attempt: number;
   jobId: number;
+  /** This attempt is the job's last: a failure now is final (no retry follows). */
+  lastAttempt: boolean;
 }
 
 export type JobHandler = (payload: any, ctx: JobContext) => Promise<void>;
@@ -147,7 +149,7 @@ export class Jobs {
     }, Math.max(1000, this.leaseMs / 3));
     heartbeat.unref();
     try {
-      await entry.handler(job.payload, { db: this.db, attempt: job.attempts, jobId: job.id });
+      await entry.handler(job.payload, { db: this.db, attempt: job.attempts, jobId: job.id, lastAttempt: job.attempts >= job.max_attempts });
       await this.finish(job.id, 'done', null);
     } catch (err) {
       const message = err instanceof Error ? err.message : String(err);

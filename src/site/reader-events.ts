@@ -8,6 +8,7 @@ import type { SiteIntegration } from '../integrations/site-scripts.ts';
 import { locate, navigationFor, pageAt, type SiteStructure } from './published.ts';
 import { visitorOf, type Visitor } from './visitor.ts';
 import type { SiteRow } from '../platform/db/schema.ts';
+import { requestCookies } from '../platform/cookies.ts';
 
 /**
  * What readers of a published site tell its integrations: page views (`site_view`, sent by the
@@ -40,16 +41,12 @@ function eventVisitor(services: Services, req: FastifyRequest, site: SiteRow) {
   const userAgent = String(req.headers['user-agent'] ?? '').slice(0, 512);
   const day = new Date().toISOString().slice(0, 10);
   const anonymousId = createHmac('sha256', services.signingKey).update(`visitor|${site.id}|${req.ip}|${userAgent}|${day}`).digest('base64url').slice(0, 22);
+  // The site's own cookies (its scripts' consent, analytics ids), never Folio's.
   const cookies: Record<string, string> = {};
-  for (const part of String(req.headers.cookie ?? '').split(';')) {
-    const at = part.indexOf('=');
-    const name = (at < 0 ? '' : part.slice(0, at)).trim();
-    if (!name || name.startsWith('folio_') || Object.keys(cookies).length >= 50) continue;
-    try {
-      cookies[name] = decodeURIComponent(part.slice(at + 1).trim()).slice(0, 1024);
-    } catch {
-      cookies[name] = part.slice(at + 1).trim().slice(0, 1024);
-    }
+  for (const [name, value] of requestCookies(req.headers.cookie)) {
+    if (name.startsWith('folio_')) continue;
+    if (Object.keys(cookies).length >= 50) break;
+    cookies[name] = value.slice(0, 1024);
   }
   const language = String(req.headers['accept-language'] ?? '').split(',')[0]?.split(';')[0]?.trim();
   return { anonymousId, cookies, userAgent, ip: req.ip, ...(language ? { language } : {}) };

@@ -4,6 +4,7 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { Db } from '../platform/db/database.ts';
 import type { SiteRow } from '../platform/db/schema.ts';
 import { activeShareLink } from '../sites/access.ts';
+import { requestCookies } from '../platform/cookies.ts';
 
 /**
  * Who reads a published site, by its visibility:
@@ -30,13 +31,7 @@ export type VisitorOutcome =
 const cookieName = (site: SiteRow, what: 'share' | 'auth') => `folio_${what}_${site.id}`;
 
 function readCookie(req: FastifyRequest, name: string): string | undefined {
-  const header = req.headers.cookie;
-  if (!header) return undefined;
-  for (const part of header.split(';')) {
-    const eq = part.indexOf('=');
-    if (eq > 0 && part.slice(0, eq).trim() === name) return decodeURIComponent(part.slice(eq + 1).trim());
-  }
-  return undefined;
+  return requestCookies(req.headers.cookie).get(name);
 }
 
 function cookie(name: string, value: string, path: string, secure: boolean): string {

@@ -14,6 +14,7 @@ import { createProvider, deleteProvider, getProvider, listLogins, listProviders,
 import { serviceUrls } from './urls.ts';
 import { serviceProviderKey } from './keys.ts';
 import { SAML } from '@node-saml/node-saml';
+import { requestCookies } from '../platform/cookies.ts';
 
 const tags = ['sso'];
 
@@ -103,11 +104,7 @@ const html = (reply: FastifyReply, status: number, body: string) =>
   reply.status(status).header('content-type', 'text/html; charset=utf-8').header('cache-control', 'no-store').send(body);
 
 function readCookie(req: FastifyRequest, name: string): string | undefined {
-  for (const part of (req.headers.cookie ?? '').split(';')) {
-    const eq = part.indexOf('=');
-    if (eq > 0 && part.slice(0, eq).trim() === name) return decodeURIComponent(part.slice(eq + 1).trim());
-  }
-  return undefined;
+  return requestCookies(req.headers.cookie).get(name);
 }
 
 /**

@@ -48,3 +48,9 @@ export async function bulkPages(
   await reindexSpace(db, space.id, root);
   return ids;
 }
+
+/** Text of a block of a JSON document (its leaves, joined). */
+export function textOf(node: any): string {
+  if (node.object === 'leaf') return node.text;
+  return [...(node.leaves ?? []), ...(node.nodes ?? [])].map(textOf).join('');
+}

@@ -129,13 +129,15 @@ export async function startTestServer(
 }
 
 /** Asserts that a call through the official client fails with the given HTTP status. */
-export async function expectStatus(promise: Promise<unknown>, status: number): Promise<void> {
+export async function expectStatus(promise: Promise<unknown>, status: number, message?: RegExp): Promise<void> {
   try {
     await promise;
   } catch (err) {
-    const actual = (err as { response?: Response }).response?.status;
-    if (actual === status) return;
-    throw new Error(`expected HTTP ${status}, got ${actual ?? String(err)}`);
+    const { response, errorMessage } = err as { response?: Response; errorMessage?: string };
+    if (response?.status !== status) throw new Error(`expected HTTP ${status}, got ${response?.status ?? String(err)}${errorMessage ? `: ${errorMessage}` : ''}`);
+    // The official client's error carries the answer's message.
+    if (message && !message.test(String(errorMessage))) throw new Error(`expected HTTP ${status} saying ${message}, got: ${errorMessage}`);
+    return;
   }
   throw new Error(`expected HTTP ${status}, but the call succeeded`);
 }
