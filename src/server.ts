@@ -5,7 +5,8 @@ import Fastify from 'fastify';
 import { createFirstAdmin, parseAdminRequest, runAdminCommand } from './admin.ts';
 import { closeConversions } from './content/convert.ts';
 import { listenAdminSocket, type AdminSocket } from './platform/admin-socket.ts';
-import { buildApp, type FolioApp } from './platform/app.ts';
+import type { FolioApp } from './platform/app.ts';
+import { buildFolioApp } from './routes.ts';
 import { TokenCache } from './platform/auth.ts';
 import type { Config } from './platform/config.ts';
 import type { Services } from './platform/context.ts';
@@ -100,11 +101,11 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
   const report = opts.report ?? (() => {});
   const { database, migrations } = await openAndMigrate(config, opts.purpose ?? 'server', report);
   let adminSocket: AdminSocket | undefined;
-  let started: Awaited<ReturnType<typeof buildApp>> | undefined;
+  let started: Awaited<ReturnType<typeof buildFolioApp>> | undefined;
   try {
     const services = await createServices(config, database);
     const { jobs } = services;
-    const app = (started = await buildApp(services, { logLevel: config.logLevel, logStream: opts.logStream }));
+    const app = (started = await buildFolioApp(services, { logLevel: config.logLevel, logStream: opts.logStream }));
     jobs.logger = app.log;
     opts.extend?.(app);
     await registerJobHandlers(services);

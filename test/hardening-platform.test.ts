@@ -14,7 +14,7 @@ import { PassThrough } from 'node:stream';
 import { after, before, describe, test } from 'node:test';
 import type { GitBookAPI } from '@gitbook/api';
 import { sql } from 'kysely';
-import { buildApp } from '../src/platform/app.ts';
+import { buildFolioApp } from '../src/routes.ts';
 import { revokeApiToken } from '../src/platform/auth.ts';
 import { newOrg } from './support/factories.ts';
 import { startTestServer, type TestServer } from './support/server.ts';
@@ -312,7 +312,7 @@ describe('file names', () => {
   });
 
   test("Fastify's own errors (an invalid header value, a malformed URL) answer in our shape with a request id", async () => {
-    const app = await buildApp(t.server.services, { logLevel: 'silent' });
+    const app = await buildFolioApp(t.server.services, { logLevel: 'silent' });
     app.get('/bad-header', { config: { public: true } }, async (_req, reply) => reply.header('x-name', '☃').send('x'));
     try {
       const res = await app.inject({ method: 'GET', url: '/bad-header' });

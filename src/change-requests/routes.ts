@@ -1,5 +1,6 @@
 import { Type } from '@sinclair/typebox';
-import { errorResponses, type FolioApp } from '../platform/app.ts';
+import type { FolioApp } from '../platform/app.ts';
+import { errorResponses } from '../platform/schemas.ts';
 import type { Ctx } from '../platform/context.ts';
 import type { ChangeRequestRow } from '../platform/db/schema.ts';
 import { ListOf, PageQuery } from '../platform/paging.ts';

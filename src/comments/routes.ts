@@ -1,7 +1,8 @@
 import { Type, type TSchema } from '@sinclair/typebox';
 import { documentInputToMarkdown } from '../content/convert.ts';
 import { checkMarkdownLimits } from '../content/limits.ts';
-import { errorResponses, type FolioApp } from '../platform/app.ts';
+import type { FolioApp } from '../platform/app.ts';
+import { errorResponses } from '../platform/schemas.ts';
 import type { Ctx } from '../platform/context.ts';
 import { ListOf, PageQuery } from '../platform/paging.ts';
 import { asEnum, Document as RichText } from '../platform/schemas.ts';

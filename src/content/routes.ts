@@ -1,7 +1,8 @@
 import { Type, type TObject } from '@sinclair/typebox';
 import type { FastifyReply } from 'fastify';
 import { loadChangeRequest } from '../change-requests/service.ts';
-import { errorResponses, type FolioApp } from '../platform/app.ts';
+import type { FolioApp } from '../platform/app.ts';
+import { errorResponses } from '../platform/schemas.ts';
 import type { Ctx } from '../platform/context.ts';
 import { contentDisposition } from '../platform/content-disposition.ts';
 import { NotFoundError } from '../platform/errors.ts';

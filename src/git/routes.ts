@@ -1,5 +1,6 @@
 import { Type } from '@sinclair/typebox';
-import { errorResponses, type FolioApp } from '../platform/app.ts';
+import type { FolioApp } from '../platform/app.ts';
+import { errorResponses } from '../platform/schemas.ts';
 import { SpaceIdParams } from '../spaces/schemas.ts';
 import { ExportToGitRepository, GitSyncState, ImportGitRepository, SyncSettings, SyncSettingsBody, WebhookResult } from './schemas.ts';
 import { deleteLegacyInstallation, getSyncSettings, gitInfo, putSyncSettings, receiveWebhook, requestSync } from './service.ts';

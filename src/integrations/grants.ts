@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { installationsCoveringSite, installationsCoveringSpace } from './coverage.ts';
 import type { FastifyRequest } from 'fastify';
 import { hashToken } from '../platform/auth.ts';
+import type { IntegrationGrant } from '../platform/context.ts';
 import type { Db } from '../platform/db/database.ts';
 import type { Role, RoleOrGuest, SiteRow, SpaceRow, UserRow } from '../platform/db/schema.ts';
 import { ForbiddenError } from '../platform/errors.ts';
@@ -12,18 +13,12 @@ export const INTEGRATION_TOKEN_PREFIX = 'folio_int_';
 export const INTEGRATION_TOKEN_TTL_MS = 60 * 60 * 1000;
 
 /**
- * What an integration token allows: it acts as the integration's own user, restricted to the
- * integration's scopes, and for an installation token to the installation's targets. The
- * integration's user is a member of no organization, so every check that goes by membership
- * refuses it; only the checks below grant anything.
+ * An integration token acts as the integration's own user, restricted to the integration's scopes,
+ * and for an installation token to the installation's targets. The integration's user is a member
+ * of no organization, so every check that goes by membership refuses it; only the checks below
+ * grant anything.
  */
-export interface IntegrationGrant {
-  integrationId: string;
-  integrationName: string;
-  /** Null for a token of the integration itself (not of one installation). */
-  installationId: string | null;
-  scopes: string[];
-}
+export type { IntegrationGrant };
 
 export async function issueIntegrationToken(db: Db, integrationId: string, installationId: string | null): Promise<string> {
   const token = INTEGRATION_TOKEN_PREFIX + randomBytes(30).toString('base64url');

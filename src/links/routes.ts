@@ -1,4 +1,5 @@
-import { errorResponses, type FolioApp } from '../platform/app.ts';
+import type { FolioApp } from '../platform/app.ts';
+import { errorResponses } from '../platform/schemas.ts';
 import { BacklinkListing, BacklinkQuery, FileParams, LinkListing, LinkQuery, PageParams, SpaceParams } from './schemas.ts';
 import { listFileBacklinks, listPageLinks, listSpaceLinks } from './service.ts';
 

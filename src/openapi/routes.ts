@@ -1,5 +1,6 @@
 import { Type } from '@sinclair/typebox';
-import { errorResponses, type FolioApp } from '../platform/app.ts';
+import type { FolioApp } from '../platform/app.ts';
+import { errorResponses } from '../platform/schemas.ts';
 import { ListOf } from '../platform/paging.ts';
 import { presentSpec, presentVersion, specPath } from './presenter.ts';
 import {

@@ -1,6 +1,7 @@
 import { Type } from '@sinclair/typebox';
 import { CrParams } from '../change-requests/schemas.ts';
-import { errorResponses, type FolioApp } from '../platform/app.ts';
+import type { FolioApp } from '../platform/app.ts';
+import { errorResponses } from '../platform/schemas.ts';
 import { changeRequestPdf, PDF_LINK_TTL_SECONDS, pdfForToken } from './service.ts';
 
 export async function pdfRoutes(app: FolioApp): Promise<void> {

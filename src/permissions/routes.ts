@@ -1,6 +1,7 @@
 import { Type } from '@sinclair/typebox';
 import { presentMember } from '../members/presenter.ts';
-import { errorResponses, type FolioApp } from '../platform/app.ts';
+import type { FolioApp } from '../platform/app.ts';
+import { errorResponses } from '../platform/schemas.ts';
 import { ListOf, PageQuery } from '../platform/paging.ts';
 import { Role, RoleOrGuest, User } from '../platform/schemas.ts';
 import { presentTeam } from '../teams/presenter.ts';

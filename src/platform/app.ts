@@ -8,7 +8,7 @@ import Fastify, { type FastifyBaseLogger, type FastifyInstance, type FastifyServ
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { sql } from 'kysely';
 import { authenticates, authenticateTokenHash, bearerToken, hashToken } from './auth.ts';
-import type { Caller, Ctx, Services } from './context.ts';
+import type { Caller, Ctx, IntegrationGrant, Services } from './context.ts';
 import type { UserRow } from './db/schema.ts';
 import { HttpError, UnauthorizedError } from './errors.ts';
 import { ErrorResponse } from './schemas.ts';
@@ -17,35 +17,9 @@ import { bodyErrorMessage, refusePlainText } from './body-errors.ts';
 import { registerCors } from './cors.ts';
 import { registerMetrics } from './metrics.ts';
 import { applyOperationDocs } from './operation-docs.ts';
-import { organizationRoutes } from '../orgs/routes.ts';
-import { memberRoutes } from '../members/routes.ts';
-import { teamRoutes } from '../teams/routes.ts';
-import { inviteRoutes } from '../invites/routes.ts';
-import { userRoutes } from '../users/routes.ts';
-import { tokenRoutes } from '../tokens/routes.ts';
-import { spaceRoutes } from '../spaces/routes.ts';
-import { collectionRoutes } from '../collections/routes.ts';
-import { permissionRoutes } from '../permissions/routes.ts';
-import { contentRoutes } from '../content/routes.ts';
-import { changeRequestRoutes } from '../change-requests/routes.ts';
-import { commentsRoutes } from '../comments/routes.ts';
-import { searchRoutes } from '../search/routes.ts';
-import { linkRoutes } from '../links/routes.ts';
-import { templateRoutes } from '../templates/routes.ts';
-import { pdfRoutes } from '../pdf/routes.ts';
-import { translationRoutes } from '../translations/routes.ts';
-import { openapiRoutes } from '../openapi/routes.ts';
-import { siteRoutes } from '../sites/routes.ts';
-import { insightRoutes } from '../insights/routes.ts';
+import type { AppComposition } from './composition.ts';
 import { homeRoutes } from './home.ts';
-import { integrationRoutes } from '../integrations/routes.ts';
-import { assertIntegrationRoute, authenticateIntegrationToken, INTEGRATION_TOKEN_PREFIX, type IntegrationGrant } from '../integrations/grants.ts';
-import { publishedSiteRoutes } from '../site/routes.ts';
-import { assertContentTokenRoute } from '../sites/content-token.ts';
-import { SiteHosts } from '../site/hosts.ts';
-import { gitRoutes } from '../git/routes.ts';
 import { runWithSsoGate } from './sso-gate.ts';
-import { ssoRoutes, ssoWebRoutes } from '../sso/routes.ts';
 
 export type FolioApp = FastifyInstance<
   RawServerDefault,
@@ -170,15 +144,21 @@ function validators() {
     httpPart === 'body' ? body.compile(strictBodySchema(schema) as object) : params.compile(schema);
 }
 
+/**
+ * The HTTP server: validation, errors, rate limits, authentication and the API description, with
+ * the areas' routes and token kinds plugged in by `composition` (src/routes.ts). The platform
+ * knows no area: what the server serves is decided at the top.
+ */
 export async function buildApp(
   services: Services,
   opts: { logLevel: string; logStream?: NodeJS.WritableStream | undefined },
+  composition: AppComposition,
 ): Promise<FolioApp> {
-  const siteHosts = new SiteHosts(services.db);
+  const hosts = composition.hostRewriter?.(services);
   const app = Fastify({
     logger: loggerOptions(opts.logLevel, opts.logStream),
     // Requests for a published site's custom hostname are routed to that site.
-    rewriteUrl: (req) => siteHosts.rewrite(req),
+    ...(hosts ? { rewriteUrl: (req: IncomingMessage) => hosts.rewrite(req) } : {}),
     bodyLimit: services.config.bodyLimit,
     requestIdHeader: 'x-request-id',
     genReqId: () => randomUUID(),
@@ -321,15 +301,16 @@ export async function buildApp(
     if (!authenticates(req)) return; // public, the docs, or unknown (the not-found handler answers)
     const token = bearerToken(req.headers.authorization);
     if (!token) throw new UnauthorizedError();
-    if (token.startsWith(INTEGRATION_TOKEN_PREFIX)) {
-      // Tokens of integrations: their own table, scopes and targets (src/integrations/grants.ts).
-      const found = await authenticateIntegrationToken(services.db, req.tokenHash ?? hashToken(token));
+    const kind = composition.tokenKinds.find((k) => token.startsWith(k.prefix));
+    if (kind) {
+      // Tokens of another kind (integrations): their own table, scopes and targets.
+      const found = await kind.authenticate(services.db, req.tokenHash ?? hashToken(token));
       const refused = found ? limiter.tokenAccepted(req, reply) : limiter.tokenRefused(req, reply);
       if (refused) throw refused;
-      if (!found) throw new UnauthorizedError('Invalid or expired integration token');
-      assertIntegrationRoute(req, found.grant);
+      if (!found) throw new UnauthorizedError(kind.invalidMessage);
+      kind.assertRoute?.(req, found);
       req.caller = found.user;
-      req.callerIntegration = found.grant;
+      req.callerIntegration = found.integration;
       return;
     }
     // The rate limiter has hashed the token already (routes it skips are public).
@@ -339,7 +320,7 @@ export async function buildApp(
     if (limited) throw limited;
     if (!auth) throw new UnauthorizedError('Invalid, expired or revoked API token');
     // Content tokens (the apiToken of a resolved published URL) read one space and nothing else.
-    if (auth.scopeSpaceId) assertContentTokenRoute(req, auth.scopeSpaceId);
+    if (auth.scopeSpaceId) composition.assertScopedTokenRoute(req, auth.scopeSpaceId);
     req.caller = auth.user;
     req.callerToken = { id: auth.tokenId, expiresAt: auth.tokenExpiresAt, ssoOrganizationId: auth.ssoOrganizationId,
       scopeSpaceId: auth.scopeSpaceId,
@@ -368,53 +349,14 @@ export async function buildApp(
   });
   app.get('/v1/openapi.json', { config: { public: true }, schema: { hide: true } }, async () => app.swagger());
   await homeRoutes(app as unknown as FastifyInstance, services.config.publicUrl);
-  await app.register(ssoWebRoutes as never);
+  await composition.webRoutes(app);
 
-  await app.register(
-    async (v1) => {
-      const api = v1 as unknown as FolioApp;
-      await userRoutes(api);
-      await tokenRoutes(api);
-      await organizationRoutes(api);
-      await memberRoutes(api);
-      await teamRoutes(api);
-      await inviteRoutes(api);
-      await collectionRoutes(api);
-      await spaceRoutes(api);
-      await permissionRoutes(api);
-      await contentRoutes(api);
-      await changeRequestRoutes(api);
-      await commentsRoutes(api);
-      await searchRoutes(api);
-      await linkRoutes(api);
-      await templateRoutes(api);
-      await pdfRoutes(api);
-      await integrationRoutes(api);
-      await translationRoutes(api);
-      await openapiRoutes(api);
-      await ssoRoutes(api);
-      await siteRoutes(api);
-      await insightRoutes(api);
-      await gitRoutes(api);
-    },
-    { prefix: '/v1' },
-  );
-  // Published sites, at PUBLIC_URL/<organization>/<basename>/ (outside the API and its tokens).
-  await publishedSiteRoutes(app as unknown as FastifyInstance, services);
-  app.addHook('onReady', async () => {
-    await siteHosts.refresh();
-    siteHosts.start(services.config.siteHostsRefreshMs);
-  });
-  app.addHook('onClose', async () => siteHosts.stop());
+  await app.register(async (v1) => composition.apiRoutes(v1 as unknown as FolioApp), { prefix: '/v1' });
+  await composition.lateRoutes(app);
+  if (hosts) {
+    app.addHook('onReady', async () => hosts.start());
+    app.addHook('onClose', async () => hosts.stop());
+  }
 
   return app;
 }
-
-/** Error responses every authenticated route may answer; documents them in the OpenAPI output. */
-export const errorResponses = {
-  400: ErrorResponse,
-  401: ErrorResponse,
-  403: ErrorResponse,
-  404: ErrorResponse,
-  429: ErrorResponse,
-};

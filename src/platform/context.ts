@@ -2,7 +2,6 @@ import type { SiteGrant, TokenCache } from './auth.ts';
 import type { Config } from './config.ts';
 import type { Db, Prepared } from './db/database.ts';
 import type { UserRow } from './db/schema.ts';
-import type { IntegrationGrant } from '../integrations/grants.ts';
 import type { Jobs } from './jobs.ts';
 import type { Urls } from './urls.ts';
 
@@ -36,3 +35,16 @@ export interface Caller {
 }
 
 export type Ctx = Services & Caller;
+
+/**
+ * What an integration token allows: it acts as the integration's own user, restricted to the
+ * integration's scopes, and for an installation token to the installation's targets (issued and
+ * checked by src/integrations/grants.ts).
+ */
+export interface IntegrationGrant {
+  integrationId: string;
+  integrationName: string;
+  /** Null for a token of the integration itself (not of one installation). */
+  installationId: string | null;
+  scopes: string[];
+}

@@ -84,3 +84,12 @@ export const MergeRule = Type.Object({
 export const MergeRulesRules = Type.Object({ type: Type.Literal('rules'), rules: Type.Array(MergeRule, { maxItems: 20 }) });
 
 export const OrganizationIdParams = Type.Object({ organizationId: Type.String({ maxLength: 100 }) });
+
+/** Error responses every authenticated route may answer; documents them in the OpenAPI output. */
+export const errorResponses = {
+  400: ErrorResponse,
+  401: ErrorResponse,
+  403: ErrorResponse,
+  404: ErrorResponse,
+  429: ErrorResponse,
+};

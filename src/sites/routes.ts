@@ -1,6 +1,7 @@
 import { Type } from '@sinclair/typebox';
 import { SiteIntegrationScript } from '../integrations/schemas.ts';
-import { errorResponses, type FolioApp } from '../platform/app.ts';
+import type { FolioApp } from '../platform/app.ts';
+import { errorResponses } from '../platform/schemas.ts';
 import { ListOf, PageQuery } from '../platform/paging.ts';
 import { OrganizationIdParams } from '../platform/schemas.ts';
 import { getAdaptiveSchema, putAdaptiveSchema, templateConditions } from './adaptive.ts';
@@ -99,9 +100,9 @@ const tags = ['sites'];
 const ShareKey = Type.Object(ShareKeyQuery);
 const StructureItem = Type.Union([SiteSpace, SiteSection, SiteSectionGroup]);
 
+const NoContent = { 204: Type.Null(), ...errorResponses };
+
 export async function siteRoutes(app: FolioApp): Promise<void> {
-  // Built here, not at module level: app.ts imports this module while defining errorResponses.
-  const NoContent = { 204: Type.Null(), ...errorResponses };
   const base = '/orgs/:organizationId/sites/:siteId';
 
   // Sites

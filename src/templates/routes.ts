@@ -1,5 +1,6 @@
 import { Type } from '@sinclair/typebox';
-import { errorResponses, type FolioApp } from '../platform/app.ts';
+import type { FolioApp } from '../platform/app.ts';
+import { errorResponses } from '../platform/schemas.ts';
 import { applyTemplate } from './service.ts';
 import { ApplyTemplateBody } from './schemas.ts';
 

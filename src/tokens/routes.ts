@@ -1,5 +1,6 @@
 import { Type } from '@sinclair/typebox';
-import { errorResponses, type FolioApp } from '../platform/app.ts';
+import type { FolioApp } from '../platform/app.ts';
+import { errorResponses } from '../platform/schemas.ts';
 import { presentToken } from './presenter.ts';
 import { CreatedApiToken, CreateTokenBody, TokenList } from './schemas.ts';
 import { createToken, listLiveTokens, revokeOwnToken } from './service.ts';

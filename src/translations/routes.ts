@@ -1,5 +1,6 @@
 import { Type } from '@sinclair/typebox';
-import { errorResponses, type FolioApp } from '../platform/app.ts';
+import type { FolioApp } from '../platform/app.ts';
+import { errorResponses } from '../platform/schemas.ts';
 import { ListOf } from '../platform/paging.ts';
 import { presentGlossaryEntry, presentTranslation } from './presenter.ts';
 import {
