@@ -7,6 +7,7 @@ import { closeConversions } from './content/convert.ts';
 import { listenAdminSocket, type AdminSocket } from './platform/admin-socket.ts';
 import type { FolioApp } from './platform/app.ts';
 import { buildFolioApp } from './routes.ts';
+import { wireAreas } from './wiring.ts';
 import { TokenCache } from './platform/auth.ts';
 import type { Config } from './platform/config.ts';
 import type { Services } from './platform/context.ts';
@@ -85,6 +86,7 @@ function seconds(since: number): string {
 }
 
 async function createServices(config: Config, database: DatabaseHandle): Promise<Services> {
+  wireAreas();
   return {
     db: database.db,
     config,

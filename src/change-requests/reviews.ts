@@ -4,7 +4,7 @@ import { BadRequestError, NotFoundError } from '../platform/errors.ts';
 import { newId } from '../platform/ids.ts';
 import { paginate, type PageRequest } from '../platform/paging.ts';
 import { assertContentRole, atLeast } from '../platform/policy.ts';
-import { spaceRoles } from '../permissions/effective.ts';
+import { spaceRoles } from '../access/effective.ts';
 import type { Urls } from '../platform/urls.ts';
 import { presentUserById } from '../users/presenter.ts';
 import { loadChangeRequest } from './service.ts';

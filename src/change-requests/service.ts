@@ -16,11 +16,11 @@ import { BadRequestError, ConflictError, ForbiddenError, NotFoundError } from '.
 import { newId } from '../platform/ids.ts';
 import { paginate, type PageRequest } from '../platform/paging.ts';
 import { assertContentRole } from '../platform/policy.ts';
-import { orgRoleOf } from '../permissions/effective.ts';
+import { orgRoleOf } from '../access/effective.ts';
 import { loadSpace, type SpaceAccess } from '../spaces/access.ts';
 import { visibleSpaces } from '../spaces/service.ts';
 import { documentInputToMarkdown, normalizeDocumentInput } from '../content/convert.ts';
-import { checkMarkdownLimits } from '../content/limits.ts';
+import { checkMarkdownLimits } from '../platform/document-limits.ts';
 import type { ContentChangeInput } from './schemas.ts';
 import { clusterExists } from '../insights/service.ts';
 

@@ -6,11 +6,11 @@ import { BadRequestError, NotFoundError } from '../platform/errors.ts';
 import { newId } from '../platform/ids.ts';
 import { paginate, type PageRequest } from '../platform/paging.ts';
 import { assertContentRole } from '../platform/policy.ts';
-import { collectionRoles, guestVisibleCollections, orgRoleOf } from '../permissions/effective.ts';
+import { collectionRoles, guestVisibleCollections, orgRoleOf } from '../access/effective.ts';
 import { moveGrants, PURGE_SPACE_JOB, visibleSpaces, withRoles } from '../spaces/service.ts';
 import type { MoveInput } from '../spaces/schemas.ts';
-import { loadCollection, requireCollectionRole, requireCreateUnder } from './access.ts';
-import { keyFor, lockParent, lockSiblings, lockTree } from './ordering.ts';
+import { loadCollection, requireCollectionRole, requireCreateUnder } from '../access/collections.ts';
+import { keyFor, lockParent, lockSiblings, lockTree } from '../spaces/ordering.ts';
 import type { UpdateCollectionInput } from './schemas.ts';
 
 async function withCollectionRoles(ctx: Ctx, organizationId: string, orgRole: RoleOrGuest | undefined, rows: CollectionRow[]) {

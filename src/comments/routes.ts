@@ -1,6 +1,6 @@
 import { Type, type TSchema } from '@sinclair/typebox';
 import { documentInputToMarkdown } from '../content/convert.ts';
-import { checkMarkdownLimits } from '../content/limits.ts';
+import { checkMarkdownLimits } from '../platform/document-limits.ts';
 import type { FolioApp } from '../platform/app.ts';
 import { errorResponses } from '../platform/schemas.ts';
 import type { Ctx } from '../platform/context.ts';

@@ -1,4 +1,4 @@
-import { checkMarkdownLimits, ContentLimitError } from './limits.ts';
+import { checkMarkdownLimits, ContentLimitError } from '../platform/document-limits.ts';
 import { documentToMarkdown, markdownLinkTargets, markdownSearchText, markdownToDocument, markdownToDocumentJson, type GitBookDocument } from './markdown.ts';
 import { hashKey, SCHEMA_VERSION } from './markdown-shared.ts';
 

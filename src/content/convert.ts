@@ -2,7 +2,7 @@ import { availableParallelism } from 'node:os';
 import { Piscina } from 'piscina';
 import { BadRequestError } from '../platform/errors.ts';
 import { runConversion, type ConvertTask } from './convert-worker.ts';
-import { checkDocumentInput, checkMarkdownLimits } from './limits.ts';
+import { checkDocumentInput, checkMarkdownLimits } from '../platform/document-limits.ts';
 import type { GitBookDocument } from './markdown.ts';
 
 /**

@@ -2,7 +2,8 @@ import { Type } from '@sinclair/typebox';
 import type { FolioApp } from '../platform/app.ts';
 import { errorResponses } from '../platform/schemas.ts';
 import { SpaceIdParams } from '../spaces/schemas.ts';
-import { ExportToGitRepository, GitSyncState, ImportGitRepository, SyncSettings, SyncSettingsBody, WebhookResult } from './schemas.ts';
+import { GitSyncState } from '../spaces/schemas.ts';
+import { ExportToGitRepository, ImportGitRepository, SyncSettings, SyncSettingsBody, WebhookResult } from './schemas.ts';
 import { deleteLegacyInstallation, getSyncSettings, gitInfo, putSyncSettings, receiveWebhook, requestSync } from './service.ts';
 
 const tags = ['space-git'];

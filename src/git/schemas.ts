@@ -1,5 +1,4 @@
-import { Type, type Static } from '@sinclair/typebox';
-import { Timestamp } from '../platform/schemas.ts';
+import { Type } from '@sinclair/typebox';
 
 const Url = Type.String({ minLength: 1, maxLength: 2048 });
 const Ref = Type.String({ minLength: 1, maxLength: 255, description: 'Git ref, such as refs/heads/main, refs/tags/v1 or refs/pull/12/head' });
@@ -35,25 +34,6 @@ export const ExportToGitRepository = Type.Object({
   standalone: Type.Optional(Type.Boolean({ description: 'Accepted for compatibility; an export always writes one commit' })),
 });
 
-export const GitSyncState = Type.Object({
-  installationId: Type.String(),
-  installationProvider: Type.Union([Type.Literal('github'), Type.Literal('gitlab'), Type.Literal('github-legacy')]),
-  installationStatus: Type.Union([Type.Literal('unauthenticated'), Type.Literal('active'), Type.Literal('pending')]),
-  repoName: Type.Optional(Type.String()),
-  integration: Type.Optional(Type.String()),
-  url: Type.Optional(Type.String()),
-  updatedAt: Type.Optional(Timestamp),
-  operation: Type.Optional(
-    Type.Object({
-      state: Type.Union([Type.Literal('running'), Type.Literal('success'), Type.Literal('failure'), Type.Literal('timeout')]),
-      direction: Type.Union([Type.Literal('import'), Type.Literal('export')]),
-      startedAt: Timestamp,
-      endedAt: Type.Optional(Timestamp),
-      error: Type.Optional(Type.String({ description: 'Why the operation failed, in words a user can act on' })),
-    }),
-  ),
-});
-export type GitSyncStateResource = Static<typeof GitSyncState>;
 
 export const SyncSettingsBody = Type.Object({
   url: Url,

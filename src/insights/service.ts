@@ -6,7 +6,7 @@ import type { ConversationRow, IssuesClusterRow } from '../platform/db/schema.ts
 import { BadRequestError, NotFoundError } from '../platform/errors.ts';
 import { paginate, type KeysetSpec } from '../platform/paging.ts';
 import { assertCanIngestConversations, assertCanReadConversations } from '../platform/policy.ts';
-import { requireMembership } from '../orgs/access.ts';
+import { requireMembership } from '../access/organizations.ts';
 import { visibleSpaces } from '../spaces/service.ts';
 import { PROCESS_CONVERSATIONS_JOB } from './process.ts';
 import type { ClusterFigures } from './presenter.ts';

@@ -1,5 +1,5 @@
 import type { Static } from '@sinclair/typebox';
-import { memberRole } from '../permissions/effective.ts';
+import { memberRole } from '../access/effective.ts';
 import { sql } from 'kysely';
 import { imageDimensions } from '../content/files.ts';
 import type { Ctx } from '../platform/context.ts';

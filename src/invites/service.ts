@@ -5,7 +5,7 @@ import { BadRequestError, ForbiddenError, HttpError, NotFoundError } from '../pl
 import { newId } from '../platform/ids.ts';
 import { paginate, type PageRequest } from '../platform/paging.ts';
 import { assertAdmin, strongest, type Membership } from '../platform/policy.ts';
-import { requireMembership, requireOrganization } from '../orgs/access.ts';
+import { requireMembership, requireOrganization } from '../access/organizations.ts';
 import { normalizeEmail } from '../users/service.ts';
 import type { InviteUsersInput, UpdateInviteInput } from './schemas.ts';
 

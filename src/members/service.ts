@@ -2,12 +2,12 @@ import { sql } from 'kysely';
 import type { Ctx } from '../platform/context.ts';
 import type { Db } from '../platform/db/database.ts';
 import type { Role, RoleOrGuest } from '../platform/db/schema.ts';
-import { spaceRoles } from '../permissions/effective.ts';
+import { spaceRoles } from '../access/effective.ts';
 import { visibleSpaces, withRoles } from '../spaces/service.ts';
 import { BadRequestError, NotFoundError } from '../platform/errors.ts';
 import { paginate, type KeysetSpec, type PageRequest } from '../platform/paging.ts';
 import { assertAdmin, assertCanListPeople, type Membership } from '../platform/policy.ts';
-import { requireMembership } from '../orgs/access.ts';
+import { requireMembership } from '../access/organizations.ts';
 import { findMember, membersOf, type MemberView } from './store.ts';
 
 export type MemberSort = 'joinedAt' | 'lastSeenAt' | 'name';

@@ -1,8 +1,7 @@
 import { sql } from 'kysely';
 import type { Db } from '../platform/db/database.ts';
-import { BadRequestError } from '../platform/errors.ts';
 import type { RoleOrGuest } from '../platform/db/schema.ts';
-import { guestVisibleSpaces } from '../permissions/effective.ts';
+import { guestVisibleSpaces } from '../access/effective.ts';
 
 /** A member joined with their user and the counts the Member resource carries. */
 export interface MemberView {
@@ -61,15 +60,3 @@ export async function findMember(db: Db, organizationId: string, userId: string)
   return membersOf(db, organizationId).where('members.user_id', '=', userId).executeTakeFirst();
 }
 
-/**
- * Refuses (400, naming `field`) user ids that are not members of the organization: rules, grants
- * and review requests may only name the organization's own people.
- */
-export async function assertMembers(db: Db, organizationId: string, userIds: string[], field: string): Promise<void> {
-  const wanted = [...new Set(userIds)];
-  if (wanted.length === 0) return;
-  const found = await db.selectFrom('members').select('user_id').where('organization_id', '=', organizationId).where('user_id', 'in', wanted).execute();
-  const known = new Set(found.map((r) => r.user_id));
-  const missing = wanted.filter((u) => !known.has(u));
-  if (missing.length) throw new BadRequestError(`${field}: ${missing.join(', ')} is not a member of the organization`);
-}

@@ -1,5 +1,5 @@
 import type { Db } from '../platform/db/database.ts';
-import { memberRole } from '../permissions/effective.ts';
+import { memberRole } from '../access/effective.ts';
 import type { OpenAPISpecRow, OpenAPISpecVersionRow } from '../platform/db/schema.ts';
 import { openAPISpecPermissions, type Membership } from '../platform/policy.ts';
 import { pointerSegments } from './parse.ts';

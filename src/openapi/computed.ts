@@ -1,7 +1,7 @@
 import type { Block, GitBookDocument, InlineOrText } from '../content/markdown-shared.ts';
 import { SCHEMA_VERSION, textNode } from '../content/markdown-shared.ts';
 import { markdownToDocument } from '../content/markdown.ts';
-import { checkMarkdownLimits, ContentLimitError } from '../content/limits.ts';
+import { checkMarkdownLimits, ContentLimitError } from '../platform/document-limits.ts';
 import { plainDocument } from '../content/convert-worker.ts';
 import { HttpError } from '../platform/errors.ts';
 import { METHODS, Resolver, type LoadedSpec } from './blocks.ts';

@@ -7,7 +7,7 @@ import { newId } from '../platform/ids.ts';
 import { paginate, type PageRequest } from '../platform/paging.ts';
 import { assertCanEditOpenAPISpecs, openAPISpecPermissions, type Membership } from '../platform/policy.ts';
 import { getBlob, putBlob } from '../content/files.ts';
-import { requireMembership } from '../orgs/access.ts';
+import { requireMembership } from '../access/organizations.ts';
 import { specPath } from './presenter.ts';
 import type { ProcessOutcome, SpecSource } from './process.ts';
 import { processInWorker } from './workers.ts';

@@ -3,7 +3,7 @@ import type { FolioApp } from '../platform/app.ts';
 import { errorResponses } from '../platform/schemas.ts';
 import { ListOf, PageQuery } from '../platform/paging.ts';
 import { OrganizationIdParams } from '../platform/schemas.ts';
-import { requireOrganization } from './access.ts';
+import { requireOrganization } from '../access/organizations.ts';
 import { presentAgentInstructions, presentOrganization } from './presenter.ts';
 import {
   AgentInstructions,

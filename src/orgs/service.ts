@@ -1,5 +1,5 @@
 import { SignJWT } from 'jose';
-import { checkDocumentInput } from '../content/limits.ts';
+import { checkDocumentInput } from '../platform/document-limits.ts';
 import { sql } from 'kysely';
 import type { Ctx } from '../platform/context.ts';
 import { json } from '../platform/db/database.ts';
@@ -9,8 +9,8 @@ import { newId } from '../platform/ids.ts';
 import { paginate, type PageRequest } from '../platform/paging.ts';
 import { assertAdmin, type Membership } from '../platform/policy.ts';
 import { emailDomain } from '../users/service.ts';
-import { requireMembership, requireOrganization } from './access.ts';
-import { assertMembers } from '../members/store.ts';
+import { requireMembership, requireOrganization } from '../access/organizations.ts';
+import { assertMembers } from '../access/organizations.ts';
 import type { UpdateOrganizationInput } from './schemas.ts';
 
 const EMPTY_DOCUMENT = { object: 'document', data: { schemaVersion: 1 }, nodes: [] };

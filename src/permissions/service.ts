@@ -1,14 +1,15 @@
 import { sql } from 'kysely';
-import { requireCollectionRole } from '../collections/access.ts';
-import { assertMembers, findMember, membersOf, type MemberView } from '../members/store.ts';
-import { requireMembership } from '../orgs/access.ts';
+import { requireCollectionRole } from '../access/collections.ts';
+import { assertMembers } from '../access/organizations.ts';
+import { findMember, membersOf, type MemberView } from '../members/store.ts';
+import { requireMembership } from '../access/organizations.ts';
 import type { Ctx } from '../platform/context.ts';
 import type { Role, RoleOrGuest } from '../platform/db/schema.ts';
 import { BadRequestError, NotFoundError } from '../platform/errors.ts';
 import { paginate, type PageRequest } from '../platform/paging.ts';
 import { requireSpaceRole } from '../spaces/access.ts';
 import { teamsOf, type TeamView } from '../teams/store.ts';
-import { memberRankOn, RANKS } from './effective.ts';
+import { memberRankOn, RANKS } from '../access/effective.ts';
 
 /**
  * Grants on spaces and collections: who (a user or a team of the organization) holds which role

@@ -3,7 +3,7 @@ import type { Ctx } from '../platform/context.ts';
 import type { Db } from '../platform/db/database.ts';
 import { BadRequestError, NotFoundError } from '../platform/errors.ts';
 import type { PageRequest } from '../platform/paging.ts';
-import { orgRoleOf } from '../permissions/effective.ts';
+import { orgRoleOf } from '../access/effective.ts';
 import { loadSpace } from '../spaces/access.ts';
 import { visibleSpaces } from '../spaces/service.ts';
 

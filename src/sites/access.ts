@@ -3,7 +3,7 @@ import type { Db } from '../platform/db/database.ts';
 import type { Role, RoleOrGuest, SiteRow, SiteShareLinkRow } from '../platform/db/schema.ts';
 import { NotFoundError } from '../platform/errors.ts';
 import { assertSiteRole, atLeast } from '../platform/policy.ts';
-import { orgRoleOf } from '../permissions/effective.ts';
+import { orgRoleOf } from '../access/effective.ts';
 import { grantCoversSite } from '../integrations/grants.ts';
 
 export interface SiteAccess {

@@ -11,7 +11,7 @@ import type {
 } from '../platform/db/schema.ts';
 import { sitePermissions } from '../platform/policy.ts';
 import type { Urls } from '../platform/urls.ts';
-import { spaceRoles } from '../permissions/effective.ts';
+import { spaceRoles } from '../access/effective.ts';
 import { presentSpaces } from '../spaces/service.ts';
 import type { SpaceResource } from '../spaces/schemas.ts';
 import type {

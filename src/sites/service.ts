@@ -8,7 +8,7 @@ import { BadRequestError, ConflictError, isUniqueViolation, NotFoundError } from
 import { newId } from '../platform/ids.ts';
 import { paginate } from '../platform/paging.ts';
 import { assertSiteRole } from '../platform/policy.ts';
-import { orgRoleOf } from '../permissions/effective.ts';
+import { orgRoleOf } from '../access/effective.ts';
 import { readableSite, requireSite, type SiteAccess } from './access.ts';
 import { applyOverride, effectiveCustomization } from './customization.ts';
 import { presentShareLink, presentSite, siteSpaceCounts } from './presenter.ts';

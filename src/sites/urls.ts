@@ -6,7 +6,7 @@ import type { Ctx } from '../platform/context.ts';
 import type { SiteRow, SiteSectionRow, SiteSpaceRow } from '../platform/db/schema.ts';
 import { BadRequestError, HttpError, NotFoundError } from '../platform/errors.ts';
 import { atLeast } from '../platform/policy.ts';
-import { orgRoleOf } from '../permissions/effective.ts';
+import { orgRoleOf } from '../access/effective.ts';
 import { ContentReader } from '../content/model.ts';
 import { activeShareLink } from './access.ts';
 import { issueContentToken, siteKeyHash } from './content-token.ts';

@@ -2,10 +2,9 @@ import type { Ctx } from '../platform/context.ts';
 import type { Role, RoleOrGuest, SpaceRow } from '../platform/db/schema.ts';
 import { NotFoundError } from '../platform/errors.ts';
 import { assertContentRole, atLeast } from '../platform/policy.ts';
-import { orgRoleOf, spaceRoles } from '../permissions/effective.ts';
+import { orgRoleOf, spaceRoles } from '../access/effective.ts';
 import { findSpace } from './store.ts';
-import { grantRoleOnSpace } from '../integrations/grants.ts';
-import { siteGrantHolds } from '../sites/content-token.ts';
+import { spaceGrantResolvers } from './hooks.ts';
 
 export interface SpaceAccess {
   space: SpaceRow;
@@ -33,7 +32,7 @@ export async function loadSpace(
   if (!space || (space.deleted_at && !opts.includeDeleted)) throw new NotFoundError('Space');
   if (ctx.integration) {
     // An integration reaches exactly the spaces of its installation, with its scopes' role.
-    const role = await grantRoleOnSpace(ctx.db, ctx.integration, space);
+    const role = await spaceGrantResolvers().integrationRole(ctx.db, ctx.integration, space);
     if (!atLeast(role, 'read')) throw new NotFoundError('Space');
     return { space, role, orgRole: undefined };
   }
@@ -45,7 +44,7 @@ export async function loadSpace(
   let throughSite = false;
   // A content token resolved through a site also reads what that site still publishes to its
   // visitors, when its owner may not read the space themselves.
-  if (!atLeast(role, 'read') && ctx.token?.scopeSite && ctx.token.scopeSpaceId === space.id && (await siteGrantHolds(ctx.db, ctx.token.scopeSite, space.id))) {
+  if (!atLeast(role, 'read') && ctx.token?.scopeSite && ctx.token.scopeSpaceId === space.id && (await spaceGrantResolvers().siteGrantHolds(ctx.db, ctx.token.scopeSite, space.id))) {
     role = 'read';
     throughSite = true;
   }

@@ -1,6 +1,26 @@
-import { GitSyncState } from '../git/schemas.ts';
 import { Type, type Static } from '@sinclair/typebox';
 import { asEnum, MergeRulesRules, Role, RoleOrGuest, Timestamp } from '../platform/schemas.ts';
+
+/** The state of a space's git synchronisation (set up and run by src/git/). */
+export const GitSyncState = Type.Object({
+  installationId: Type.String(),
+  installationProvider: Type.Union([Type.Literal('github'), Type.Literal('gitlab'), Type.Literal('github-legacy')]),
+  installationStatus: Type.Union([Type.Literal('unauthenticated'), Type.Literal('active'), Type.Literal('pending')]),
+  repoName: Type.Optional(Type.String()),
+  integration: Type.Optional(Type.String()),
+  url: Type.Optional(Type.String()),
+  updatedAt: Type.Optional(Timestamp),
+  operation: Type.Optional(
+    Type.Object({
+      state: Type.Union([Type.Literal('running'), Type.Literal('success'), Type.Literal('failure'), Type.Literal('timeout')]),
+      direction: Type.Union([Type.Literal('import'), Type.Literal('export')]),
+      startedAt: Timestamp,
+      endedAt: Type.Optional(Timestamp),
+      error: Type.Optional(Type.String({ description: 'Why the operation failed, in words a user can act on' })),
+    }),
+  ),
+});
+export type GitSyncStateResource = Static<typeof GitSyncState>;
 
 export const Visibility = asEnum(
   Type.Union([

@@ -1,23 +1,21 @@
 import { randomBytes } from 'node:crypto';
 import { sql } from 'kysely';
-import { keepOrNextKey, keyFor, lockParent, lockSiblings } from '../collections/ordering.ts';
-import { requireCreateBeside, requireCreateUnder } from '../collections/access.ts';
+import { keepOrNextKey, keyFor, lockParent, lockSiblings } from './ordering.ts';
+import { requireCreateBeside, requireCreateUnder } from '../access/collections.ts';
 import type { Ctx, Services } from '../platform/context.ts';
 import { json, type Db } from '../platform/db/database.ts';
 import type { MergeRules, RoleOrGuest, SpaceRow, Visibility } from '../platform/db/schema.ts';
 import { BadRequestError, NotFoundError } from '../platform/errors.ts';
 import { newId } from '../platform/ids.ts';
 import type { Jobs } from '../platform/jobs.ts';
-import { emitSpaceEvent } from '../integrations/outbox.ts';
 import { paginate, type PageRequest } from '../platform/paging.ts';
 import { assertContentRole } from '../platform/policy.ts';
-import { guestVisibleSpaces, orgRoleOf, spaceRoles } from '../permissions/effective.ts';
+import { guestVisibleSpaces, orgRoleOf, spaceRoles } from '../access/effective.ts';
 import { loadSpace, requireSpaceRole } from './access.ts';
 import type { CreateSpaceInput, MoveInput, UpdateSpaceInput } from './schemas.ts';
 import { liveSpaceCount, liveSpacesOf, spaceCounts } from './store.ts';
-import { reindexSpace } from '../search/indexer.ts';
-import { removeSpaceFromSites } from '../sites/structure.ts';
-import { assertMembers } from '../members/store.ts';
+import { spaceHooks } from './hooks.ts';
+import { assertMembers } from '../access/organizations.ts';
 import { NO_COUNTS, presentSpace } from './presenter.ts';
 import type { SpaceResource } from './schemas.ts';
 import type { Urls } from '../platform/urls.ts';
@@ -45,13 +43,13 @@ async function createRevision(
 }
 
 /**
- * `space_visibility_updated` for the integrations installed on the space, when its visibility
+ * Tells the areas built on spaces (integrations' `space_visibility_updated`) when the visibility
  * really changed. Called in the transaction that changed it, with `previous` read under the row
  * lock that change holds, so concurrent changes each report the value they replaced.
  */
 async function visibilityChanged(trx: Db, jobs: Jobs, space: SpaceRow, previous: Visibility): Promise<void> {
   if (space.visibility === previous) return;
-  await emitSpaceEvent(trx, jobs, space, { type: 'space_visibility_updated', previousVisibility: previous, visibility: space.visibility });
+  await spaceHooks.run('visibilityChanged', trx, { space, previous, jobs });
 }
 
 async function validateMergeRules(db: Db, organizationId: string, rules: UpdateSpaceInput['mergeRules']) {
@@ -194,7 +192,7 @@ export async function deleteSpace(ctx: Ctx, spaceId: string): Promise<void> {
   const deletedAt = new Date();
   await ctx.db.transaction().execute(async (trx) => {
     await trx.updateTable('spaces').set({ deleted_at: deletedAt, updated_at: deletedAt }).where('id', '=', spaceId).execute();
-    await removeSpaceFromSites(trx, spaceId);
+    await spaceHooks.run('deleted', trx, { spaceId });
     await ctx.jobs.enqueue(PURGE_SPACE_JOB, { spaceId }, { runAt: new Date(deletedAt.getTime() + ctx.config.spaceRetentionMs), db: trx });
   });
 }
@@ -301,7 +299,7 @@ export async function duplicateSpace(ctx: Ctx, spaceId: string) {
       INSERT INTO content_permissions (organization_id, target_type, target_id, principal_type, principal_id, role, created_at)
       SELECT organization_id, target_type, ${id}, principal_type, principal_id, role, ${now}
       FROM content_permissions WHERE target_type = 'space' AND target_id = ${source.id}`.execute(trx);
-    await reindexSpace(trx, id, sourceRevision.root);
+    await spaceHooks.run('copied', trx, { spaceId: id, root: sourceRevision.root });
     return created;
   });
   return { space: copy, role: (await withRoles(ctx, copy.organization_id, orgRole, [copy]))[0]!.role };

@@ -4,7 +4,7 @@ import { BadRequestError, NotFoundError } from '../platform/errors.ts';
 import { newId } from '../platform/ids.ts';
 import { paginate, type PageRequest } from '../platform/paging.ts';
 import { assertAdmin, type Membership } from '../platform/policy.ts';
-import { requireMembership } from '../orgs/access.ts';
+import { requireMembership } from '../access/organizations.ts';
 import { findTeam, type TeamView } from '../teams/store.ts';
 import { CONTROL_CHARS } from '../teams/store.ts';
 import { normalizeCertificate } from './certificate.ts';

@@ -7,7 +7,7 @@ import { newId } from '../platform/ids.ts';
 import { paginate, type PageRequest } from '../platform/paging.ts';
 import { assertAdmin, assertCanListPeople, assertCanManageTeamMembers, canManageTeamMembers, type Membership } from '../platform/policy.ts';
 import { findMember, membersOf } from '../members/store.ts';
-import { requireMembership } from '../orgs/access.ts';
+import { requireMembership } from '../access/organizations.ts';
 import type { CreateTeamInput, ListMemberTeamsInput, ListTeamsInput, UpdateTeamMembersInput } from './schemas.ts';
 import {
   CONTROL_CHARS,

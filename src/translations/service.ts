@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import { sql } from 'kysely';
 import { normalizeDocumentInput } from '../content/convert.ts';
-import { requireMembership } from '../orgs/access.ts';
+import { requireMembership } from '../access/organizations.ts';
 import type { Ctx } from '../platform/context.ts';
 import { json, type Db } from '../platform/db/database.ts';
 import type { GlossaryEntryRow, TranslationStats } from '../platform/db/schema.ts';

@@ -2,7 +2,7 @@ import { sql } from 'kysely';
 import type { Ctx } from '../platform/context.ts';
 import type { Db } from '../platform/db/database.ts';
 import type { OrganizationRow } from '../platform/db/schema.ts';
-import { NotFoundError } from '../platform/errors.ts';
+import { BadRequestError, NotFoundError } from '../platform/errors.ts';
 import type { Membership } from '../platform/policy.ts';
 import { assertSsoSatisfied } from '../platform/sso-gate.ts';
 
@@ -56,4 +56,17 @@ export async function requireOrganization(
   assertSsoSatisfied(organizationId);
   const { member_role, owns_team, ...org } = row;
   return { org, membership: { role: member_role, ownsTeam: !!owns_team } };
+}
+
+/**
+ * Refuses (400, naming `field`) user ids that are not members of the organization: rules, grants
+ * and review requests may only name the organization's own people.
+ */
+export async function assertMembers(db: Db, organizationId: string, userIds: string[], field: string): Promise<void> {
+  const wanted = [...new Set(userIds)];
+  if (wanted.length === 0) return;
+  const found = await db.selectFrom('members').select('user_id').where('organization_id', '=', organizationId).where('user_id', 'in', wanted).execute();
+  const known = new Set(found.map((r) => r.user_id));
+  const missing = wanted.filter((u) => !known.has(u));
+  if (missing.length) throw new BadRequestError(`${field}: ${missing.join(', ')} is not a member of the organization`);
 }

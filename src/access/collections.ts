@@ -3,7 +3,7 @@ import type { Db } from '../platform/db/database.ts';
 import type { CollectionRow, Role, RoleOrGuest } from '../platform/db/schema.ts';
 import { BadRequestError, NotFoundError } from '../platform/errors.ts';
 import { assertContentRole, atLeast } from '../platform/policy.ts';
-import { collectionRoles, orgRoleOf } from '../permissions/effective.ts';
+import { collectionRoles, orgRoleOf } from './effective.ts';
 
 export interface CollectionAccess {
   collection: CollectionRow;

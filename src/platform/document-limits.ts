@@ -1,4 +1,4 @@
-import { BadRequestError } from '../platform/errors.ts';
+import { BadRequestError } from './errors.ts';
 
 /**
  * Bounds on the content one request may make Folio parse, convert or merge. Every check here is a

@@ -1,0 +1,27 @@
+import { grantRoleOnSpace } from './integrations/grants.ts';
+import { emitSpaceEvent } from './integrations/outbox.ts';
+import { reindexSpace } from './search/indexer.ts';
+import { siteGrantHolds } from './sites/content-token.ts';
+import { removeSpaceFromSites } from './sites/structure.ts';
+import { resolveSpaceGrantsWith, spaceHooks } from './spaces/hooks.ts';
+
+let wired = false;
+
+/**
+ * Connects the areas built on others to the extension points of those below them (hooks and
+ * resolvers), so that lower areas never import higher ones. Called once per process before it
+ * serves or works (src/server.ts); calling it again does nothing.
+ */
+export function wireAreas(): void {
+  if (wired) return;
+  wired = true;
+
+  // Spaces: a deleted space leaves the sites that published it; integrations hear of visibility
+  // changes; a copy gets its search index; integrations and site grants reach spaces.
+  spaceHooks.on('deleted', (trx, { spaceId }) => removeSpaceFromSites(trx, spaceId));
+  spaceHooks.on('visibilityChanged', (trx, { space, previous, jobs }) =>
+    emitSpaceEvent(trx, jobs, space, { type: 'space_visibility_updated', previousVisibility: previous, visibility: space.visibility }),
+  );
+  spaceHooks.on('copied', (trx, { spaceId, root }) => reindexSpace(trx, spaceId, root));
+  resolveSpaceGrantsWith({ integrationRole: grantRoleOnSpace, siteGrantHolds });
+}
