@@ -93,7 +93,7 @@ embedded database allows one process, whose \`folio serve\` already runs the job
 ];
 
 const ENVIRONMENT = `Environment: PORT, HOST, DATA_DIR, DATABASE_URL, PUBLIC_URL, FOLIO_ADMIN_EMAIL, WORKERS,
-LOG_LEVEL and more: see "Configuration" in README.md.`;
+LOG_LEVEL and more: see docs/operating.md.`;
 
 function synopsis(cmd: Command): string {
   return `folio ${cmd.name}${cmd.args ? ` ${cmd.args}` : ''}`;

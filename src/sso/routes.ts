@@ -110,7 +110,7 @@ function readCookie(req: FastifyRequest, name: string): string | undefined {
 
 /**
  * The browser side of single sign-on, outside /v1 and out of the OpenAPI document because it
- * answers HTML, XML and redirects, not JSON (the README documents these URLs):
+ * answers HTML, XML and redirects, not JSON (docs/sso.md documents these URLs):
  *  - GET  /sso/saml/{providerId}/metadata: Folio's SP metadata XML (its URL is also the SP entity id);
  *  - GET  /sso/saml/{providerId}/start: redirects to the identity provider with a signed AuthnRequest;
  *  - POST /sso/saml/{providerId}/acs: the assertion consumer service (HTTP-POST binding);

@@ -22,7 +22,7 @@ if (edited.oneOf) {
   delete edited.oneOf;
 }
 
-// Four defects of the Document model, worked around the same way (see the README):
+// Four defects of the Document model, worked around the same way (see docs/api.md):
 // 1. a prompt's `data` requires `description` but does not list it while forbidding extra properties;
 const schemas = spec.components.schemas;
 schemas.DocumentBlockPrompt.properties.data.properties.description = { type: 'string' };
