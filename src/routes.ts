@@ -5,6 +5,7 @@ import type { Services } from './platform/context.ts';
 import { changeRequestRoutes } from './change-requests/routes.ts';
 import { collectionRoutes } from './collections/routes.ts';
 import { commentsRoutes } from './comments/routes.ts';
+import { computedContentRoutes } from './computed/routes.ts';
 import { contentRoutes } from './content/routes.ts';
 import { gitRoutes } from './git/routes.ts';
 import { insightRoutes } from './insights/routes.ts';
@@ -45,6 +46,7 @@ const API_AREAS: Array<(api: FolioApp) => Promise<void>> = [
   spaceRoutes,
   permissionRoutes,
   contentRoutes,
+  computedContentRoutes,
   changeRequestRoutes,
   commentsRoutes,
   searchRoutes,

@@ -1,5 +1,7 @@
+import { mergedFromOf } from './change-requests/merged-from.ts';
+import { contentExtensions } from './content/extensions.ts';
 import { grantRoleOnSpace } from './integrations/grants.ts';
-import { emitSpaceEvent } from './integrations/outbox.ts';
+import { mayHoldOpenAPIBlocks, resolveOpenAPIBlocks } from './openapi/blocks.ts';
 import { reindexSpace } from './search/indexer.ts';
 import { siteGrantHolds } from './sites/content-token.ts';
 import { removeSpaceFromSites } from './sites/structure.ts';
@@ -16,12 +18,13 @@ export function wireAreas(): void {
   if (wired) return;
   wired = true;
 
-  // Spaces: a deleted space leaves the sites that published it; integrations hear of visibility
-  // changes; a copy gets its search index; integrations and site grants reach spaces.
+  // Spaces: a deleted space leaves the sites that published it; a copy gets its search index;
+  // integrations and site grants reach spaces.
   spaceHooks.on('deleted', (trx, { spaceId }) => removeSpaceFromSites(trx, spaceId));
-  spaceHooks.on('visibilityChanged', (trx, { space, previous, jobs }) =>
-    emitSpaceEvent(trx, jobs, space, { type: 'space_visibility_updated', previousVisibility: previous, visibility: space.visibility }),
-  );
   spaceHooks.on('copied', (trx, { spaceId, root }) => reindexSpace(trx, spaceId, root));
   resolveSpaceGrantsWith({ integrationRole: grantRoleOnSpace, siteGrantHolds });
+
+  // Content: OpenAPI blocks are filled on computed reads; a merge revision names its change request.
+  contentExtensions.computedBlocks.push({ mayHold: mayHoldOpenAPIBlocks, resolve: resolveOpenAPIBlocks });
+  contentExtensions.mergedFrom = mergedFromOf;
 }

@@ -1,5 +1,5 @@
 import { sql } from 'kysely';
-import { emitSpaceEvent } from '../integrations/outbox.ts';
+import { emitSpaceEvent } from '../events/outbox.ts';
 import { presentUser } from '../users/presenter.ts';
 import { mergeContents, hasConflictMarkers, type Conflict } from '../content/merge.ts';
 import { ContentEditor, ContentReader, getDocuments, putDocuments, type PageEntry, type PageInput, type ReusableContentEntry, type Variables } from '../content/model.ts';

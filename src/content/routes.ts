@@ -8,10 +8,8 @@ import { contentDisposition } from '../platform/content-disposition.ts';
 import { NotFoundError } from '../platform/errors.ts';
 import { ListOf, PageQuery as ListQuery } from '../platform/paging.ts';
 import { getBlob } from './files.ts';
-import { ComputedRevision, ComputedSource, DocumentQuery, File, JsonDocument, Page, PageQuery, ReusableContent, Revision, RevisionQuery } from './schemas.ts';
-import { asEnum } from '../platform/schemas.ts';
+import { DocumentQuery, File, JsonDocument, Page, PageQuery, ReusableContent, Revision, RevisionQuery } from './schemas.ts';
 import { documentById, pageDocument, reusableContentById, reusableContentDocument, type DocumentRead } from './documents.ts';
-import { computedDocument, computedRevision } from './computed.ts';
 import {
   currentContent,
   fileById,
@@ -294,40 +292,6 @@ export async function contentRoutes(app: FolioApp): Promise<void> {
     },
     async (req, reply) => sendDocument(reply, await documentById(req.ctx(), req.params.spaceId, req.params.documentId)),
   );
-  // Computed content (src/content/computed.ts): a source in, a document or pages out, nothing stored.
-  const ComputeBody = (what: string) =>
-    Type.Object({
-      source: ComputedSource(what),
-      seed: Type.String({ maxLength: 1000, description: 'Seed of the ids: the same seed and source give the same page ids and block keys' }),
-    });
-  app.post(
-    '/spaces/:spaceId/content/computed/document',
-    {
-      schema: {
-        operationId: 'getComputedDocument',
-        tags: ['content'],
-        params: spaceParams,
-        querystring: Type.Object({ schema: Type.Optional(asEnum(Type.Union([Type.Literal('current'), Type.Literal('next')]), { description: 'Version of the document schema; Folio has one, served for both' })) }),
-        body: ComputeBody('document'),
-        response: { 200: JsonDocument, ...errorResponses },
-      },
-    },
-    async (req) => computedDocument(req.ctx(), req.params.spaceId, req.body),
-  );
-  app.post(
-    '/spaces/:spaceId/content/computed/revision',
-    {
-      schema: {
-        operationId: 'getComputedRevision',
-        tags: ['content'],
-        params: spaceParams,
-        body: ComputeBody('revision'),
-        response: { 200: ComputedRevision, ...errorResponses },
-      },
-    },
-    async (req) => computedRevision(req.ctx(), req.params.spaceId, req.body),
-  );
-
   // File bytes. The address is the hash of the content: knowing it is the capability to read it.
   app.get(
     '/blobs/:hash/:name',

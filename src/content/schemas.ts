@@ -94,38 +94,3 @@ export const PageQuery = Type.Object({
   computed: Type.Optional(BoolText),
 });
 
-/**
- * A computed content source, as the official `ComputedContentSourceDocument` /
- * `ComputedContentSourceRevision`. Only its outline is checked here; what `props` and
- * `dependencies` must hold depends on `type`, and src/content/computed-sources.ts checks it with
- * messages naming the field.
- */
-export const ComputedSource = (what: string) =>
-  Type.Object(
-    {
-      type: Type.String({
-        maxLength: 300,
-        description: '`builtin:openapi` (a spec of the organization), `builtin:translation` (the result of a translation of the organization) or `integration:<name>:<sourceId>` (an integration installed on the space)',
-      }),
-      props: Type.Optional(
-        Type.Object({}, {
-          additionalProperties: true,
-          description:
-            what === 'document'
-              ? 'builtin:openapi: `{doc: "operation", page: <path>, method}`, `{doc: "operations" | "tag", page: <tag>}`, `{doc: "info", page}` or `{doc: "models"}`; builtin:translation: `{space: <source space ID>, document: <document ID in it>}`; an integration: its own'
-              : 'builtin:openapi: `{models: boolean, downloadLink?: boolean, grouping?: "by-tag" | "by-operation"}`; builtin:translation: `{}`; an integration: its own',
-        }),
-      ),
-      dependencies: Type.Optional(
-        Type.Object({}, { additionalProperties: true, description: 'builtin:openapi: `{spec: {ref: {kind: "openapi", spec: <slug>}}}`; builtin:translation: `{translation: {ref: {kind: "translation", translation: <ID>}}}`; an integration: named `{ref}` of spaces, specs or translations' }),
-      ),
-    },
-    { additionalProperties: false },
-  );
-
-/** The answer of `getComputedRevision`: official `RevisionPage`s with their documents inline, and files. */
-export const ComputedRevision = Type.Object({
-  pages: Type.Array(Type.Object({ id: Type.String(), title: Type.String(), type: Type.String() }, { additionalProperties: true })),
-  files: Type.Array(File),
-  reusableContents: Type.Array(ReusableContent),
-});

@@ -3,12 +3,11 @@ import type { Db } from '../platform/db/database.ts';
 import type { RevisionRow, SpaceRow } from '../platform/db/schema.ts';
 import { BadRequestError, NotFoundError } from '../platform/errors.ts';
 import type { PageRequest } from '../platform/paging.ts';
-import { presentChangeRequest } from '../change-requests/presenter.ts';
-import { usersById } from '../users/service.ts';
 import { spaceUrls } from '../spaces/presenter.ts';
 import { loadSpace } from '../spaces/access.ts';
 import { presentReusableContent, readBody, type BodyOptions } from './documents.ts';
-import { mayHoldOpenAPIBlocks, resolveOpenAPIBlocks } from '../openapi/blocks.ts';
+import { contentExtensions, mayHoldComputedBlocks, resolveComputedBlocks } from './extensions.ts';
+import type { Block } from './markdown-shared.ts';
 import { isLargeMarkdown, markdownToDocumentForRead, markdownToDocumentJsonForRead } from './convert.ts';
 import { ContentReader, getDocuments, type PageEntry } from './model.ts';
 import { withFrontMatter } from './front-matter.ts';
@@ -52,13 +51,11 @@ export interface ReadOptions extends PagePresentOptions, BodyOptions {
 }
 
 /** The revision resource: page tree, files and variables. */
-/** For a merge revision, the change request it came from (the official shape requires it). */
+/** For a merge revision, the change request it came from (the official shape requires it; src/change-requests/ answers it). */
 async function mergedFrom(ctx: Ctx, target: ContentTarget) {
-  if (target.revision.type !== 'merge') return {};
-  const cr = await ctx.db.selectFrom('change_requests').selectAll().where('revision_merged', '=', target.revision.id).executeTakeFirst();
-  if (!cr) return {};
-  const users = await usersById(ctx.db, [cr.created_by, cr.merged_by]);
-  return { mergedFrom: presentChangeRequest(ctx.urls, cr, { spaceRevision: target.space.revision_id, users }) };
+  if (target.revision.type !== 'merge' || !contentExtensions.mergedFrom) return {};
+  const cr = await contentExtensions.mergedFrom(ctx, target.space, target.revision);
+  return cr ? { mergedFrom: cr } : {};
 }
 
 export async function presentRevision(ctx: Ctx, target: ContentTarget, opts: PagePresentOptions) {
@@ -115,17 +112,15 @@ export async function presentPage(ctx: Ctx, target: ContentTarget, page: PageEnt
       markdownToDocumentJsonForRead(markdown),
       loadPresentedPage(ctx.urls, target.space, reader, page, { ...opts, source, document: DOCUMENT_SLOT }),
     ]);
-    if (opts.computed && mayHoldOpenAPIBlocks(markdown)) {
+    if (opts.computed && mayHoldComputedBlocks(markdown)) {
       const document = JSON.parse(documentJson);
-      await resolveOpenAPIBlocks(ctx.db, target.space.organization_id, ctx.user.id, document);
+      await resolveComputedBlocks(ctx, target.space.organization_id, markdown, document);
       return { page: presented, documentJson: JSON.stringify(document) };
     }
     return { page: presented, documentJson };
   }
   const document = opts.format === 'markdown' ? undefined : await markdownToDocumentForRead(markdown);
-  if (document && opts.computed && mayHoldOpenAPIBlocks(markdown)) {
-    await resolveOpenAPIBlocks(ctx.db, target.space.organization_id, ctx.user.id, document as Parameters<typeof resolveOpenAPIBlocks>[3]);
-  }
+  if (document && opts.computed) await resolveComputedBlocks(ctx, target.space.organization_id, markdown, document as { nodes?: Block[] });
   return {
     page: await loadPresentedPage(ctx.urls, target.space, reader, page, {
       ...opts,

@@ -1,4 +1,4 @@
-import { emitSpaceEvent } from '../integrations/outbox.ts';
+import { emitSpaceEvent } from '../events/outbox.ts';
 import type { Db } from '../platform/db/database.ts';
 import type { Jobs } from '../platform/jobs.ts';
 

@@ -17,7 +17,7 @@ import { checkRef, GitError, GitTimeoutError, parseRemote, redactRemote, vetRemo
 import { FetchedRepo } from './repo.ts';
 import { decryptSecret, encryptSecret } from './secrets.ts';
 import { GitSyncEvents } from './events.ts';
-import { emitSpaceEvent } from '../integrations/outbox.ts';
+import { emitSpaceEvent } from '../events/outbox.ts';
 import { presentUser } from '../users/presenter.ts';
 
 import { exportAfterMerge, GIT_EXPORT_JOB, GIT_IMPORT_JOB } from './auto-export.ts';

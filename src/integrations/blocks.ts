@@ -1,5 +1,5 @@
 import type { Services } from '../platform/context.ts';
-import { answerStamp, installationsCoveringSpace } from './coverage.ts';
+import { answerStamp, installationsCoveringSpace } from '../events/coverage.ts';
 import type { Db } from '../platform/db/database.ts';
 import { AnswerCache } from './answer-cache.ts';
 import { dispatchNow } from './dispatch.ts';

@@ -1,5 +1,5 @@
 import type { Ctx, Services } from '../platform/context.ts';
-import { installationsCoveringSpace } from './coverage.ts';
+import { installationsCoveringSpace } from '../events/coverage.ts';
 import type { SpaceRow } from '../platform/db/schema.ts';
 import { HttpError } from '../platform/errors.ts';
 import { dispatchNow } from './dispatch.ts';

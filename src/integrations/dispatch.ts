@@ -6,7 +6,7 @@ import type { IntegrationEventRow } from '../platform/db/schema.ts';
 import { FileBudget, pinnedLookup, vettedAddresses } from '../content/files.ts';
 import { issueIntegrationToken } from './grants.ts';
 import { newId } from '../platform/ids.ts';
-import { DELIVER_JOB, PRUNE_EVENTS_JOB, pruneEvents, releaseLease, renewLease, takeLease } from './outbox.ts';
+import { DELIVER_JOB, PRUNE_EVENTS_JOB, pruneEvents, releaseLease, renewLease, takeLease } from '../events/outbox.ts';
 import { presentInstallation, presentIntegration, presentSiteInstallation, presentSpaceInstallation } from './presenter.ts';
 import { runInSandbox, type LogLine } from './sandbox.ts';
 import { decryptSecrets, integrationSigningSecret, SIGNATURE_HEADER, signatureHeader } from './secrets.ts';

@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { installationsCoveringSite, installationsCoveringSpace } from './coverage.ts';
+import { installationsCoveringSite, installationsCoveringSpace } from '../events/coverage.ts';
 import type { FastifyRequest } from 'fastify';
 import { hashToken } from '../platform/auth.ts';
 import type { IntegrationGrant } from '../platform/context.ts';

@@ -13,7 +13,7 @@ import { atLeast, type Membership } from '../platform/policy.ts';
 import { loadSpace, requireSpaceRole } from '../spaces/access.ts';
 import { checkConfiguration, checkConfigurationSchema } from './configuration.ts';
 import { issueIntegrationToken } from './grants.ts';
-import { emitEvents } from './outbox.ts';
+import { emitEvents } from '../events/outbox.ts';
 import { siteIntegrations, siteScripts } from './site-scripts.ts';
 import type { IntegrationListQuery, PublishBody } from './schemas.ts';
 import { encryptSecrets } from './secrets.ts';

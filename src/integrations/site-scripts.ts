@@ -1,5 +1,5 @@
 import { sql } from 'kysely';
-import { answerStamp, installationsCoveringSite } from './coverage.ts';
+import { answerStamp, installationsCoveringSite } from '../events/coverage.ts';
 import type { Services } from '../platform/context.ts';
 import type { Db } from '../platform/db/database.ts';
 import type { Urls } from '../platform/urls.ts';

@@ -3,7 +3,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Services } from '../platform/context.ts';
 import { BadRequestError, NotFoundError } from '../platform/errors.ts';
 import { RateLimiter } from '../platform/rate-limit.ts';
-import { emitEvents } from '../integrations/outbox.ts';
+import { emitEvents } from '../events/outbox.ts';
 import type { SiteIntegration } from '../integrations/site-scripts.ts';
 import { locate, navigationFor, pageAt, type SiteStructure } from './published.ts';
 import { visitorOf, type Visitor } from './visitor.ts';

@@ -1,16 +1,13 @@
 import type { SiteGrant } from '../platform/auth.ts';
 import type { IntegrationGrant } from '../platform/context.ts';
 import type { Db } from '../platform/db/database.ts';
-import type { RoleOrGuest, SpaceRow, Visibility } from '../platform/db/schema.ts';
+import type { RoleOrGuest, SpaceRow } from '../platform/db/schema.ts';
 import { Hooks } from '../platform/hooks.ts';
-import type { Jobs } from '../platform/jobs.ts';
 
 /** What happens to spaces that areas built on them react to (registered in src/wiring.ts). */
 export const spaceHooks = new Hooks<{
   /** A space was deleted (soft): it leaves everything that showed it. */
   deleted: { spaceId: string };
-  /** A space's visibility really changed, under its row lock. */
-  visibilityChanged: { space: SpaceRow; previous: Visibility; jobs: Jobs };
   /** A space was created as a copy of another's content (`root`: its revision's page tree). */
   copied: { spaceId: string; root: string };
 }>();

@@ -14,6 +14,7 @@ import { guestVisibleSpaces, orgRoleOf, spaceRoles } from '../access/effective.t
 import { loadSpace, requireSpaceRole } from './access.ts';
 import type { CreateSpaceInput, MoveInput, UpdateSpaceInput } from './schemas.ts';
 import { liveSpaceCount, liveSpacesOf, spaceCounts } from './store.ts';
+import { emitSpaceEvent } from '../events/outbox.ts';
 import { spaceHooks } from './hooks.ts';
 import { assertMembers } from '../access/organizations.ts';
 import { NO_COUNTS, presentSpace } from './presenter.ts';
@@ -43,13 +44,13 @@ async function createRevision(
 }
 
 /**
- * Tells the areas built on spaces (integrations' `space_visibility_updated`) when the visibility
+ * `space_visibility_updated` for the integrations installed on the space, when its visibility
  * really changed. Called in the transaction that changed it, with `previous` read under the row
  * lock that change holds, so concurrent changes each report the value they replaced.
  */
 async function visibilityChanged(trx: Db, jobs: Jobs, space: SpaceRow, previous: Visibility): Promise<void> {
   if (space.visibility === previous) return;
-  await spaceHooks.run('visibilityChanged', trx, { space, previous, jobs });
+  await emitSpaceEvent(trx, jobs, space, { type: 'space_visibility_updated', previousVisibility: previous, visibility: space.visibility });
 }
 
 async function validateMergeRules(db: Db, organizationId: string, rules: UpdateSpaceInput['mergeRules']) {

@@ -4,11 +4,18 @@ import { BadRequestError, ConflictError, HttpError, NotFoundError } from '../pla
 import { loadSpace } from '../spaces/access.ts';
 import { findSpace } from '../spaces/store.ts';
 import { breather, documentPage, type ComputedPage, seededDocument, seededId } from '../content/computed-pages.ts';
-import type { TranslationDocumentSource } from '../content/computed-sources.ts';
 import { presentReusableContent, spaceHoldsDocument, storedText } from '../content/documents.ts';
 import { ContentReader, getDocuments, sortPages, type PageEntry } from '../content/model.ts';
 import { DEFAULT_LAYOUT, presentFile } from '../content/presenter.ts';
 import { loadRevision } from '../content/service.ts';
+
+/** A document of a translation's source space (`props.space`, `props.document`), read in the translation's result. */
+export interface TranslationDocumentSource {
+  kind: 'translation';
+  translation: string;
+  space: string;
+  document: string;
+}
 
 /**
  * `builtin:translation` computed content: what a translation's latest run produced, read from its

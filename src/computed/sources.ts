@@ -1,5 +1,6 @@
 import { BadRequestError } from '../platform/errors.ts';
 import type { OpenAPIDocumentProps } from '../openapi/computed.ts';
+import type { TranslationDocumentSource } from '../translations/computed.ts';
 
 /**
  * The content sources of `getComputedDocument` and `getComputedRevision`, read from a request (or
@@ -13,14 +14,6 @@ export interface SourceInput {
   type: string;
   props?: Record<string, unknown> | undefined;
   dependencies?: Record<string, unknown> | undefined;
-}
-
-/** A document of a translation's source space (`props.space`, `props.document`), read in the translation's result. */
-export interface TranslationDocumentSource {
-  kind: 'translation';
-  translation: string;
-  space: string;
-  document: string;
 }
 
 export type DocumentSource =

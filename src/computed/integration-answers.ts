@@ -7,11 +7,12 @@ import { specMembership } from '../openapi/blocks.ts';
 import { findSpec } from '../openapi/store.ts';
 import { computeWithIntegration, IntegrationAnswerError } from '../integrations/computed.ts';
 import { translatedDocumentMarkdown, translationDependencyValue } from '../translations/computed.ts';
-import { breather, documentPage, type ComputedFile, type ComputedPage, openAPIMarkdown, seededDocument, seededId, Slugs, SpecLoader } from './computed-pages.ts';
-import { documentSource, revisionSource, type SourceInput } from './computed-sources.ts';
-import { documentInputToMarkdown } from './convert.ts';
-import type { GitBookDocument } from './markdown.ts';
-import { MAX_PAGE_DEPTH } from './model.ts';
+import { breather, documentPage, type ComputedFile, type ComputedPage, seededDocument, seededId, Slugs } from '../content/computed-pages.ts';
+import { openAPIMarkdown, SpecLoader } from '../openapi/computed-pages.ts';
+import { documentSource, revisionSource, type SourceInput } from './sources.ts';
+import { documentInputToMarkdown } from '../content/convert.ts';
+import type { GitBookDocument } from '../content/markdown.ts';
+import { MAX_PAGE_DEPTH } from '../content/model.ts';
 
 /**
  * What an integration answers to `content_compute_document` (`{document}`: markdown, a JSON

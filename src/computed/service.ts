@@ -2,11 +2,12 @@ import type { Ctx } from '../platform/context.ts';
 import type { SpaceRow } from '../platform/db/schema.ts';
 import { loadSpace } from '../spaces/access.ts';
 import { planRevision, type PlannedPage } from '../openapi/computed.ts';
-import { documentSource, revisionSource, type OpenAPIRevisionProps, type SourceInput } from './computed-sources.ts';
-import { integrationDocument, integrationRevision } from './computed-answers.ts';
+import { documentSource, revisionSource, type OpenAPIRevisionProps, type SourceInput } from './sources.ts';
+import { integrationDocument, integrationRevision } from './integration-answers.ts';
 import { translatedDocumentMarkdown, translatedRevision } from '../translations/computed.ts';
-import { breather, documentPage, type ComputedPage, openAPIMarkdown, seededDocument, seededId, Slugs, SpecLoader } from './computed-pages.ts';
-import type { GitBookDocument } from './markdown.ts';
+import { breather, documentPage, type ComputedPage, seededDocument, seededId, Slugs } from '../content/computed-pages.ts';
+import { openAPIMarkdown, SpecLoader } from '../openapi/computed-pages.ts';
+import type { GitBookDocument } from '../content/markdown.ts';
 
 /**
  * `getComputedDocument` and `getComputedRevision`: content computed on request from a source,
