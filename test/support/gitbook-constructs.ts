@@ -248,14 +248,58 @@ function documentKeys(nodes: Node[]): Record<BodyConstruct, Keys> {
   return keys;
 }
 
-/** Occurrences the official schema has no place for where they stand, by construct (tables in steps and tabs). */
+/**
+ * Which constructs each container cannot hold, per the official schema (`DocumentBlockStepperStep`
+ * and the others' `nodes`): there the reader must turn them into something else.
+ */
+const NO_PLACE: Record<string, BodyConstruct[]> = {
+  step: ['HTML table', 'HTML table, <th> widths', 'tabs', 'stepper'],
+  tab: ['HTML table', 'HTML table, <th> widths', 'tabs', 'stepper'],
+  update: ['HTML table', 'HTML table, <th> widths', 'stepper'],
+  column: ['tabs'],
+  hint: ['code as <pre>', 'figure image', 'file block', 'tabs', 'stepper'],
+  details: ['tabs', 'stepper'],
+  quote: ['code as <pre>', 'figure image', 'file block', 'HTML table', 'HTML table, <th> widths', 'tabs', 'stepper'],
+  'list item': ['figure image', 'file block', 'tabs', 'stepper'],
+};
+
+const CONSTRUCT_START: [BodyConstruct, RegExp][] = [
+  ['code as <pre>', /^[ \t>]*<pre\b/],
+  ['figure image', /<figure>/g],
+  ['file block', /\{%\s*file\s/g],
+  ['HTML table', /<table\b/g],
+  ['tabs', /\{%\s*tabs\s*%\}/g],
+  ['stepper', /\{%\s*stepper\s*%\}/g],
+];
+
+/**
+ * Occurrences standing in a container the schema does not let hold them (the innermost container
+ * decides), by construct: a line-by-line walk keeping the open tags and whether a list item goes on.
+ */
 function unrepresentable(body: string): Partial<Record<BodyConstruct, number>> {
-  const text = visible(body);
   const out: Partial<Record<BodyConstruct, number>> = {};
-  for (const m of text.matchAll(/\{%\s*(step|tab)\b[^%]*%\}([\s\S]*?)\{%\s*end(step|tab)\s*%\}/g)) {
-    for (const t of m[2]!.matchAll(/<table\b[^>]*>[\s\S]*?<\/table>/g)) {
-      out['HTML table'] = (out['HTML table'] ?? 0) + 1;
-      if (/<th\b[^>]*\swidth=/.test(t[0])) out['HTML table, <th> widths'] = (out['HTML table, <th> widths'] ?? 0) + 1;
+  const count = (c: BodyConstruct, n = 1) => (out[c] = (out[c] ?? 0) + n);
+  const stack: string[] = [];
+  let inList = false;
+  for (const line of visible(body).split('\n')) {
+    if (/^\s*([-*+]|\d{1,9}[.)])\s/.test(line)) inList = true;
+    else if (line.trim() !== '' && !/^\s/.test(line)) inList = false;
+    const quoted = /^\s*>/.test(line);
+    const context = quoted ? 'quote' : inList && /^\s*([-*+]|\d{1,9}[.)])?\s/.test(line) ? 'list item' : stack.at(-1);
+    const banned = context ? (NO_PLACE[context] ?? []) : [];
+    for (const [c, re] of CONSTRUCT_START) {
+      if (!banned.includes(c)) continue;
+      const n = [...line.matchAll(new RegExp(re.source, 'g'))].length;
+      if (n === 0) continue;
+      count(c, n);
+      if (c === 'HTML table') for (const t of line.matchAll(/<table\b[\s\S]*?(<\/table>|$)/g)) if (/<th\b[^>]*\swidth=/.test(t[0])) count('HTML table, <th> widths');
+    }
+    for (const m of line.matchAll(/\{%\s*(end)?(step|tab|update|column|hint)\b[^%]*%\}|<(\/)?details\b/g)) {
+      const name = m[2] ?? 'details';
+      if (m[1] || m[3]) {
+        const at = stack.lastIndexOf(name);
+        if (at >= 0) stack.splice(at);
+      } else stack.push(name);
     }
   }
   return out;
