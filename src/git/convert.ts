@@ -12,6 +12,7 @@ import type { Db } from '../platform/db/database.ts';
 import { newId } from '../platform/ids.ts';
 import {
   contentTypeOf,
+  coverPath,
   folderTree,
   parseSummary,
   readGitbookConfig,
@@ -150,12 +151,9 @@ export async function importTree(
   const assets = new Map<string, TreeFile>();
   for (const f of files) if (assetDir && f.path.startsWith(`${assetDir}/`)) assets.set(f.path, f);
   const parsed = new Map<string, { markdown: string; title?: string; metadata: ReturnType<typeof readMarkdownMetadata>['metadata'] }>();
-  /** The file a page's `cover:` path names: relative to the page, as GitBook writes it, else to the root. */
   const coverFile = (page: string, url: string): TreeFile | undefined => {
-    const fromPage = resolveRelative(page, url);
-    const fromRoot = resolveRelative(repoPath(config.root, 'README.md') ?? 'README.md', url);
-    const file = (fromPage && byPath.get(fromPage.path)) || (fromRoot && byPath.get(fromRoot.path));
-    return file && !/\.md$/i.test(file.path) ? file : undefined;
+    const path = coverPath(page, url, config.root, (p) => byPath.has(p));
+    return path === undefined ? undefined : byPath.get(path);
   };
   for (const f of pageFiles) {
     const meta = readMarkdownMetadata(texts.get(f.oid)!.toString('utf8'));

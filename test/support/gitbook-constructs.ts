@@ -1,13 +1,14 @@
 import { execFileSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { readFileSync, readdirSync, statSync } from 'node:fs';
-import { join, relative } from 'node:path';
+import { join, posix, relative } from 'node:path';
 import { isDeepStrictEqual } from 'node:util';
 import { parse as parseYaml } from 'yaml';
 import { readMarkdownMetadata } from '../../src/change-requests/service.ts';
 import { readFrontMatter, writeFrontMatter } from '../../src/content/front-matter.ts';
 import { documentToMarkdown, markdownToDocument } from '../../src/content/markdown.ts';
-import { resolveRelative, rewriteLinks } from '../../src/git/format.ts';
+import { coverAsPath } from '../../src/git/convert.ts';
+import { coverPath, resolveRelative, rewriteLinks } from '../../src/git/format.ts';
 
 /**
  * How many of the GitBook constructs of a set of pages come out of Folio's markdown reader as the
@@ -52,7 +53,10 @@ export interface Figure {
   total: number;
   kept: number;
   roundTrip: number;
-  /** Occurrences the official schema cannot hold where they stand (a table in a step, say). */
+  /**
+   * Occurrences that cannot be kept: the official schema has no place for them where they stand (a
+   * table in a step, say), or (a cover) the file they name is not in the repository.
+   */
   unrepresentable: number;
   /** Pages with an occurrence that was not kept (for inspection). */
   missed: string[];
@@ -349,18 +353,22 @@ export function measure(corpus: Corpus, figures = emptyFigures()): Figures {
       f.unrepresentable += Math.min(lost[c] ?? 0, total - kept);
       if (kept < total) f.missed.push(`${corpus.name}:${page.path}`);
     }
-    // Front matter: a cover naming a file of the repository must become that file's reference.
+    // Front matter: a cover given as a path must become the reference of that file, found as the
+    // import finds it; a path to a file the repository does not hold cannot (counted apart).
     const cover = metadata.cover;
     if (cover && !/^[a-z][a-z0-9+.-]*:|^\/\//i.test(cover.url)) {
       const f = figures['cover file'];
       f.total++;
-      const stored = resolveCover(corpus, page.path, cover.url);
-      const read = readFrontMatter(page.text.replace(/^(---\r?\n[\s\S]*?\ncover:\s*)(.*)$/m, (_, lead: string) => `${lead}${stored ?? cover.url}`)).metadata;
-      const ok = stored !== undefined && read.cover?.url === stored;
-      if (ok) f.kept++;
-      else f.missed.push(`${corpus.name}:${page.path}`);
-      // Back to markdown: the same path the page had.
-      if (ok && writeFrontMatter(read).includes(`cover: ${stored}`)) f.roundTrip++;
+      const found = coverPath(page.path, cover.url, '', (p) => corpus.files.has(p));
+      if (found !== undefined) {
+        f.kept++;
+        // Written back as the same path (see coverAsPath, used by exports).
+        const back = coverAsPath({ cover: { ...cover, url: `/files/${idOf('f', found)}` } }, () => found, page.path).cover?.url;
+        if (posix.normalize(posix.join(posix.dirname(page.path), back ?? '')) === found) f.roundTrip++;
+      } else {
+        f.unrepresentable++;
+        f.missed.push(`${corpus.name}:${page.path} (no file ${cover.url})`);
+      }
     }
     // Layout (and cover position) keys must come back as they were written.
     const before = layoutData(page.text);
@@ -378,15 +386,9 @@ export function measure(corpus: Corpus, figures = emptyFigures()): Figures {
   return figures;
 }
 
-/** A cover path resolved as the import resolves it (from the page, else from the repository root). */
-function resolveCover(corpus: Corpus, from: string, url: string): string | undefined {
-  const resolve = resolver(corpus, from);
-  return resolve(url) ?? resolver(corpus, 'README.md')(url);
-}
-
 export function formatFigures(figures: Figures, title: string): string {
   const pct = (a: number, b: number) => (b === 0 ? '   –  ' : `${((100 * a) / b).toFixed(1).padStart(5)}%`);
-  const lines = [title, `${'construct'.padEnd(26)} ${'found'.padStart(6)} ${'kept'.padStart(6)} ${''.padStart(6)}  ${'round trip'.padStart(10)}  schema has no place`];
+  const lines = [title, `${'construct'.padEnd(26)} ${'found'.padStart(6)} ${'kept'.padStart(6)} ${''.padStart(6)}  ${'round trip'.padStart(10)}  cannot be kept (no place in the schema, no such file)`];
   for (const c of CONSTRUCTS) {
     const f = figures[c];
     lines.push(`${c.padEnd(26)} ${String(f.total).padStart(6)} ${String(f.kept).padStart(6)} ${pct(f.kept, f.total)}  ${`${f.roundTrip} ${pct(f.roundTrip, f.total)}`.padStart(10)}  ${f.unrepresentable || ''}`);
