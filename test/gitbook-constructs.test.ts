@@ -182,6 +182,13 @@ describe('through git sync and the API', () => {
     assert.equal(home.layout.width, 'wide');
     assert.equal(home.layout.metadata, false);
 
+    // The published site shows the cover from the space's files.
+    const { data: site } = await admin.api.orgs.createSite(org.id, { title: 'Station' } as never);
+    await admin.api.orgs.addSpaceToSite(org.id, site.id, { spaceId: space.id });
+    await admin.api.orgs.publishSite(org.id, site.id, {} as never);
+    const html = (await h.t.request('GET', `/${org.id}/${site.basename}/`)).body as string;
+    assert.match(html, /<img class="cover" src="[^"]*_folio\/files\/[^"]+\/hero%20\(1\)\.png"/);
+
     // Markdown read through the API: the cover is the file's path again.
     const { data: asMarkdown } = await admin.api.spaces.getPageById(space.id, byTitle.get('Weather station kit')!, { format: 'markdown' });
     assert.match((asMarkdown as { markdown: string }).markdown, /\ncover: \.gitbook\/assets\/hero \(1\)\.png\n/);
