@@ -3,7 +3,7 @@ import { emitSpaceEvent } from '../events/outbox.ts';
 import { presentUser } from '../users/presenter.ts';
 import { mergeContents, hasConflictMarkers, type Conflict } from '../content/merge.ts';
 import { ContentEditor, ContentReader, getDocuments, putDocuments, type PageEntry, type PageInput, type ReusableContentEntry, type Variables } from '../content/model.ts';
-import { canonicalLinks, INCLUDES_DIRECTORY, pageDirectory } from '../content/page-links.ts';
+import { canonicalCover, canonicalLinks, INCLUDES_DIRECTORY, pageDirectory } from '../content/page-links.ts';
 import { readFrontMatter, VARIABLE_NAME, type PageMetadata } from '../content/front-matter.ts';
 import { decodeBase64, fetchFile, FileBudget, imageDimensions, putBlob } from '../content/files.ts';
 import { loadRevision } from '../content/service.ts';
@@ -377,10 +377,15 @@ export async function editContent(ctx: Ctx, spaceId: string, idOrNumber: string,
  */
 async function storeLinksById(trx: Db, editor: ContentEditor, spaceId: string, written: ({ page: string } | { reusableContent: string })[]) {
   for (const item of written) {
-    const entry = 'page' in item ? await editor.page(item.page) : await editor.reusableContent(item.reusableContent);
+    let entry = 'page' in item ? await editor.page(item.page) : await editor.reusableContent(item.reusableContent);
     if (!entry?.doc) continue;
     const text = (await getDocuments(trx, [entry.doc])).get(entry.doc) ?? '';
     const directory = 'page' in item ? await pageDirectory(editor, entry as PageEntry) : INCLUDES_DIRECTORY;
+    // A cover naming a space file is stored as a reference to it, like the links of the body.
+    if ('page' in item && (entry as PageEntry).cover) {
+      const page = await canonicalCover(editor, entry as PageEntry, directory);
+      if (page !== entry) editor.putPage((entry = page));
+    }
     const canonical = await canonicalLinks(editor, text, directory);
     if (canonical === text) continue;
     const [doc] = await putDocuments(trx, spaceId, [canonical]);

@@ -10,7 +10,8 @@ import { isMap, parseDocument, stringify } from 'yaml';
 export interface PageLayout {
   width?: 'default' | 'wide';
   cover?: boolean;
-  coverSize?: 'full' | 'hero';
+  coverSize?: 'full' | 'hero' | 'background';
+  coverMask?: 'none' | 'radial';
   title?: boolean;
   description?: boolean;
   tableOfContents?: boolean;
@@ -28,7 +29,11 @@ export interface PageMetadata {
   hidden?: boolean;
   noIndex?: boolean;
   noRobotsIndex?: boolean;
-  /** Cover image URL or path, its vertical position and height (the official `cover.ref`, `yPos`, `height`). */
+  /**
+   * Cover image URL, path, or `/files/<id>` (a space file: a git import and a markdown write turn a
+   * path to a file of the space into that), its vertical position and height (the official
+   * `cover.ref`, `yPos`, `height`).
+   */
   cover?: { url: string; yPos: number; height?: number };
   layout?: PageLayout;
   metaLinks?: { canonical?: string; alternates?: string[] };
@@ -129,13 +134,17 @@ export function readFrontMatter(markdown: string): { metadata: PageMetadata; bod
       }
       case 'layout': {
         const layout = value as Record<string, unknown> | null;
-        if (!layout || typeof layout !== 'object') break;
+        if (!layout || typeof layout !== 'object') {
+          extra[key] = value;
+          break;
+        }
         const out: PageLayout = {};
         if (layout.width === 'wide' || layout.width === 'default') out.width = layout.width;
-        const cover = layout.cover as { visible?: unknown; size?: unknown } | undefined;
+        const cover = layout.cover as { visible?: unknown; size?: unknown; mask?: unknown } | undefined;
         if (cover && typeof cover === 'object') {
           if (bool(cover.visible) !== undefined) out.cover = bool(cover.visible);
-          if (cover.size === 'full' || cover.size === 'hero') out.coverSize = cover.size;
+          if (cover.size === 'full' || cover.size === 'hero' || cover.size === 'background') out.coverSize = cover.size;
+          if (cover.mask === 'none' || cover.mask === 'radial') out.coverMask = cover.mask;
         }
         for (const part of VISIBLE_PARTS) {
           const visible = (layout[part] as { visible?: unknown } | undefined)?.visible;
@@ -166,7 +175,9 @@ export function writeFrontMatter(metadata: PageMetadata): string {
     const l = metadata.layout;
     const layout: Record<string, unknown> = {};
     if (l.width) layout.width = l.width;
-    if (l.cover !== undefined || l.coverSize) layout.cover = { ...(l.cover !== undefined ? { visible: l.cover } : {}), ...(l.coverSize ? { size: l.coverSize } : {}) };
+    if (l.cover !== undefined || l.coverSize || l.coverMask) {
+      layout.cover = { ...(l.cover !== undefined ? { visible: l.cover } : {}), ...(l.coverSize ? { size: l.coverSize } : {}), ...(l.coverMask ? { mask: l.coverMask } : {}) };
+    }
     for (const part of VISIBLE_PARTS) if (l[part] !== undefined) layout[part] = { visible: l[part] };
     if (Object.keys(layout).length > 0) data.layout = layout;
   }

@@ -98,6 +98,7 @@ const QUOTE_PREFIX = String.raw`((?:[ \t]*>)*)[ \t]*`;
 const LIST_MARKER = String.raw`(?:(?:[-+*]|\d{1,9}[.)])[ \t]+)?`;
 const MATH_OPEN = new RegExp(`^(${QUOTE_PREFIX}${LIST_MARKER})\\$\\$\\s*$`);
 const MATH_CLOSE = new RegExp(`^(${QUOTE_PREFIX})\\$\\$\\s*$`);
+const PRE_OPEN = new RegExp(`^${QUOTE_PREFIX}${LIST_MARKER}<pre(?:[ \\t>]|$)`, 'i');
 const LINE_PREFIX = new RegExp(`^(${QUOTE_PREFIX})${LIST_MARKER}`);
 
 /** GitBook's Liquid block tags; `@owner/block` integration tags are recognised by their `@`. */
@@ -150,8 +151,15 @@ function prepareSource(markdown: string): Source {
     if (MATH_CLOSE.test(lines[i]!)) next = i;
   }
   let fence: { char: string; length: number } | null = null;
+  let pre = false;
   for (let i = 0; i < lines.length; i++) {
     const line = lines[i]!;
+    // A `<pre>` block is code too (GitBook's form for highlighted lines): its lines stay as written.
+    if (pre || (!fence && PRE_OPEN.test(line))) {
+      pre = !/<\/pre>/i.test(line);
+      out.push(line);
+      continue;
+    }
     if (fence) {
       const close = /^\s*(`+|~+)\s*$/.exec(line);
       if (close && close[1]![0] === fence.char && close[1]!.length >= fence.length) fence = null;
@@ -778,6 +786,10 @@ class Reader {
     const first = tokens.find((t) => t.kind !== 'text' || t.text.trim() !== '');
     if (!first) return [];
     if (first.kind === 'open') {
+      if (first.name === 'pre') {
+        const code = preCode(tokens);
+        if (code) return [code];
+      }
       if (first.name === 'table') {
         const table = this.htmlTable(html, tokens);
         if (table) return [table];
@@ -958,7 +970,7 @@ class Reader {
           default: {
             const fragment = `r${i}${column}`;
             values[column] = fragment;
-            fragments.push({ object: 'fragment', fragment, nodes: this.cellParagraphs(raw) });
+            fragments.push({ object: 'fragment', fragment, nodes: this.cellBlocks(raw) });
           }
         }
       });
@@ -981,19 +993,41 @@ class Reader {
     return { object: 'block', type: 'table', data, fragments, isVoid: true };
   }
 
-  /** A cell's rich text: one paragraph per `<p>`, or one paragraph. */
-  private cellParagraphs(raw: string): DocumentBlockParagraph[] {
-    // Each `<p>` runs to the first `</p>` after it (or to the end), found in one pass.
-    const spans: { from: number; to: number }[] = [];
-    let open = 0;
-    for (const t of tokenizeHtml(raw)) {
-      if (t.kind === 'open' && t.name === 'p') {
-        spans.push({ from: t.end, to: raw.length });
-        open++;
-      } else if (t.kind === 'close' && t.name === 'p') for (; open > 0; open--) spans[spans.length - open]!.to = t.start;
+  /**
+   * A cell's rich text: one paragraph per `<p>` and one heading per `<h1>`…`<h6>` (card titles are
+   * written `<td><h4>…</h4></td>`), text between them a paragraph of its own; one paragraph when
+   * the cell has none of them.
+   */
+  private cellBlocks(raw: string): (DocumentBlockParagraph | DocumentBlockHeading)[] {
+    const tokens = tokenizeHtml(raw);
+    const isBlock = (t: HtmlToken | undefined) => t?.kind === 'open' && (t.name === 'p' || /^h[1-6]$/.test(t.name));
+    const spans: { from: number; to: number; tag: string | null }[] = [];
+    let loose = 0;
+    const looseText = (to: number) => {
+      if (raw.slice(loose, to).replace(/<\/?p>/gi, '').trim() !== '') spans.push({ from: loose, to, tag: null });
+    };
+    for (let k = 0; k < tokens.length; k++) {
+      const t = tokens[k]!;
+      if (!isBlock(t) || t.kind !== 'open') continue;
+      looseText(t.start);
+      // It runs to its closing tag, or to the next paragraph or heading (an unclosed `<p>`), or to the end.
+      let j = k + 1;
+      while (j < tokens.length && !isBlock(tokens[j]) && !(tokens[j]!.kind === 'close' && (tokens[j] as { name: string }).name === t.name)) j++;
+      const stop = tokens[j];
+      spans.push({ from: t.end, to: stop ? stop.start : raw.length, tag: t.name });
+      loose = stop ? (stop.kind === 'close' ? stop.end : stop.start) : raw.length;
+      k = stop?.kind === 'close' ? j : j - 1;
     }
-    const parts = spans.length === 0 ? [raw] : spans.map(({ from, to }) => raw.slice(from, to));
-    return parts.map((part) => paragraph(assemble(this.inlineMarkdown(part.replace(/\n/g, ' ')))));
+    if (spans.length === 0) return [paragraph(assemble(this.inlineMarkdown(raw.replace(/\n/g, ' '))))];
+    looseText(raw.length);
+    return spans.map(({ from, to, tag }) => {
+      const inner = raw.slice(from, to).replace(/\n/g, ' ');
+      if (tag === null || tag === 'p') return paragraph(assemble(this.inlineMarkdown(inner)));
+      const { reader, root } = this.nested(inner);
+      const para = root.children[0];
+      const children = root.children.length === 1 && para?.type === 'paragraph' ? para.children : [{ type: 'text' as const, value: plainOfPieces(this.inlineMarkdown(inner)) }];
+      return reader.heading({ type: 'heading', depth: Number(tag[1]) as 1 | 2 | 3, children });
+    });
   }
 
   private table(node: md.Table): DocumentBlockTable {
@@ -1263,6 +1297,61 @@ class Reader {
     if (size === 'line' || size === 'original') node.data.size = size;
     return node;
   }
+}
+
+/**
+ * `<pre class="language-yaml"><code class="lang-yaml">…</code></pre>`: how GitBook writes a code
+ * block some of whose lines are highlighted, each such line (its newline included) in `<strong>`.
+ * Highlighting is what the document can hold (`code-line` `data.highlighted`); other tags inside
+ * (`<em>`, links) have no place in a code line and leave only their text. Every line is written
+ * with its newline, so one newline at the very end is the last line's, not an empty line.
+ */
+function preCode(tokens: HtmlToken[]): DocumentBlockCode | null {
+  const pre = tokens.find((t) => t.kind !== 'text' || t.text.trim() !== '');
+  const open = tokens.findIndex((t) => t.kind === 'open' && t.name === 'code');
+  let close = tokens.length - 1;
+  while (close > open && !(tokens[close]!.kind === 'close' && (tokens[close] as { name: string }).name === 'code')) close--;
+  if (pre?.kind !== 'open' || open < 0 || close <= open) return null;
+  // Nothing but the `<pre>` may stand before the code, nor anything but `</pre>` after it.
+  const outside = [...tokens.slice(0, open), ...tokens.slice(close + 1)];
+  if (outside.some((t) => (t.kind === 'text' ? t.text.trim() !== '' : t.name !== 'pre'))) return null;
+  const lines: { text: string; highlighted: boolean }[] = [{ text: '', highlighted: false }];
+  let strong = 0;
+  for (const t of tokens.slice(open + 1, close)) {
+    if (t.kind === 'open' && (t.name === 'strong' || t.name === 'b')) strong++;
+    else if (t.kind === 'close' && (t.name === 'strong' || t.name === 'b')) strong = Math.max(0, strong - 1);
+    else if (t.kind === 'open' && t.name === 'br') lines.push({ text: '', highlighted: false });
+    else if (t.kind === 'text') {
+      t.text.split('\n').forEach((part, k) => {
+        // A newline belongs to the line it ends: inside `<strong>`, that line is highlighted.
+        if (k > 0) {
+          if (strong > 0) lines.at(-1)!.highlighted = true;
+          lines.push({ text: '', highlighted: false });
+        }
+        lines.at(-1)!.text += part;
+        if (strong > 0 && part !== '') lines.at(-1)!.highlighted = true;
+      });
+    }
+  }
+  if (lines.length > 1 && lines.at(-1)!.text === '' && !lines.at(-1)!.highlighted) lines.pop();
+  const lang = (classes: string | undefined, prefix: string) => (classes ?? '').split(/\s+/).find((c) => c.startsWith(prefix))?.slice(prefix.length);
+  const code = tokens[open] as Extract<HtmlToken, { kind: 'open' }>;
+  const syntax = lang(code.attrs.class, 'lang-') || lang(code.attrs.class, 'language-') || lang(pre.attrs.class, 'language-');
+  const a = pre.attrs;
+  const data: DocumentBlockCode['data'] = syntax ? { syntax } : {};
+  if (a['data-title']) data.title = a['data-title'];
+  if (a['data-overflow'] === 'wrap') data.overflow = 'wrap';
+  if (isTrue(a['data-line-numbers'])) data.lineNumbers = true;
+  if (isTrue(a['data-full-width'])) data.fullWidth = true;
+  if (isTrue(a['data-expandable'])) data.expandable = true;
+  const collapsed = Number(a['data-collapsed-line-count']);
+  if (Number.isInteger(collapsed) && collapsed >= 1) data.collapsedLineCount = collapsed;
+  return {
+    object: 'block',
+    type: 'code',
+    data,
+    nodes: lines.map((line) => ({ object: 'block', type: 'code-line', data: line.highlighted ? { highlighted: true } : {}, nodes: [textNode([leaf(line.text)])] })),
+  };
 }
 
 function withCodeAttrs(block: DocumentBlockCode, attrs: Record<string, string>): DocumentBlockCode {

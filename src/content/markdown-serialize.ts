@@ -235,7 +235,33 @@ function inlineMarkdown(nodes: readonly InlineOrText[], notes: Notes): string {
   return processor.stringify({ type: 'root', children: [{ type: 'paragraph', children }] }).replace(/\n+$/, '');
 }
 
+/** A code line's text in `<pre>`: GitBook escapes `&` and `<` (so no tag or reference can open). */
+const preText = (text: string) => text.replace(/&/g, '&#x26;').replace(/</g, '&#x3C;');
+
+/**
+ * A code block with highlighted lines, the way GitBook writes one: `<pre>` with the options as
+ * `data-` attributes, every line followed by its newline, a highlighted line (newline included)
+ * in `<strong>`.
+ */
+function preCode(block: DocumentBlockCode): md.Html {
+  const { syntax, title, overflow, lineNumbers, fullWidth, expandable, collapsedLineCount } = block.data;
+  const attrs: string[] = syntax ? [`class="language-${escapeAttr(syntax)}"`] : [];
+  if (title) attrs.push(`data-title="${escapeAttr(title)}"`);
+  if (overflow === 'wrap') attrs.push('data-overflow="wrap"');
+  if (lineNumbers) attrs.push('data-line-numbers');
+  if (fullWidth) attrs.push('data-full-width="true"');
+  if (expandable) attrs.push('data-expandable="true"');
+  if (collapsedLineCount !== undefined) attrs.push(`data-collapsed-line-count="${collapsedLineCount}"`);
+  const lines = block.nodes.map((line) => {
+    const text = `${preText(textOf(line.nodes))}\n`;
+    return line.data?.highlighted ? `<strong>${text}</strong>` : text;
+  });
+  const code = syntax ? `<code class="lang-${escapeAttr(syntax)}">` : '<code>';
+  return html(`<pre${attrs.map((a) => ` ${a}`).join('')}>${code}${lines.join('')}</code></pre>`);
+}
+
 function codeBlock(block: DocumentBlockCode): md.RootContent[] {
+  if (block.nodes.some((line) => line.data?.highlighted)) return [preCode(block)];
   const value = block.nodes.map((line) => textOf(line.nodes)).join('\n');
   const code: md.Code = { type: 'code', lang: block.data.syntax || null, meta: null, value };
   const { title, lineNumbers, overflow, fullWidth, expandable, collapsedLineCount } = block.data;
@@ -347,6 +373,21 @@ function pipeTable(block: DocumentBlockTable, notes: Notes): md.Table {
   return { type: 'table', align, children: [header, ...rows] };
 }
 
+/** The HTML heading tag of a heading block, as `<hN>` lines are read (markdown-parse `htmlBlock`). */
+const htmlHeadingTag = (type: string) => `h${type.slice(-1)}`;
+
+/** A text cell: its only paragraph as is; else each paragraph in `<p>`, each heading in `<hN>` (card titles). */
+function cellHtml(nodes: readonly Block[], notes: Notes): string {
+  const many = nodes.length > 1;
+  return nodes
+    .map((n) => {
+      const text = inlineMarkdown(((n as { nodes?: InlineOrText[] }).nodes ?? []) as InlineOrText[], notes);
+      if (n.type.startsWith('heading-')) return `<${htmlHeadingTag(n.type)}>${text.replace(/<br>/g, ' ')}</${htmlHeadingTag(n.type)}>`;
+      return many ? `<p>${text}</p>` : text;
+    })
+    .join('');
+}
+
 /** Any other table as HTML, the way GitBook writes cards and tables with widths or typed columns. */
 function htmlTable(block: DocumentBlockTable, notes: Notes): string {
   const { view, definition, fullWidth } = block.data;
@@ -388,8 +429,7 @@ function htmlTable(block: DocumentBlockTable, notes: Notes): string {
       else if (def.type === 'number' || def.type === 'rating' || def.type === 'checkbox') inner = String(value);
       else {
         const fragment = fragmentOf(block, value);
-        const paragraphs = (fragment?.nodes ?? []).map((n) => inlineMarkdown(((n as { nodes?: InlineOrText[] }).nodes ?? []) as InlineOrText[], notes));
-        inner = paragraphs.length > 1 ? paragraphs.map((p) => `<p>${p}</p>`).join('') : (paragraphs[0] ?? '');
+        inner = cellHtml(fragment?.nodes ?? [], notes);
       }
       return `<td>${inner}</td>`;
     });

@@ -144,3 +144,31 @@ export async function relativeLinks(reader: ContentReader, markdown: string, dir
   }
   return replaceUrls(markdown, found, replacement);
 }
+
+/**
+ * A page's cover given as a path to a space file (`.gitbook/assets/hero.png`, relative to the page,
+ * or to the space root as GitBook also writes it) stored as `/files/<id>`, as links are; any other
+ * cover (a URL, a path to nothing) stays as written.
+ */
+export async function canonicalCover<T extends { cover?: { url: string } }>(reader: ContentReader, page: T, directory: string): Promise<T> {
+  const url = page.cover?.url;
+  if (!url || SCHEME.test(url) || url.startsWith('/') || url.startsWith('#')) return page;
+  const { path } = splitUrl(url);
+  const files = new Map((await reader.files()).map((f) => [f.name, f.id]));
+  for (const dir of [directory, '.']) {
+    const target = posix.normalize(posix.join(dir, decode(path)));
+    const asset = target.lastIndexOf(ASSETS);
+    const id = asset >= 0 && !target.startsWith('..') ? files.get(target.slice(asset + ASSETS.length)) : undefined;
+    if (id) return { ...page, cover: { ...page.cover!, url: `/files/${id}` } };
+  }
+  return page;
+}
+
+/** A stored cover (`/files/<id>`) as the path of its file relative to `directory`, unencoded as GitBook writes front matter. */
+export async function relativeCover<T extends { cover?: { url: string } }>(reader: ContentReader, metadata: T, directory: string): Promise<T> {
+  const id = metadata.cover ? STORED_FILE.exec(metadata.cover.url)?.[1] : undefined;
+  const file = id ? await reader.file(id) : undefined;
+  if (!file) return metadata;
+  const path = posix.relative(directory === '.' ? '' : directory, ASSETS + file.name) || file.name;
+  return { ...metadata, cover: { ...metadata.cover!, url: path } };
+}

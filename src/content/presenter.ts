@@ -4,6 +4,7 @@ import type { Urls } from '../platform/urls.ts';
 import type { ContentReader, FileEntry, PageEntry } from './model.ts';
 import { getDocuments, sortPages } from './model.ts';
 import type { PageMetadata } from './front-matter.ts';
+import { imageRefFromUrl } from './markdown-shared.ts';
 
 /** Every layout option the official page shape requires, with GitBook's defaults. */
 export const DEFAULT_LAYOUT = {
@@ -72,7 +73,7 @@ export function presentPageEntry(
     noIndex: page.noIndex ?? false,
     noRobotsIndex: page.noRobotsIndex ?? false,
     ...(page.cover
-      ? { cover: { ref: { kind: 'url' as const, url: page.cover.url }, yPos: page.cover.yPos, ...(page.cover.height !== undefined ? { height: page.cover.height } : {}) } }
+      ? { cover: { ref: imageRefFromUrl(page.cover.url), yPos: page.cover.yPos, ...(page.cover.height !== undefined ? { height: page.cover.height } : {}) } }
       : {}),
     ...(page.metaLinks
       ? {

@@ -11,7 +11,7 @@ import type { Block } from './markdown-shared.ts';
 import { isLargeMarkdown, markdownToDocumentForRead, markdownToDocumentJsonForRead } from './convert.ts';
 import { ContentReader, getDocuments, type PageEntry } from './model.ts';
 import { withFrontMatter } from './front-matter.ts';
-import { pageDirectory, relativeLinks } from './page-links.ts';
+import { pageDirectory, relativeCover, relativeLinks } from './page-links.ts';
 import { frontMatterOf, loadPresentedPage, presentFile, presentPageTree, type PagePresentOptions } from './presenter.ts';
 
 /** Which content a read is about: the space's current revision, a revision by id, or a change request's head. */
@@ -102,8 +102,10 @@ export async function presentPage(ctx: Ctx, target: ContentTarget, page: PageEnt
   // The markdown of a page carries its metadata as front matter and links relative to the page, as
   // GitBook exports it (or links by id, with `format.markdown.refs=stable`).
   if (opts.format === 'markdown') {
-    if (opts.markdownRefs !== 'stable') markdown = await relativeLinks(reader, markdown, await pageDirectory(reader, page));
-    markdown = withFrontMatter(frontMatterOf(page), markdown);
+    const stable = opts.markdownRefs === 'stable';
+    const directory = stable ? '' : await pageDirectory(reader, page);
+    if (!stable) markdown = await relativeLinks(reader, markdown, directory);
+    markdown = withFrontMatter(stable ? frontMatterOf(page) : await relativeCover(reader, frontMatterOf(page), directory), markdown);
   }
   if (opts.format !== 'markdown' && isLargeMarkdown(markdown)) {
     // A large document is converted and serialized on a worker thread; the page around it is

@@ -3,7 +3,7 @@ import { posix } from 'node:path';
 import { generateNKeysBetween } from 'fractional-indexing';
 import { readMarkdownMetadata } from '../change-requests/service.ts';
 import { getBlob, imageDimensions, putBlob } from '../content/files.ts';
-import { readFrontMatter, variablesOf, withFrontMatter } from '../content/front-matter.ts';
+import { type PageMetadata, readFrontMatter, variablesOf, withFrontMatter } from '../content/front-matter.ts';
 import { parse as parseYaml, stringify as stringifyYaml } from 'yaml';
 import { ContentEditor, ContentReader, EMPTY, getDocuments, putDocuments, REUSABLE_CONTENT_ID, slugify, sortPages, type FileEntry, type PageEntry, type ReusableContentEntry, type Variables } from '../content/model.ts';
 import { frontMatterOf, gitPath } from '../content/presenter.ts';
@@ -12,6 +12,7 @@ import type { Db } from '../platform/db/database.ts';
 import { newId } from '../platform/ids.ts';
 import {
   contentTypeOf,
+  coverPath,
   folderTree,
   parseSummary,
   readGitbookConfig,
@@ -150,6 +151,10 @@ export async function importTree(
   const assets = new Map<string, TreeFile>();
   for (const f of files) if (assetDir && f.path.startsWith(`${assetDir}/`)) assets.set(f.path, f);
   const parsed = new Map<string, { markdown: string; title?: string; metadata: ReturnType<typeof readMarkdownMetadata>['metadata'] }>();
+  const coverFile = (page: string, url: string): TreeFile | undefined => {
+    const path = coverPath(page, url, config.root, (p) => byPath.has(p));
+    return path === undefined ? undefined : byPath.get(path);
+  };
   for (const f of pageFiles) {
     const meta = readMarkdownMetadata(texts.get(f.oid)!.toString('utf8'));
     parsed.set(f.path, meta);
@@ -159,9 +164,17 @@ export async function importTree(
       if (file && !/\.md$/i.test(file.path) && !assets.has(file.path)) assets.set(file.path, file);
       return undefined;
     });
+    const cover = meta.metadata.cover && coverFile(f.path, meta.metadata.cover.url);
+    if (cover && !assets.has(cover.path)) assets.set(cover.path, cover);
   }
   const fileIdByPath = new Map<string, string>();
   for (const path of assets.keys()) fileIdByPath.set(path, idByKey.get(`file:${path}`) ?? newId());
+  // A cover naming a file of the repository is a reference to that space file, as images are.
+  for (const f of pageFiles) {
+    const { metadata } = parsed.get(f.path)!;
+    const file = metadata.cover && coverFile(f.path, metadata.cover.url);
+    if (file && metadata.cover) metadata.cover = { ...metadata.cover, url: `/files/${fileIdByPath.get(file.path)!}` };
+  }
 
   // Bodies with repository links turned into page and file references.
   const bodies = new Map<string, string>();
@@ -422,7 +435,7 @@ export async function exportPlan(
         return undefined;
       });
       const withIncludes = rewriteIncludes(body, (target) => (target.startsWith('.gitbook/includes/') ? relativeLink(path, inRoot(target)) : undefined));
-      const text = withFrontMatter(frontMatterOf(p), `# ${p.title}\n${withIncludes.trim() ? `\n${withIncludes.replace(/\n*$/, '\n')}` : ''}`);
+      const text = withFrontMatter(coverAsPath(frontMatterOf(p), (file) => filePath.get(file), path), `# ${p.title}\n${withIncludes.trim() ? `\n${withIncludes.replace(/\n*$/, '\n')}` : ''}`);
       out.files.push({ path, data: Buffer.from(text, 'utf8') });
     }
     out.manifest.pages[p.id] = { kind: 'page', path, entry: hash, ...(oid ? { oid } : {}), ...(known?.href && known.path === path ? { href: known.href } : {}) };
@@ -511,4 +524,15 @@ export async function exportPlan(
     for (const e of existing) if (e.startsWith(`${f.path}/`) && !written.has(e)) out.deletes.push(e);
   }
   return out;
+}
+
+/**
+ * Page metadata with a cover that references a space file (`/files/<id>`) written as the path of
+ * that file relative to the page, unencoded as GitBook writes it (`.gitbook/assets/hero (1).png`).
+ */
+export function coverAsPath(metadata: PageMetadata, pathOfFile: (id: string) => string | undefined, pagePath: string): PageMetadata {
+  const id = metadata.cover ? /^\/files\/([^/#?]+)$/.exec(metadata.cover.url)?.[1] : undefined;
+  const to = id ? pathOfFile(id) : undefined;
+  if (!to || !metadata.cover) return metadata;
+  return { ...metadata, cover: { ...metadata.cover, url: posix.relative(posix.dirname(`/${pagePath}`), `/${to}`) } };
 }

@@ -261,6 +261,18 @@ export function rewriteLinks(markdown: string, map: (target: string) => string |
     .join('\n');
 }
 
+/**
+ * The repository file a page's `cover:` names: relative to the page, as GitBook writes it, else to
+ * the root of the docs (`root`); undefined for a URL, a markdown file or a path to nothing.
+ */
+export function coverPath(pagePath: string, url: string, root: string, has: (path: string) => boolean): string | undefined {
+  for (const from of [pagePath, repoPath(root, 'README.md') ?? 'README.md']) {
+    const r = resolveRelative(from, url);
+    if (r && has(r.path) && !/\.md$/i.test(r.path)) return r.path;
+  }
+  return undefined;
+}
+
 /** A relative link target split into its repository path and anchor; undefined for external ones. */
 export function resolveRelative(fromFile: string, target: string): { path: string; anchor: string } | undefined {
   if (!target || isExternal(target) || target.startsWith('#') || target.startsWith('/')) return undefined;

@@ -10,7 +10,7 @@ import { readBody, storedText } from '../content/documents.ts';
 import { ContentReader } from '../content/model.ts';
 import { withFrontMatter } from '../content/front-matter.ts';
 import { frontMatterOf } from '../content/presenter.ts';
-import { pageDirectory, relativeLinks } from '../content/page-links.ts';
+import { pageDirectory, relativeCover, relativeLinks } from '../content/page-links.ts';
 import { conditionHolds, expressionValue } from './conditions.ts';
 import { pageHtml, type Link, type PageView } from './layout.ts';
 import { navigationOf, type Navigation, type NavPage } from './navigation.ts';
@@ -237,6 +237,8 @@ export async function renderPage(req: PageRequest, nav: Navigation, page: NavPag
     .filter((s) => s.section_id === (located.section?.id ?? null) && !s.hidden && visibleTo(visitor, s.condition))
     .map((s) => ({ title: s.space.title, href: `${req.base}${prefixOf(located.section, s)}`, current: s.id === located.siteSpace.id }));
   const coverUrl = page.entry.cover?.url;
+  // A cover that is a space file (`/files/<id>`) is served from the site's files.
+  const coverFileId = coverUrl ? /^\/files\/([^/#?]+)$/.exec(coverUrl)?.[1] : undefined;
   const noIndex = site.visibility !== 'public' || !!page.entry.noIndex || !!page.entry.noRobotsIndex;
   const view: PageView = {
     siteTitle: typeof settings.title === 'string' && settings.title ? settings.title : site.title,
@@ -258,7 +260,7 @@ export async function renderPage(req: PageRequest, nav: Navigation, page: NavPag
     title: page.title,
     description: page.entry.description,
     emoji: page.emoji,
-    cover: coverUrl && /^(https?:|\/)/i.test(coverUrl) ? coverUrl : undefined,
+    cover: coverFileId ? ctx.file(coverFileId)?.url : coverUrl && /^(https?:|\/)/i.test(coverUrl) ? coverUrl : undefined,
     html: rendered.html,
     headings: rendered.headings,
     breadcrumbs,
@@ -335,6 +337,7 @@ function ancestorIds(nav: Navigation, page: NavPage): string[] {
 export async function pageMarkdown(db: Db, nav: Navigation, page: NavPage): Promise<string> {
   const reader = new ContentReader(db, nav.root);
   const source = await storedText(db, page.entry.doc);
-  const body = await relativeLinks(reader, await readBody(reader, source, page.entry, { dereferenced: true }), await pageDirectory(reader, page.entry));
-  return withFrontMatter(frontMatterOf(page.entry), `# ${page.title}\n\n${body}`);
+  const directory = await pageDirectory(reader, page.entry);
+  const body = await relativeLinks(reader, await readBody(reader, source, page.entry, { dereferenced: true }), directory);
+  return withFrontMatter(await relativeCover(reader, frontMatterOf(page.entry), directory), `# ${page.title}\n\n${body}`);
 }
