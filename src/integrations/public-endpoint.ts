@@ -78,12 +78,20 @@ export async function publicEndpointRoutes(app: FolioApp): Promise<void> {
     };
 
     const tags = ['integrations'];
+    const description = (whose: string) =>
+      `Needs no token. Any method, and any path below it (\`…/public/oauth/callback?code=…\`): the request, its path and query and its body as sent, is forwarded to the integration's script (or dev tunnel) as a \`fetch\` event${whose}, and the script's response is the answer. Recorded as an event with its trace.`;
     const routes = [
-      { url: '/integrations/:integrationName/public', level: 'integration', params: IntegrationNameParams },
-      { url: '/integrations/:integrationName/installations/:installationId/public', level: 'installation', params: InstallationParams },
+      { url: '/integrations/:integrationName/public', level: 'integration', params: IntegrationNameParams, summary: 'Public endpoint of an integration', whose: ' without an installation' },
+      { url: '/integrations/:integrationName/installations/:installationId/public', level: 'installation', params: InstallationParams, summary: 'Public endpoint of an installation', whose: ' with the installation in its environment' },
     ] as const;
-    for (const { url, level, params } of routes) {
-      scope.route({ method: [...METHODS], url, config: { public: true }, schema: { tags, params, security: [] }, handler: (req, reply) => forward(req, reply, level) });
+    for (const { url, level, params, summary, whose } of routes) {
+      scope.route({
+        method: [...METHODS],
+        url,
+        config: { public: true },
+        schema: { tags, params, security: [], summary, description: description(whose) },
+        handler: (req, reply) => forward(req, reply, level),
+      });
       scope.route({
         method: [...METHODS],
         url: `${url}/*`,
