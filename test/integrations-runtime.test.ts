@@ -64,6 +64,62 @@ describe('integration scripts', () => {
     assert.equal(missing.status, 404);
   });
 
+  test('public endpoints of the integration and of its installations take every method and path below them, as a runtime router expects', async () => {
+    const ann = await t.user('Ann');
+    const { data: org } = await ann.api.orgs.createOrganization({ title: 'Endpoints' });
+    const name = `endpoint-${Date.now().toString(36)}`;
+    const { data: integration } = await publish(ann, name, { title: 'Endpoint', organization: org.id, script: await bundleIntegration('public-endpoint') });
+    const { data: inst } = await ann.api.integrations.installIntegration(name, { organization: org.id });
+    const own = integration.urls.publicEndpoint;
+    const installation = inst.urls.publicEndpoint;
+    const call = async (url: string, init: RequestInit = {}) => {
+      const res = await fetch(url, { redirect: 'manual', ...init });
+      const text = await res.text();
+      return { status: res.status, headers: res.headers, text, json: () => JSON.parse(text) };
+    };
+
+    // The integration's own endpoint (no installation in the environment).
+    const root = await call(own);
+    assert.equal(root.status, 200, root.text);
+    assert.deepEqual(root.json(), { method: 'GET', route: '/', query: '', contentType: null, body: '', installation: null, integration: name });
+    const recorded = (await ann.api.integrations.listIntegrationEvents(name)).data.items.filter((e) => e.payload.type === 'fetch');
+    assert.equal(recorded.length, 1);
+    assert.equal(recorded[0]!.status, 'success');
+    assert.equal(recorded[0]!.installationId, undefined);
+
+    // An OAuth callback below it: path and query reach the script; its redirect comes back (not its cookie).
+    const callback = await call(`${own}/oauth/callback?code=abc%20123&state=${encodeURIComponent(JSON.stringify({ installationId: inst.id }))}`);
+    assert.equal(callback.status, 302, callback.text);
+    assert.equal(callback.headers.get('location'), 'https://app.example.com/done?code=abc 123');
+    assert.equal(callback.headers.get('set-cookie'), null);
+    assert.match(callback.headers.get('content-security-policy') ?? '', /^sandbox\b/);
+
+    // Below an installation's endpoint, with every method; bodies of any type arrive byte for byte.
+    const hook = `${installation}/webhooks/github?delivery=7&x=a%2Fb`;
+    const json = '{"action":  "opened", "n": 1}';
+    const posted = await call(hook, { method: 'POST', headers: { 'content-type': 'application/json' }, body: json });
+    assert.equal(posted.status, 200, posted.text);
+    assert.deepEqual(posted.json(), { method: 'POST', route: '/webhooks/github', query: '?delivery=7&x=a%2Fb', contentType: 'application/json', body: json, installation: inst.id, integration: name });
+    const form = await call(`${installation}/slack/commands`, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: 'command=%2Fdocs&text=hello' });
+    assert.equal(form.status, 200, form.text);
+    assert.deepEqual([form.json().route, form.json().body, form.json().contentType], ['/slack/commands', 'command=%2Fdocs&text=hello', 'application/x-www-form-urlencoded']);
+    for (const method of ['PUT', 'PATCH', 'DELETE', 'OPTIONS']) {
+      const res = await call(`${installation}/items/42?v=1`, { method, headers: { 'content-type': 'text/plain' }, ...(method === 'OPTIONS' ? {} : { body: `${method} body` }) });
+      assert.equal(res.status, 200, `${method}: ${res.text}`);
+      assert.deepEqual([res.json().method, res.json().route, res.json().query, res.json().body], [method, '/items/42', '?v=1', method === 'OPTIONS' ? '' : `${method} body`]);
+    }
+    const head = await call(`${installation}/items/42`, { method: 'HEAD' });
+    assert.equal(head.status, 200);
+    assert.equal(head.text, '');
+    // The script's own status passes through.
+    assert.equal((await call(`${installation}/missing`)).status, 404);
+
+    // Unknown integrations and installations are 404s, below the endpoint too.
+    assert.equal((await call(own.replace(name, `${name}-nope`))).status, 404);
+    assert.equal((await call(`${own.replace(name, `${name}-nope`)}/oauth/callback?code=1`)).status, 404);
+    assert.equal((await call(`${installation.replace(inst.id, 'nope')}/webhooks/github`, { method: 'POST', body: '{}' })).status, 404);
+  });
+
   test('a crashing or endless script is recorded as failed after retries and does not block the API', async () => {
     const ann = await t.user('Ann');
     const { data: org } = await ann.api.orgs.createOrganization({ title: 'Crashers' });

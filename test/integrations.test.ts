@@ -120,10 +120,82 @@ describe('integration registry', () => {
     await expectStatus(other.api.integrations.installIntegration(`${tag}-prv`, { organization: otherOrg.id }), 404);
     const { data: inst } = await other.api.integrations.installIntegration(`${tag}-unl`, { organization: otherOrg.id });
     assert.equal(inst.target.organization, otherOrg.id);
-    const installed = (await other.api.orgs.listOrganizationIntegrations(otherOrg.id)).data.items.map((i) => i.name);
-    assert.deepEqual(installed, [`${tag}-unl`]);
+    const available = (await other.api.orgs.listOrganizationIntegrations(otherOrg.id, { search: tag })).data.items.map((i) => i.name);
+    assert.deepEqual(available, [`${tag}-pub`, `${tag}-unl`]);
     const { data: orgInst } = await other.api.orgs.listOrganizationInstallations(otherOrg.id);
     assert.equal(orgInst.items[0]!.installation.id, inst.id);
+  });
+});
+
+describe('integration names and visibility across organizations', () => {
+  test('an organization lists every public integration plus those it owns or installed, not only the installed ones', async () => {
+    const { ann, org } = await setup();
+    const tag = uniqueName('avail');
+    await publish(ann, `${tag}-pub`, { title: 'Public one', organization: org.id, visibility: 'public' });
+    await publish(ann, `${tag}-unl`, { title: 'Unlisted one', organization: org.id, visibility: 'unlisted' });
+    await publish(ann, `${tag}-prv`, { title: 'Private one', organization: org.id, visibility: 'private' });
+    const other = await t.user('Other');
+    const { data: otherOrg } = await other.api.orgs.createOrganization({ title: 'Others' });
+    await publish(other, `${tag}-own`, { title: 'Own private', organization: otherOrg.id, visibility: 'private' });
+    await other.api.integrations.installIntegration(`${tag}-unl`, { organization: otherOrg.id });
+    const availableTo = async (user: TestUser, orgId: string, query: Record<string, unknown> = {}) =>
+      (await user.api.orgs.listOrganizationIntegrations(orgId, { search: tag, limit: 100, ...query } as never)).data.items.map((i) => i.name);
+    // Nothing of these is installed in either organization but the unlisted one in the other.
+    assert.deepEqual(await availableTo(ann, org.id), [`${tag}-prv`, `${tag}-pub`, `${tag}-unl`]);
+    assert.deepEqual(await availableTo(other, otherOrg.id), [`${tag}-own`, `${tag}-pub`, `${tag}-unl`]);
+    // The listing's filters apply, and it pages.
+    assert.deepEqual(await availableTo(other, otherOrg.id, { owner: otherOrg.id }), [`${tag}-own`]);
+    const first = (await other.api.orgs.listOrganizationIntegrations(otherOrg.id, { search: tag, limit: 2 })).data;
+    assert.equal(first.count, 3);
+    const second = (await other.api.orgs.listOrganizationIntegrations(otherOrg.id, { search: tag, limit: 2, page: first.next!.page })).data;
+    assert.deepEqual([...first.items, ...second.items].map((i) => i.name), [`${tag}-own`, `${tag}-pub`, `${tag}-unl`]);
+  });
+
+  test('guests read only the integrations shared with everyone, not their organization\'s private ones', async () => {
+    const { ann, org } = await setup();
+    const tag = uniqueName('guestvis');
+    await publish(ann, `${tag}-pub`, { title: 'Public one', organization: org.id, visibility: 'public' });
+    await publish(ann, `${tag}-unl`, { title: 'Unlisted one', organization: org.id, visibility: 'unlisted' });
+    await publish(ann, `${tag}-prv`, { title: 'Private one', organization: org.id, visibility: 'private' });
+    const guest = await newMember(t, org.id, null, 'Guest');
+    const reader = await newMember(t, org.id, 'read', 'Reader');
+    await expectStatus(guest.api.integrations.getIntegrationByName(`${tag}-prv`), 404, /Integration not found/);
+    await expectStatus(guest.api.integrations.listIntegrationInstallations(`${tag}-prv`), 404);
+    assert.equal((await guest.api.integrations.getIntegrationByName(`${tag}-pub`)).data.name, `${tag}-pub`);
+    assert.equal((await guest.api.integrations.getIntegrationByName(`${tag}-unl`)).data.name, `${tag}-unl`);
+    const listed = (await guest.api.integrations.listIntegrations({ search: tag, limit: 100 })).data.items.map((i) => i.name);
+    assert.deepEqual(listed, [`${tag}-pub`, `${tag}-unl`]);
+    // Members with a role read them.
+    assert.equal((await reader.api.integrations.getIntegrationByName(`${tag}-prv`)).data.visibility, 'private');
+    assert.deepEqual((await reader.api.integrations.listIntegrations({ search: tag, limit: 100 })).data.items.map((i) => i.name), [`${tag}-prv`, `${tag}-pub`, `${tag}-unl`]);
+  });
+
+  test('publishing under a name another organization uses is a 409 that says nothing of whose it is', async () => {
+    const { ann, org } = await setup();
+    const tag = uniqueName('taken');
+    await publish(ann, `${tag}-pub`, { title: 'Public one', organization: org.id, visibility: 'public' });
+    await publish(ann, `${tag}-prv`, { title: 'Private one', organization: org.id, visibility: 'private' });
+    const other = await t.user('Other');
+    const { data: otherOrg } = await other.api.orgs.createOrganization({ title: 'Others' });
+    const attempt = async (user: TestUser, name: string) => {
+      const res = await t.request('POST', `/v1/integrations/${name}`, { token: user.token, body: { title: 'Mine', organization: otherOrg.id } });
+      return { status: res.status, message: String(res.body?.error?.message ?? '').replace(name, '<name>') };
+    };
+    const onPublic = await attempt(other, `${tag}-pub`);
+    const onPrivate = await attempt(other, `${tag}-prv`);
+    assert.equal(onPublic.status, 409);
+    assert.match(onPublic.message, /name not available/);
+    assert.deepEqual(onPrivate, onPublic, 'a private and a public name answer alike');
+    await expectStatus(publish(other, `${tag}-prv`, { title: 'Mine', organization: otherOrg.id }), 409, /name not available/);
+    // A guest of the owner, who cannot see the private one, gets the same answer.
+    const guest = await newMember(t, org.id, null, 'Guest');
+    await expectStatus(publish(guest, `${tag}-prv`, { title: 'Mine', organization: org.id }), 409, /name not available/);
+    // A free name publishes; the owner still publishes new versions; nothing changed hands.
+    assert.equal((await publish(other, `${tag}-free`, { title: 'Free', organization: otherOrg.id })).data.owner.id, otherOrg.id);
+    const { data: bumped } = await publish(ann, `${tag}-prv`, { title: 'Private one' });
+    assert.equal(bumped.version, 2);
+    assert.equal(bumped.owner.id, org.id);
+    assert.equal(bumped.title, 'Private one');
   });
 });
 

@@ -57,6 +57,26 @@ describe('organizations', () => {
   });
 });
 
+describe('joining by email domain', () => {
+  test('an organization that would not admit the caller answers exactly as a missing one', async () => {
+    const ann = await t.user('Ann');
+    const { data: org } = await ann.api.orgs.createOrganization({ title: 'Domain Co' });
+    await ann.api.orgs.updateOrganizationById(org.id, { emailDomains: ['domain-co.test'] });
+    const outsider = await t.user('Out');
+    await expectStatus(outsider.api.orgs.joinOrganization(org.id), 404, /not found/);
+    await expectStatus(outsider.api.orgs.joinOrganization('no-such-organization'), 404, /not found/);
+    const existing = await t.request('POST', `/v1/orgs/${org.id}/join`, { token: outsider.token });
+    const missing = await t.request('POST', '/v1/orgs/no-such-organization/join', { token: outsider.token });
+    assert.deepEqual([existing.status, existing.body], [missing.status, missing.body]);
+    await expectStatus(outsider.api.orgs.getOrganizationById(org.id), 404);
+    // Someone of an allowed domain joins (with the organization's default role); joining again changes nothing.
+    const insider = await t.user('In', { email: `in.${Date.now().toString(36)}@domain-co.test` });
+    await insider.api.orgs.joinOrganization(org.id);
+    await insider.api.orgs.joinOrganization(org.id);
+    assert.equal((await insider.api.orgs.getOrganizationById(org.id)).data.id, org.id);
+  });
+});
+
 describe('organization permissions and input', () => {
   test('permission matrix: each role × each organization operation', async () => {
     const { orgWithPersonas, PERSONAS, personaName, statusOf } = await import('./support/factories.ts');

@@ -206,3 +206,59 @@ test('a site with 1,000 site spaces in 50 sections lists every page correctly', 
   assert.equal((await admin.api.orgs.getSiteById(org.id, site.id)).data.siteSpaces, 1000);
   await expectStatus(admin.api.orgs.listSiteSpaces(org.id, site.id, { page: 'garbage' }), 400);
 });
+
+/** Every item of a list, read a page of `limit` at a time through the official client. */
+async function allPages<T>(read: (page: string | undefined) => Promise<{ data: { items: T[]; next?: { page: string } } }>): Promise<T[]> {
+  const items: T[] = [];
+  let page: string | undefined;
+  do {
+    const { data } = await read(page);
+    items.push(...data.items);
+    page = data.next?.page;
+  } while (page);
+  return items;
+}
+
+test('section, group and site-space listings follow the site order that moves set, page after page', async () => {
+  const { admin, org, site, sections } = await siteWithSections(['Aa', 'Bb', 'Cc', 'Dd', 'Ee']);
+  const [a, b, c, d, e] = sections.map((s) => s.id) as [string, string, string, string, string];
+  // D first, then a group holding C and an inner group with A, then B, then E.
+  await admin.api.orgs.moveSiteSection(org.id, site.id, d, { position: { before: { type: 'site-section', siteSection: a } } });
+  const { data: outer } = await admin.api.orgs.addSectionGroupToSite(org.id, site.id, { title: 'Outer', sections: [c] });
+  const { data: inner } = await admin.api.orgs.addSectionGroupToSite(org.id, site.id, { title: 'Inner', parent: outer.id, sections: [a] });
+  await admin.api.orgs.sortSiteStructure(org.id, site.id, { item: { type: 'site-section-group', id: outer.id }, position: { after: { type: 'site-section', id: d } } });
+  await admin.api.orgs.sortSiteStructure(org.id, site.id, { item: { type: 'site-section', id: e }, position: { after: { type: 'site-section', id: b } } });
+  assert.deepEqual(await outline(admin, org.id, site.id), ['Dd', ['Outer', ['Cc', ['Inner', ['Aa']]]], 'Bb', 'Ee']);
+
+  const byTitle = new Map(sections.map((s) => [s.id, s.title]));
+  for (const limit of [1, 2, 50]) {
+    const listed = await allPages((page) => admin.api.orgs.listSiteSections(org.id, site.id, { limit, ...(page ? { page } : {}) }));
+    assert.deepEqual(listed.map((s) => byTitle.get(s.id)), ['Dd', 'Cc', 'Aa', 'Bb', 'Ee'], `sections, ${limit} a page`);
+    const groups = await allPages((page) => admin.api.orgs.listSiteSectionGroups(org.id, site.id, { limit, ...(page ? { page } : {}) }));
+    assert.deepEqual(groups.map((g) => g.title), ['Outer', 'Inner'], `groups, ${limit} a page`);
+  }
+  // A group moved after a section created later lists after it.
+  await admin.api.orgs.moveSiteSectionGroup(org.id, site.id, outer.id, { position: { after: { type: 'site-section', id: e } } });
+  const { data: moved } = await admin.api.orgs.listSiteSections(org.id, site.id);
+  assert.deepEqual(moved.items.map((s) => byTitle.get(s.id)), ['Dd', 'Bb', 'Ee', 'Cc', 'Aa']);
+  const { data: groupsMoved } = await admin.api.orgs.listSiteSectionGroups(org.id, site.id);
+  assert.deepEqual(groupsMoved.items.map((g) => g.id), [outer.id, inner.id]);
+
+  // Site spaces: in the order of their sections, then their own order inside each section.
+  const extra = (await admin.api.orgs.createSpace(org.id, { title: 'Extra' })).data;
+  const { data: added } = await admin.api.orgs.addSpaceToSite(org.id, site.id, { spaceId: extra.id, sectionId: d });
+  const first = sections[3]!.siteSpaces[0]!.id;
+  await admin.api.orgs.moveSiteSpace(org.id, site.id, added.id, { position: { before: { type: 'site-space', siteSpace: first } } });
+  const sectionOf = new Map(sections.map((s) => [s.siteSpaces[0]!.id, s.title]));
+  sectionOf.set(added.id, 'Dd+');
+  for (const limit of [1, 3, 50]) {
+    const listed = await allPages((page) => admin.api.orgs.listSiteSpaces(org.id, site.id, { limit, ...(page ? { page } : {}) }));
+    assert.deepEqual(listed.map((s) => sectionOf.get(s.id)), ['Dd+', 'Dd', 'Bb', 'Ee', 'Cc', 'Aa'], `site spaces, ${limit} a page`);
+  }
+  // Deleting the default section makes the first remaining one in the site's order the default.
+  const defaultSection = (await admin.api.orgs.listSiteSections(org.id, site.id)).data.items.find((s) => s.default)!;
+  assert.equal(defaultSection.id, a, 'the first section created is the default');
+  await admin.api.orgs.deleteSiteSectionById(org.id, site.id, a);
+  const after = (await admin.api.orgs.listSiteSections(org.id, site.id)).data.items;
+  assert.deepEqual(after.filter((s) => s.default).map((s) => byTitle.get(s.id)), ['Dd']);
+});

@@ -4,6 +4,7 @@ import { SiteVisibility } from '@gitbook/api';
 import * as factories from './support/factories.ts';
 import { statusOf } from './support/factories.ts';
 import { expectStatus, startTestServer, type TestServer, type TestUser } from './support/server.ts';
+import { officialSchema, officialSpec } from './support/official-schema.ts';
 
 let t: TestServer;
 before(async () => {
@@ -376,6 +377,88 @@ describe('publishing and access', () => {
     await expect400(raw(admin, 'PUT', `/orgs/${org.id}/sites/${site.id}/customization`, { colour: 'red' }), /unknown field "colour"/);
   });
 
+  test('customization: what a read returns goes back unchanged, with every field of the official input kept', async () => {
+    const { admin, org } = await newOrg();
+    const site = await newSite(admin, org.id);
+    const member = await factories.newMember(t, org.id, 'read', 'Reader');
+    const link = { title: 'Docs', localizedTitle: { fr: 'Docs FR' }, to: { kind: 'url', url: 'https://example.com/docs' } };
+    const font = { id: 'brand', custom: true, fontFamily: 'Brand Sans', fontFaces: [{ weight: 400, sources: [{ url: 'https://example.com/brand.woff2', format: 'woff2' }] }] };
+    // One value for every property of SiteCustomizationSettingsInput, deprecated ones included.
+    const every = {
+      title: 'Branded docs',
+      localizedTitle: { fr: 'Docs de marque', de: 'Markendokumente' },
+      styling: {
+        theme: 'gradient',
+        primaryColor: { light: '#112233', dark: '#445566' },
+        tint: { color: { light: '#abcdef', dark: '#fedcba' } },
+        infoColor: { light: '#010101', dark: '#020202' },
+        successColor: { light: '#030303', dark: '#040404' },
+        warningColor: { light: '#050505', dark: '#060606' },
+        dangerColor: { light: '#070707', dark: '#080808' },
+        corners: 'circular',
+        depth: 'flat',
+        links: 'accent',
+        font,
+        headingFont: 'Poppins',
+        monospaceFont: 'JetBrainsMono',
+        background: 'match',
+        icons: 'duotone',
+        codeTheme: { default: { light: 'github-light', dark: 'github-dark' }, openapi: { light: 'nord', dark: 'dracula' } },
+        sidebar: { background: 'filled', list: 'pill' },
+        search: 'subtle',
+      },
+      internationalization: { locale: 'fr' },
+      favicon: { icon: { light: 'https://example.com/icon-light.png', dark: 'https://example.com/icon-dark.png' } },
+      header: {
+        preset: 'custom',
+        logo: { light: 'https://example.com/logo-light.png', dark: 'https://example.com/logo-dark.png' },
+        primaryLink: { kind: 'url', url: 'https://example.com' },
+        backgroundColor: { light: '#0a0a0a', dark: '#0b0b0b' },
+        linkColor: { light: '#0c0c0c', dark: '#0d0d0d' },
+        links: [{ title: 'Product', localizedTitle: { fr: 'Produit' }, style: 'button-primary', to: { kind: 'url', url: 'https://example.com/p' }, links: [link], condition: 'visitor.claims.pro' }],
+      },
+      footer: { logo: { light: 'https://example.com/f-light.png', dark: 'https://example.com/f-dark.png' }, groups: [{ title: 'More', localizedTitle: { fr: 'Plus' }, links: [link] }], copyright: '© Example' },
+      announcement: { enabled: true, message: 'New release', localizedMessage: { fr: 'Nouvelle version' }, link, style: 'success' },
+      themes: { default: 'dark', toggeable: false },
+      feedback: { enabled: true },
+      ai: { mode: 'assistant', greeting: 'Ask me anything', localizedGreeting: { fr: 'Demandez-moi' }, suggestions: ['How do I start?'], instructions: 'Answer briefly.' },
+      advancedCustomization: { enabled: false },
+      pageActions: { items: ['pdf', 'markdown'] },
+      externalLinks: { target: 'blank' },
+      pagination: { enabled: false },
+      trademark: { enabled: false },
+      privacyPolicy: { url: 'https://example.com/privacy' },
+      socialPreview: { url: 'https://example.com/preview.png' },
+      socialAccounts: [{ platform: 'github', handle: 'example', display: { footer: true, header: false } }],
+      insights: { trackingCookie: false },
+    };
+    const input = officialSchema('SiteCustomizationSettingsInput');
+    assert.ok(input(every), input.errors());
+    assert.deepEqual(propertiesMissing(officialSpec.components.schemas.SiteCustomizationSettingsInput, every), [], 'the sample sets every field of the official input');
+
+    const { data: set } = await admin.api.orgs.updateSiteCustomizationById(org.id, site.id, every as never);
+    assertKept(every, set);
+    const { data: read } = await admin.api.orgs.getSiteCustomizationById(org.id, site.id);
+    assertKept(every, read);
+    assert.ok(read.updatedAt);
+    // What the read returned, sent back as it is (updatedAt, defaults and deprecated fields included).
+    const { data: again } = await admin.api.orgs.updateSiteCustomizationById(org.id, site.id, read as never);
+    const { updatedAt: _first, ...before } = read;
+    const { updatedAt: _second, ...after } = again;
+    assert.deepEqual(after, before);
+    assert.deepEqual((await admin.api.orgs.getSiteCustomizationById(org.id, site.id)).data, again);
+
+    // null headings font (the main font) is a value, kept as such.
+    const { data: mainFont } = await admin.api.orgs.updateSiteCustomizationById(org.id, site.id, { ...every, styling: { ...every.styling, headingFont: null } } as never);
+    assert.equal(mainFont.styling.headingFont, null);
+
+    // The assistant's instructions are for those who customize the site: not for readers, not on the published site.
+    assert.equal((await admin.api.orgs.getSiteCustomizationById(org.id, site.id)).data.ai.instructions, 'Answer briefly.');
+    assert.equal((await member.api.orgs.getSiteCustomizationById(org.id, site.id)).data.ai.instructions, undefined);
+    assert.equal((await member.api.orgs.getSiteCustomizationById(org.id, site.id)).data.ai.greeting, 'Ask me anything');
+    assert.equal((await admin.api.orgs.getPublishedContentSite(org.id, site.id)).data.customizations.site.ai.instructions, undefined);
+  });
+
   test('adaptive schema: validated on PUT with a 400 that says what to fix; template conditions from the claims', async () => {
     const { admin, org } = await newOrg();
     const site = await newSite(admin, org.id);
@@ -617,3 +700,48 @@ describe('published URLs', () => {
     assert.equal((await admin.api.urls.resolvePublishedContentByUrl({ url })).status, 200);
   });
 });
+
+type Json = Record<string, any>;
+
+/**
+ * The properties an official schema declares that `value` does not set, as paths (`styling.tint`,
+ * `header.links[].condition`). `$ref` and `allOf` are followed; of a `oneOf`/`anyOf`, the object
+ * branches whose required properties `value` has; of an array, an item property counts as set when
+ * one item sets it.
+ */
+function propertiesMissing(schema: Json, value: unknown, path = ''): string[] {
+  const resolve = (s: Json): Json => (s.$ref ? resolve(officialSpec.components.schemas[s.$ref.split('/').pop()!]) : s);
+  const node = resolve(schema);
+  const missing = new Set<string>();
+  for (const part of node.allOf ?? []) for (const m of propertiesMissing(part, value, path)) missing.add(m);
+  for (const branch of [...(node.oneOf ?? []), ...(node.anyOf ?? [])]) {
+    const b = resolve(branch);
+    const isObject = value !== null && typeof value === 'object' && !Array.isArray(value);
+    if (isObject && b.properties && (b.required ?? []).every((k: string) => k in (value as Json))) {
+      for (const m of propertiesMissing(b, value, path)) missing.add(m);
+    }
+  }
+  if (node.properties && value !== null && typeof value === 'object' && !Array.isArray(value)) {
+    for (const [key, sub] of Object.entries<Json>(node.properties)) {
+      const at = path ? `${path}.${key}` : key;
+      if ((value as Json)[key] === undefined) missing.add(at);
+      else for (const m of propertiesMissing(sub, (value as Json)[key], at)) missing.add(m);
+    }
+  }
+  if (node.items && Array.isArray(value)) {
+    if (!value.length) missing.add(`${path}[]`);
+    const perItem = value.map((item) => new Set(propertiesMissing(node.items, item, `${path}[]`)));
+    for (const m of perItem[0] ?? []) if (perItem.every((set) => set.has(m))) missing.add(m);
+  }
+  return [...missing].sort();
+}
+
+/** Every value set in `sent` reads back the same in `got` (objects compared key by key, the rest exactly). */
+function assertKept(sent: unknown, got: unknown, path = 'customization'): void {
+  if (sent !== null && typeof sent === 'object' && !Array.isArray(sent)) {
+    assert.ok(got !== null && typeof got === 'object', `${path}: an object was set, got ${JSON.stringify(got)}`);
+    for (const [key, value] of Object.entries(sent)) assertKept(value, (got as Json)[key], `${path}.${key}`);
+    return;
+  }
+  assert.deepEqual(got, sent, `${path} was not kept`);
+}

@@ -71,7 +71,7 @@ async function environmentFor(services: Services, event: IntegrationEventRow) {
 }
 
 /** POSTs to a URL on an address the configuration allows (FETCH_ALLOW_PRIVATE, FETCH_ALLOW_CIDRS). */
-async function postVetted(services: Services, url: URL, body: Uint8Array, headers: Record<string, string>, timeoutMs: number): Promise<{ status: number; text: string }> {
+async function postVetted(services: Services, url: URL, body: Uint8Array, headers: Record<string, string>, timeoutMs: number): Promise<{ status: number; headers: Record<string, string>; text: string }> {
   const controller = new AbortController();
   const timer = setTimeout(() => controller.abort(new Error('timeout')), timeoutMs);
   try {
@@ -87,7 +87,9 @@ async function postVetted(services: Services, url: URL, body: Uint8Array, header
             size += c.byteLength;
             if (size <= 64 * 1024) chunks.push(c);
           });
-          res.on('end', () => resolve({ status: res.statusCode ?? 0, text: Buffer.concat(chunks).toString('utf8') }));
+          const answerHeaders: Record<string, string> = {};
+          for (const [k, v] of Object.entries(res.headers)) if (typeof v === 'string') answerHeaders[k] = v;
+          res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: answerHeaders, text: Buffer.concat(chunks).toString('utf8') }));
           res.on('error', reject);
         },
       );
@@ -137,7 +139,7 @@ export async function deliverEvent(services: Services, event: IntegrationEventRo
     try {
       const res = await postVetted(services, url, request.body, { 'content-type': request.contentType, [SIGNATURE_HEADER]: signatureHeader(secret, request.body) }, limits.timeoutMs);
       const ok = res.status >= 200 && res.status < 300;
-      return { ok, logs: [line(ok ? 'debug' : 'error', `Development tunnel ${url.origin} answered ${res.status}`)], response: { status: res.status, headers: {}, body: res.text } };
+      return { ok, logs: [line(ok ? 'debug' : 'error', `Development tunnel ${url.origin} answered ${res.status}`)], response: { status: res.status, headers: res.headers, body: res.text } };
     } catch (err) {
       return { ok: false, logs: [line('error', `Development tunnel ${url.origin} unreachable: ${(err as Error).message.replace(/^files: /, '')}`)] };
     }
@@ -243,7 +245,7 @@ export async function registerIntegrationJobs(services: Services): Promise<void>
  */
 export async function dispatchNow(
   services: Services,
-  target: { integrationId: string; installationId: string; spaceId?: string | undefined },
+  target: { integrationId: string; installationId?: string | undefined; spaceId?: string | undefined },
   payload: { type: string } & Record<string, unknown>,
   fetchBody?: string,
 ): Promise<Outcome & { response?: { status: number; headers: Record<string, string>; body: string } }> {
@@ -255,9 +257,9 @@ export async function dispatchNow(
     id,
     seq: 0,
     integration_id: target.integrationId,
-    installation_id: target.installationId,
+    installation_id: target.installationId ?? null,
     space_id: target.spaceId ?? null,
-    payload: { eventId: id, installationId: target.installationId, ...payload },
+    payload: { eventId: id, ...(target.installationId ? { installationId: target.installationId } : {}), ...payload },
     status: 'pending',
     attempts: 0,
     next_attempt_at: now,
@@ -286,27 +288,34 @@ export async function dispatchNow(
 }
 
 /**
- * A request to an installation's public endpoint (`urls.publicEndpoint`), forwarded to the script
- * as a `fetch` event, answered with the script's response.
+ * A request to a public endpoint (`urls.publicEndpoint`) of an integration, or of one of its
+ * installations, forwarded to the script as a `fetch` event, answered with the script's response.
+ * Undefined when there is no such integration or installation.
  */
 export async function forwardFetch(
   services: Services,
-  integrationName: string,
-  installationId: string,
+  target: { integrationName: string; installationId?: string | undefined },
   request: { url: string; method: string; headers: Record<string, string>; body: string | undefined },
 ): Promise<{ status: number; headers: Record<string, string>; body: string } | undefined> {
-  const inst = await services.db
-    .selectFrom('integration_installations as inst')
-    .innerJoin('integrations as i', 'i.id', 'inst.integration_id')
-    .select(['inst.id', 'inst.integration_id'])
-    .where('inst.id', '=', installationId)
-    .where('i.name', '=', integrationName)
-    .executeTakeFirst();
-  if (!inst) return undefined;
+  let found: { integrationId: string; installationId?: string } | undefined;
+  if (target.installationId === undefined) {
+    const row = await services.db.selectFrom('integrations').select('id').where('name', '=', target.integrationName).executeTakeFirst();
+    found = row && { integrationId: row.id };
+  } else {
+    const row = await services.db
+      .selectFrom('integration_installations as inst')
+      .innerJoin('integrations as i', 'i.id', 'inst.integration_id')
+      .select(['inst.id', 'inst.integration_id'])
+      .where('inst.id', '=', target.installationId)
+      .where('i.name', '=', target.integrationName)
+      .executeTakeFirst();
+    found = row && { integrationId: row.integration_id, installationId: row.id };
+  }
+  if (!found) return undefined;
   const outcome = await dispatchNow(
     services,
-    { integrationId: inst.integration_id, installationId: inst.id },
-    { type: 'fetch', request: { url: request.url, method: request.method.toLowerCase(), headers: request.headers } },
+    found,
+    { type: 'fetch', request: { url: request.url, method: request.method, headers: request.headers } },
     request.body,
   );
   return outcome.response ?? { status: 502, headers: { 'content-type': 'application/json' }, body: JSON.stringify({ error: { code: 502, message: 'The integration did not answer' } }) };

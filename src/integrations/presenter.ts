@@ -1,7 +1,7 @@
 import type { Static } from '@sinclair/typebox';
 import { presentOrganization } from '../orgs/presenter.ts';
 import type { InstallationRow, IntegrationEventRow, IntegrationRow, OrganizationRow, SiteInstallationRow, SpaceInstallationRow } from '../platform/db/schema.ts';
-import type { Membership } from '../platform/policy.ts';
+import { integrationPermissions, type Membership } from '../platform/policy.ts';
 import type { Urls } from '../platform/urls.ts';
 import type { EventWithTrace, Installation, Integration, IntegrationEvent, SiteInstallation, SpaceInstallation } from './schemas.ts';
 
@@ -48,7 +48,7 @@ export function presentIntegration(urls: Urls, row: IntegrationRow, owner: Organ
       publicEndpoint: publicEndpoint(urls, row),
       publicContentEndpoint: publicEndpoint(urls, row),
     },
-    permissions: { admin: membership?.role === 'admin' },
+    permissions: { admin: integrationPermissions(membership, row.visibility).admin },
     ...(row.content_security_policy !== null ? { contentSecurityPolicy: row.content_security_policy as string } : {}),
   };
 }

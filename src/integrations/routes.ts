@@ -34,7 +34,7 @@ import {
   UpdateSpaceInstallationBody,
 } from './schemas.ts';
 import * as service from './service.ts';
-import { forwardFetch } from './dispatch.ts';
+import { publicEndpointRoutes } from './public-endpoint.ts';
 import { publishedScript } from './site-scripts.ts';
 
 const tags = ['integrations'];
@@ -539,25 +539,5 @@ export async function integrationRoutes(app: FolioApp): Promise<void> {
     },
   );
 
-  // The public endpoint of an installation: requests (no token) forwarded to the script as `fetch` events.
-  const forward = async (req: { params: { integrationName: string; installationId: string }; method: string; url: string; headers: Record<string, unknown>; body?: unknown }, reply: { status(n: number): { headers(h: Record<string, string>): { send(b: string): unknown } } }) => {
-    const headers: Record<string, string> = {};
-    for (const [k, v] of Object.entries(req.headers)) if (typeof v === 'string' && k !== 'authorization' && k !== 'cookie') headers[k] = v;
-    const body = req.body === undefined ? undefined : typeof req.body === 'string' ? req.body : JSON.stringify(req.body);
-    const answer = await forwardFetch(app.services, req.params.integrationName, req.params.installationId, { url: app.services.config.publicUrl + req.url, method: req.method, headers, body });
-    if (!answer) throw new NotFoundError('Installation');
-    const out: Record<string, string> = {};
-    const type = answer.headers['content-type'];
-    if (type) out['content-type'] = type;
-    return reply.status(answer.status >= 100 && answer.status < 600 ? answer.status : 502).headers(out).send(answer.body);
-  };
-  for (const method of ['GET', 'POST'] as const) {
-    app.route({
-      method,
-      url: '/integrations/:integrationName/installations/:installationId/public',
-      config: { public: true },
-      schema: { tags, params: InstallationParams, security: [] },
-      handler: (req, reply) => forward(req as never, reply as never),
-    });
-  }
+  await publicEndpointRoutes(app);
 }

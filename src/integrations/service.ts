@@ -9,7 +9,7 @@ import { findSite, requireSite } from '../sites/access.ts';
 import { BadRequestError, ConflictError, ForbiddenError, isUniqueViolation, NotFoundError } from '../platform/errors.ts';
 import { newId } from '../platform/ids.ts';
 import { paginate, type PageRequest } from '../platform/paging.ts';
-import { atLeast, type Membership } from '../platform/policy.ts';
+import { atLeast, integrationPermissions, type Membership } from '../platform/policy.ts';
 import { loadSpace, requireSpaceRole } from '../spaces/access.ts';
 import { checkConfiguration, checkConfigurationSchema } from './configuration.ts';
 import { issueIntegrationToken } from './grants.ts';
@@ -55,16 +55,22 @@ export interface Visible {
   membership: Membership | undefined;
 }
 
+/** The caller's membership in the integration's organization, and whether the caller may see it (policy: integrationPermissions). */
+async function sightOf(ctx: Ctx, row: IntegrationRow): Promise<{ membership: Membership | undefined; visible: boolean }> {
+  const membership = ctx.integration ? undefined : await membershipOf(ctx.db, row.organization_id, ctx.user.id);
+  const own = ctx.integration?.integrationId === row.id;
+  return { membership, visible: own || integrationPermissions(membership, row.visibility).view };
+}
+
 /**
  * Loads an integration the caller may see: public and unlisted ones for everyone, private ones
- * for members of the owning organization (and the integration's own tokens).
+ * for members of the owning organization with a role (not guests), and the integration's own tokens.
  */
 export async function loadIntegration(ctx: Ctx, name: string): Promise<Visible> {
   const row = await ctx.db.selectFrom('integrations').selectAll().where('name', '=', name).executeTakeFirst();
   if (!row) throw new NotFoundError('Integration');
-  const membership = ctx.integration ? undefined : await membershipOf(ctx.db, row.organization_id, ctx.user.id);
-  const own = ctx.integration?.integrationId === row.id;
-  if (row.visibility === 'private' && !membership && !own) throw new NotFoundError('Integration');
+  const { membership, visible } = await sightOf(ctx, row);
+  if (!visible) throw new NotFoundError('Integration');
   return { row, owner: await ownerOf(ctx.db, row), membership };
 }
 
@@ -133,6 +139,10 @@ export async function publishIntegration(ctx: Ctx, name: string, body: Publish):
   const columns = publishColumns(ctx, body);
   const existing = await ctx.db.selectFrom('integrations').selectAll().where('name', '=', name).executeTakeFirst();
   if (existing) {
+    // Someone who cannot see the integration learns only that its name is taken, not whose it is
+    // (nor whether it is public or private): a 404 or 403 here would tell them more.
+    const sight = await sightOf(ctx, existing);
+    if (ctx.integration?.integrationId !== existing.id && !(sight.visible && sight.membership)) throw nameNotAvailable(name);
     const visible = await requireOwner(ctx, name, 'publish a new version of it');
     if (body.organization !== undefined) {
       const { org } = await resolveOrganization(ctx, body.organization);
@@ -167,9 +177,13 @@ export async function publishIntegration(ctx: Ctx, name: string, body: Publish):
     });
     return { row, owner: org, membership };
   } catch (err) {
-    if (isUniqueViolation(err)) throw new ConflictError(`An integration named "${name}" was just published; publish again to update it`);
+    if (isUniqueViolation(err)) throw nameNotAvailable(name);
     throw err;
   }
+}
+
+function nameNotAvailable(name: string): ConflictError {
+  return new ConflictError(`name not available: an integration named "${name}" already exists; publish under another name`);
 }
 
 export async function unpublishIntegration(ctx: Ctx, name: string): Promise<void> {
@@ -179,16 +193,30 @@ export async function unpublishIntegration(ctx: Ctx, name: string): Promise<void
   await ctx.db.deleteFrom('integrations').where('id', '=', row.id).execute();
 }
 
-/** Integrations the caller may list: public ones, and those of the caller's organizations. */
-export async function listIntegrations(ctx: Ctx, filters: ListFilters, page: PageRequest, opts: { installedIn?: string } = {}) {
+/**
+ * Integrations the caller may list: public ones, and those of the caller's organizations as
+ * integrationPermissions has it (a guest's organization shows its unlisted ones, not its private
+ * ones). For an organization (`availableTo`): what is available to it, every public integration
+ * plus those it owns or trusts by having installed them.
+ */
+export async function listIntegrations(ctx: Ctx, filters: ListFilters, page: PageRequest, opts: { availableTo?: string } = {}) {
   let base = ctx.db.selectFrom('integrations').selectAll();
-  if (opts.installedIn) {
-    base = base.where('id', 'in', ctx.db.selectFrom('integration_installations').select('integration_id').where('organization_id', '=', opts.installedIn));
-  } else {
+  if (opts.availableTo) {
+    const organizationId = opts.availableTo;
     base = base.where((eb) =>
       eb.or([
         eb('visibility', '=', 'public'),
-        eb('organization_id', 'in', ctx.db.selectFrom('members').select('organization_id').where('user_id', '=', ctx.user.id).where('disabled', '=', false)),
+        eb('organization_id', '=', organizationId),
+        eb('id', 'in', ctx.db.selectFrom('integration_installations').select('integration_id').where('organization_id', '=', organizationId)),
+      ]),
+    );
+  } else {
+    const memberships = ctx.db.selectFrom('members').select('organization_id').where('user_id', '=', ctx.user.id).where('disabled', '=', false);
+    base = base.where((eb) =>
+      eb.or([
+        eb('visibility', '=', 'public'),
+        eb('organization_id', 'in', memberships.where('role', 'is not', null)),
+        eb.and([eb('visibility', '=', 'unlisted'), eb('organization_id', 'in', memberships)]),
       ]),
     );
   }
@@ -224,7 +252,7 @@ export async function listIntegrations(ctx: Ctx, filters: ListFilters, page: Pag
 
 export async function listOrganizationIntegrations(ctx: Ctx, organizationId: string, filters: ListFilters, page: PageRequest) {
   await requireMemberWithRole(ctx, organizationId, 'list the integrations of the organization');
-  return listIntegrations(ctx, filters, page, { installedIn: organizationId });
+  return listIntegrations(ctx, filters, page, { availableTo: organizationId });
 }
 
 async function requireMemberWithRole(ctx: Ctx, organizationId: string, action: string): Promise<Membership> {

@@ -131,10 +131,15 @@ export async function updateOrganization(ctx: Ctx, organizationId: string, input
   }
 }
 
-/** Joins an organization whose allowed email domains include the caller's verified email domain. */
+/**
+ * Joins an organization whose allowed email domains include the caller's verified email domain.
+ * To anyone it would not admit it answers as for an organization that does not exist (404, the
+ * same message), so the endpoint does not tell outsiders which organization ids exist.
+ */
 export async function joinOrganization(ctx: Ctx, organizationId: string): Promise<void> {
+  const notJoinable = () => new NotFoundError('Organization', 'no organization with this id accepts your verified email domain');
   const org = await ctx.db.selectFrom('organizations').selectAll().where('id', '=', organizationId).executeTakeFirst();
-  if (!org) throw new NotFoundError('Organization');
+  if (!org) throw notJoinable();
   const already = await ctx.db
     .selectFrom('members')
     .select('user_id')
@@ -143,9 +148,7 @@ export async function joinOrganization(ctx: Ctx, organizationId: string): Promis
     .executeTakeFirst();
   if (already) return;
   const domain = emailDomain(ctx.user.email);
-  if (!ctx.user.email_verified || !org.email_domains.includes(domain)) {
-    throw new BadRequestError(`Your email domain "${domain}" is not allowed to join this organization`);
-  }
+  if (!ctx.user.email_verified || !org.email_domains.includes(domain)) throw notJoinable();
   await ctx.db
     .insertInto('members')
     .values({ organization_id: organizationId, user_id: ctx.user.id, role: org.default_role, joined_at: new Date(), last_seen_at: null })

@@ -27,8 +27,9 @@ export class ForbiddenError extends HttpError {
   }
 }
 export class NotFoundError extends HttpError {
-  constructor(what: string) {
-    super(404, `${what} not found`);
+  /** `hint`: what else may be meant, worded so it is true whether or not the thing exists. */
+  constructor(what: string, hint?: string) {
+    super(404, hint ? `${what} not found: ${hint}` : `${what} not found`);
   }
 }
 export class ConflictError extends HttpError {

@@ -148,6 +148,18 @@ export function assertCanEditOpenAPISpecs(m: Membership): void {
 }
 
 /**
+ * Who sees an integration: public and unlisted ones everyone (unlisted ones by name); a private
+ * one only the members of its organization with a role. Guests see what is shared with them, and
+ * a private integration is shared with no one outside its organization's members (404 for them).
+ */
+export function integrationPermissions(m: Membership | undefined, visibility: 'public' | 'unlisted' | 'private') {
+  return {
+    view: visibility !== 'private' || canListPeople(m),
+    admin: atLeast(m?.role, 'admin'),
+  };
+}
+
+/**
  * What an organization role allows on the organization's docs sites: readers read, members with
  * edit edit content, members with create shape the structure (site spaces, sections, redirects,
  * customization), admins manage settings, visibility, share links, visitor auth and publishing.

@@ -7,10 +7,10 @@ import type { SiteRow, SpaceRow } from '../platform/db/schema.ts';
 import { BadRequestError, ConflictError, isUniqueViolation, NotFoundError } from '../platform/errors.ts';
 import { newId } from '../platform/ids.ts';
 import { paginate } from '../platform/paging.ts';
-import { assertSiteRole } from '../platform/policy.ts';
+import { assertSiteRole, sitePermissions } from '../platform/policy.ts';
 import { orgRoleOf } from '../access/effective.ts';
 import { readableSite, requireSite, type SiteAccess } from './access.ts';
-import { applyOverride, effectiveCustomization } from './customization.ts';
+import { applyOverride, effectiveCustomization, withoutPrivateSettings } from './customization.ts';
 import { presentShareLink, presentSite, siteSpaceCounts } from './presenter.ts';
 import { HOSTNAME_PATTERN, PROXY_PATTERN, BASENAME_PATTERN, type CreateSiteInput, type UpdatePublishingAuthInput, type UpdateSiteInput } from './schemas.ts';
 import { insertSiteSpace, lockSite, siteStructure, spaceForSite } from './structure.ts';
@@ -235,14 +235,14 @@ export async function publishedContentSite(ctx: Ctx, organizationId: string, sit
     .where('site_id', '=', access.site.id)
     .where('customization', 'is not', null)
     .execute();
-  const siteSettings = presentCustomization(access.site);
+  const siteSettings = withoutPrivateSettings(presentCustomization(access.site));
   return {
     object: 'published-content-site' as const,
     site: await presentOne(ctx, access),
     structure,
     customizations: {
       site: siteSettings,
-      siteSpaces: Object.fromEntries(overrides.map((o) => [o.id, effectiveCustomization(access.site.customization, o.customization)])),
+      siteSpaces: Object.fromEntries(overrides.map((o) => [o.id, withoutPrivateSettings(effectiveCustomization(access.site.customization, o.customization))])),
     },
     // What the published pages load (the same list as listSiteIntegrationScripts).
     scripts: siteScripts(ctx.urls, access.site.id, await siteIntegrations(ctx.db, access.site)),
@@ -295,16 +295,23 @@ export function presentCustomization(site: SiteRow, override?: { customization: 
   return { ...merged, ...(updated ? { updatedAt: updated.toISOString() } : {}) };
 }
 
-export async function getCustomization(ctx: Ctx, organizationId: string, siteId: string) {
-  const { site } = await requireSite(ctx, organizationId, siteId, 'read', 'read the site');
-  return presentCustomization(site);
+/** The settings as the caller may read them: whole for those who may change them. */
+function customizationFor(orgRole: SiteAccess['orgRole'], settings: Record<string, unknown>) {
+  return sitePermissions(orgRole).create ? settings : withoutPrivateSettings(settings);
 }
 
+export async function getCustomization(ctx: Ctx, organizationId: string, siteId: string) {
+  const { site, orgRole } = await requireSite(ctx, organizationId, siteId, 'read', 'read the site');
+  return customizationFor(orgRole, presentCustomization(site));
+}
+
+/** Replaces the site's settings; the `updatedAt` a read returned may come back with them and is ignored. */
 export async function putCustomization(ctx: Ctx, organizationId: string, siteId: string, input: Record<string, unknown>) {
   const access = await requireSite(ctx, organizationId, siteId, 'create', 'customize the site');
+  const { updatedAt: _ignored, ...settings } = input;
   const site = await ctx.db
     .updateTable('sites')
-    .set({ customization: json(input), customization_updated_at: new Date(), updated_at: new Date() })
+    .set({ customization: json(settings), customization_updated_at: new Date(), updated_at: new Date() })
     .where('id', '=', access.site.id)
     .returningAll()
     .executeTakeFirstOrThrow();
@@ -318,8 +325,8 @@ async function siteSpaceRow(db: Db, siteId: string, siteSpaceId: string) {
 }
 
 export async function getSiteSpaceCustomization(ctx: Ctx, organizationId: string, siteId: string, siteSpaceId: string) {
-  const { site } = await requireSite(ctx, organizationId, siteId, 'read', 'read the site');
-  return presentCustomization(site, await siteSpaceRow(ctx.db, site.id, siteSpaceId));
+  const { site, orgRole } = await requireSite(ctx, organizationId, siteId, 'read', 'read the site');
+  return customizationFor(orgRole, presentCustomization(site, await siteSpaceRow(ctx.db, site.id, siteSpaceId)));
 }
 
 export async function overrideSiteSpaceCustomization(ctx: Ctx, organizationId: string, siteId: string, siteSpaceId: string, patch: Record<string, unknown>) {

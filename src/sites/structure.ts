@@ -12,6 +12,7 @@ import { applyTemplate, templateOf } from '../templates/service.ts';
 import { readableSite, requireSite, type SiteAccess } from './access.ts';
 import { StructurePresenter } from './presenter.ts';
 import { MAX_GROUP_DEPTH } from './schemas.ts';
+import { groupsInSiteOrder, sectionsInSiteOrder, siteSpacesInSiteOrder } from './site-order.ts';
 import type {
   AddGroupInput,
   AddSiteSpaceInput,
@@ -174,7 +175,8 @@ async function promoteDefaultSiteSpace(trx: Db, siteId: string, sectionId: strin
 }
 
 async function promoteDefaultSection(trx: Db, siteId: string) {
-  const rows = await trx.selectFrom('site_sections').select(['id', 'is_default']).where('site_id', '=', siteId).orderBy('seq').execute();
+  const ordered = sectionsInSiteOrder(trx, siteId);
+  const rows = await ordered.query.orderBy(ordered.key).orderBy(ordered.seq).execute();
   if (rows.length && !rows.some((r) => r.is_default)) {
     await trx.updateTable('site_sections').set({ is_default: true }).where('id', '=', rows[0]!.id).execute();
   }
@@ -198,9 +200,15 @@ export async function listSiteSpaces(
   query: { page?: string | undefined; limit?: number | undefined; default?: boolean | undefined; shareKey?: string | undefined },
 ) {
   const access = await readableSite(ctx, organizationId, siteId, query.shareKey);
-  let base = ctx.db.selectFrom('site_spaces').selectAll().where('site_id', '=', access.site.id);
-  if (query.default !== undefined) base = base.where('is_default', '=', query.default);
-  const page = await paginate(base, { kind: `site-spaces:${query.default ?? ''}`, sortExpr: null, seqExpr: sql.ref('seq'), direction: 'asc' }, query);
+  const ordered = siteSpacesInSiteOrder(ctx.db, access.site.id);
+  let base = ordered.query;
+  if (query.default !== undefined) base = base.where('ss.is_default', '=', query.default);
+  const page = await paginate(
+    base,
+    { kind: `site-spaces:site-order:${query.default ?? ''}`, sortExpr: ordered.key, sortType: 'text', seqExpr: ordered.seq, direction: 'asc' },
+    query,
+    (r) => r.site_order,
+  );
   const presenter = await new StructurePresenter(ctx, access.site, access.orgRole, access.shareLink?.token).load(page.items, []);
   return { ...page, items: page.items.map((r) => presenter.siteSpace(r)) };
 }
@@ -304,8 +312,8 @@ async function presentSections(ctx: Ctx, access: SiteAccess, sections: SiteSecti
 
 export async function listSections(ctx: Ctx, organizationId: string, siteId: string, query: { page?: string | undefined; limit?: number | undefined; shareKey?: string | undefined }) {
   const access = await readableSite(ctx, organizationId, siteId, query.shareKey);
-  const base = ctx.db.selectFrom('site_sections').selectAll().where('site_id', '=', access.site.id);
-  const page = await paginate(base, { kind: 'site-sections', sortExpr: null, seqExpr: sql.ref('seq'), direction: 'asc' }, query);
+  const ordered = sectionsInSiteOrder(ctx.db, access.site.id);
+  const page = await paginate(ordered.query, { kind: 'site-sections:site-order', sortExpr: ordered.key, sortType: 'text', seqExpr: ordered.seq, direction: 'asc' }, query, (r) => r.site_order);
   return { ...page, items: await presentSections(ctx, access, page.items, access.shareLink?.token) };
 }
 
@@ -460,8 +468,8 @@ async function presentGroup(ctx: Ctx, access: SiteAccess, groupId: string) {
 
 export async function listGroups(ctx: Ctx, organizationId: string, siteId: string, query: { page?: string | undefined; limit?: number | undefined }) {
   const access = await readableSite(ctx, organizationId, siteId);
-  const base = ctx.db.selectFrom('site_section_groups').selectAll().where('site_id', '=', access.site.id);
-  const page = await paginate(base, { kind: 'site-section-groups', sortExpr: null, seqExpr: sql.ref('seq'), direction: 'asc' }, query);
+  const ordered = groupsInSiteOrder(ctx.db, access.site.id);
+  const page = await paginate(ordered.query, { kind: 'site-section-groups:site-order', sortExpr: ordered.key, sortType: 'text', seqExpr: ordered.seq, direction: 'asc' }, query, (r) => r.site_order);
   const tree = page.items.length ? await loadTree(ctx, access) : undefined;
   return { ...page, items: page.items.map((g) => tree!.groupById(g.id)) };
 }

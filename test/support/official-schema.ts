@@ -10,6 +10,8 @@ import addFormats from 'ajv-formats';
 
 const require = createRequire(import.meta.url);
 const spec = require('@gitbook/api/spec/openapi.json');
+/** The official OpenAPI document (with the workarounds below), for tests that walk its schemas. */
+export const officialSpec: { components: { schemas: Record<string, any> }; paths: Record<string, any> } = spec;
 
 type Operation = { operationId: string; responses: Record<string, any> };
 
