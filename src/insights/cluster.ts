@@ -124,6 +124,41 @@ function dot(a: SparseVector, b: SparseVector): number {
   return sum;
 }
 
+/** Terms an issue keeps in the similarity graph (its heaviest): bounds the cost of each comparison. */
+export const GRAPH_TERMS = 32;
+/** Terms of a cluster's sum used to estimate links between clusters before merging. */
+const LINK_TERMS = 200;
+
+function heaviest(v: SparseVector, max: number): SparseVector {
+  const keys = Object.keys(v);
+  if (keys.length <= max) return v;
+  const out: SparseVector = {};
+  for (const k of keys.sort((x, y) => Math.abs(v[y]!) - Math.abs(v[x]!)).slice(0, max)) out[k] = v[k]!;
+  return out;
+}
+
+/** The issues as the similarity graph sees them: unit vectors, their sum and degrees. */
+export interface Graph {
+  units: SparseVector[];
+  /** Twice the total weight of the links (pairs of distinct issues). */
+  twoM: number;
+  degree: number[];
+}
+
+export function graphOf(members: Member[], weight: Weight): Graph {
+  const units = members.map((m) => {
+    const u = heaviest(weightedUnit(m.vector, weight), GRAPH_TERMS);
+    let norm = 0;
+    for (const t in u) norm += u[t]! * u[t]!;
+    norm = Math.sqrt(norm);
+    if (norm > 0) for (const t in u) u[t]! /= norm;
+    return u;
+  });
+  const total: SparseVector = {};
+  for (const u of units) addInto(total, u);
+  return { units, twoM: dot(total, total) - members.length, degree: units.map((u) => (Object.keys(u).length ? dot(u, total) - 1 : 0)) };
+}
+
 /**
  * Recomputation as community detection on the similarity graph of the issues: every pair of
  * issues is linked by the cosine of their weighted vectors, and the partition sought maximises
@@ -133,23 +168,18 @@ function dot(a: SparseVector, b: SparseVector): number {
  *
  * The graph is never built: with unit vectors u, a cluster's internal weight is |Σu|² − size and
  * an issue's degree is u·Σall − 1, so sums per cluster give everything (Louvain-style moves of
- * issues, then greedy merges of clusters, Clauset–Newman–Moore). Seeds are the current clusters,
+ * issues, then passes of greedy merges of clusters). Seeds are the members' current clusters,
  * whose ids survive; a merge keeps the id of the larger cluster; `newId` names clusters formed for
- * issues no cluster suits. Each round of moves is linear in the issues times the clusters that
- * share a term with them.
+ * issues no cluster suits. A round of moves costs the issues times the clusters sharing a term
+ * with them; a pass of merges, the clusters squared.
  */
 export function recompute(
   members: Member[],
   weight: Weight,
-  opts: { rounds?: number; newId: () => string; resolution?: number },
+  opts: { rounds?: number; newId: () => string; resolution?: number; graph?: Graph },
 ): Recomputed {
   const gamma = opts.resolution ?? 1;
-  const units = members.map((m) => weightedUnit(m.vector, weight));
-  const total: SparseVector = {};
-  for (const u of units) addInto(total, u);
-  const n = members.length;
-  const twoM = dot(total, total) - n;
-  const degree = units.map((u) => (Object.keys(u).length ? dot(u, total) - 1 : 0));
+  const { units, twoM, degree } = opts.graph ?? graphOf(members, weight);
 
   /** Per cluster: the sum of its unit vectors, its degree and size; per term: the clusters with it. */
   const sums = new Map<string, { sum: SparseVector; degree: number; size: number }>();
@@ -211,67 +241,81 @@ export function recompute(
       return moved;
     };
     const mergeRound = () => {
-      // Links between clusters, from the postings: dots[a][b] = Σa · Σb.
-      const ids = [...sums.keys()];
-      const links = new Map<string, Map<string, number>>(ids.map((id) => [id, new Map()]));
-      for (const p of postings.values()) {
-        const entries = [...p];
+      // Links between clusters (Σa · Σb), from the heaviest terms of each sum.
+      const links = new Map<string, Map<string, number>>([...sums.keys()].map((id) => [id, new Map()]));
+      const linkPostings = new Map<string, [string, number][]>();
+      for (const [id, c] of sums) {
+        const top = heaviest(c.sum, LINK_TERMS);
+        for (const term in top) {
+          const p = linkPostings.get(term) ?? [];
+          p.push([id, top[term]!]);
+          linkPostings.set(term, p);
+        }
+      }
+      for (const entries of linkPostings.values()) {
         for (let x = 0; x < entries.length; x++) {
+          const [a, va] = entries[x]!;
+          const row = links.get(a)!;
           for (let y = x + 1; y < entries.length; y++) {
-            const [a, va] = entries[x]!;
             const [b, vb] = entries[y]!;
-            const v = va * vb;
-            links.get(a)!.set(b, (links.get(a)!.get(b) ?? 0) + v);
-            links.get(b)!.set(a, (links.get(b)!.get(a) ?? 0) + v);
+            row.set(b, (row.get(b) ?? 0) + va * vb);
+            links.get(b)!.set(a, (links.get(b)!.get(a) ?? 0) + va * vb);
           }
         }
       }
       const into = new Map<string, string>();
-      let merges = 0;
+      const gainOf = (a: string, b: string, w: number) => w - (gamma * sums.get(a)!.degree * sums.get(b)!.degree) / twoM;
       for (;;) {
-        let best: { a: string; b: string; gain: number } | undefined;
+        // A pass: each cluster's best partner, then the best pairs first, each cluster once.
+        const pairs: { a: string; b: string; gain: number }[] = [];
         for (const [a, row] of links) {
-          const ka = sums.get(a)!.degree;
+          let best: { a: string; b: string; gain: number } | undefined;
           for (const [b, w] of row) {
-            if (a >= b) continue;
-            const gain = w - (gamma * ka * sums.get(b)!.degree) / twoM;
+            const gain = gainOf(a, b, w);
             if (gain > 1e-12 && (!best || gain > best.gain)) best = { a, b, gain };
           }
+          if (best) pairs.push(best);
         }
-        if (!best) break;
-        // The larger keeps its id.
-        const [keep, gone] = sums.get(best.a)!.size >= sums.get(best.b)!.size ? [best.a, best.b] : [best.b, best.a];
-        const k = sums.get(keep)!;
-        const g = sums.get(gone)!;
-        for (const term in g.sum) {
-          const next = (k.sum[term] ?? 0) + g.sum[term]!;
-          k.sum[term] = next;
-          const p = postings.get(term)!;
-          p.delete(gone);
-          p.set(keep, next);
+        if (pairs.length === 0) break;
+        pairs.sort((x, y) => y.gain - x.gain);
+        const used = new Set<string>();
+        for (const { a, b } of pairs) {
+          if (used.has(a) || used.has(b)) continue;
+          used.add(a);
+          used.add(b);
+          // The larger keeps its id.
+          const [keep, gone] = sums.get(a)!.size >= sums.get(b)!.size ? [a, b] : [b, a];
+          const k = sums.get(keep)!;
+          const g = sums.get(gone)!;
+          for (const term in g.sum) {
+            const next = (k.sum[term] ?? 0) + g.sum[term]!;
+            k.sum[term] = next;
+            const p = postings.get(term)!;
+            p.delete(gone);
+            p.set(keep, next);
+          }
+          k.degree += g.degree;
+          k.size += g.size;
+          sums.delete(gone);
+          const goneRow = links.get(gone)!;
+          links.delete(gone);
+          const keepRow = links.get(keep)!;
+          keepRow.delete(gone);
+          for (const [c, w] of goneRow) {
+            if (c === keep) continue;
+            keepRow.set(c, (keepRow.get(c) ?? 0) + w);
+            const row = links.get(c)!;
+            row.delete(gone);
+            row.set(keep, (row.get(keep) ?? 0) + w);
+          }
+          into.set(gone, keep);
         }
-        k.degree += g.degree;
-        k.size += g.size;
-        sums.delete(gone);
-        const goneRow = links.get(gone)!;
-        links.delete(gone);
-        const keepRow = links.get(keep)!;
-        keepRow.delete(gone);
-        for (const [c, w] of goneRow) {
-          if (c === keep) continue;
-          keepRow.set(c, (keepRow.get(c) ?? 0) + w);
-          const row = links.get(c)!;
-          row.delete(gone);
-          row.set(keep, (row.get(keep) ?? 0) + w);
-        }
-        into.set(gone, keep);
-        merges++;
       }
-      if (merges) {
+      if (into.size) {
         const final = (id: string): string => (into.has(id) ? final(into.get(id)!) : id);
         for (const [issue, cluster] of assignment) assignment.set(issue, final(cluster));
       }
-      return merges;
+      return into.size;
     };
     const rounds = opts.rounds ?? 6;
     for (let pass = 0; pass < 3; pass++) {
@@ -307,9 +351,8 @@ export function medoid(members: Member[], centroid: Centroid, weight: Weight): M
  * Mean simplified silhouette of a partition: for each issue, how much closer (cosine distance) it
  * is to the rest of its own cluster than to the nearest other cluster; issues alone count 0.
  */
-export function silhouette(members: Member[], weight: Weight, assignment: Map<string, string>): number {
+export function silhouette(members: Member[], units: SparseVector[], assignment: Map<string, string>): number {
   if (members.length === 0) return 0;
-  const units = members.map((m) => weightedUnit(m.vector, weight));
   const sums = new Map<string, { sum: SparseVector; size: number }>();
   members.forEach((m, i) => {
     const id = assignment.get(m.id)!;
@@ -359,13 +402,20 @@ export function silhouette(members: Member[], weight: Weight, assignment: Map<st
  */
 export const RESOLUTIONS = [1.5, 2, 2.5, 3, 4];
 
-/** `recompute` at each resolution; the partition with the best silhouette (the fewer clusters on a tie). */
+/**
+ * `recompute` at each resolution, from the finest to the coarsest, each starting from the
+ * partition before it (so only the first one moves many issues); the partition with the best
+ * silhouette wins (the coarser on a tie).
+ */
 export function recluster(members: Member[], weight: Weight, opts: { rounds?: number; newId: () => string; resolutions?: number[] }): Recomputed & { resolution: number; silhouette: number } {
+  const graph = graphOf(members, weight);
   let best: (Recomputed & { resolution: number; silhouette: number }) | undefined;
-  for (const resolution of opts.resolutions ?? RESOLUTIONS) {
-    const result = recompute(members, weight, { ...opts, resolution });
-    const score = silhouette(members, weight, result.assignment);
-    if (!best || score > best.silhouette + 1e-6) best = { ...result, resolution, silhouette: score };
+  let seeds = members;
+  for (const resolution of [...(opts.resolutions ?? RESOLUTIONS)].sort((a, b) => b - a)) {
+    const result = recompute(seeds, weight, { ...opts, resolution, graph });
+    const score = silhouette(members, graph.units, result.assignment);
+    if (!best || score >= best.silhouette - 1e-6) best = { ...result, resolution, silhouette: score };
+    seeds = members.map((m) => ({ ...m, cluster: result.assignment.get(m.id)! }));
   }
   return best!;
 }
