@@ -319,7 +319,8 @@ export function recompute(
     };
     const rounds = opts.rounds ?? 6;
     for (let pass = 0; pass < 3; pass++) {
-      for (let round = 0; round < rounds; round++) if (moveRound() === 0) break;
+      // Until (nearly) nothing moves: the last few issues hesitating between two clusters change little.
+      for (let round = 0; round < rounds; round++) if (moveRound() <= members.length / 200) break;
       if (mergeRound() === 0) break;
     }
   }
