@@ -50,6 +50,16 @@ const MEDIUM = [
   /\b(is|are|was|were|get|gets) not (\w+ed)\b/, /\bdoes nothing\b/, /\breturns? (nothing|no results|an? error)\b/, /\bunauthori[sz]ed\b/, /\bpending for\b/,
   /\bover and over\b/, /\bspin(s|ning)?\b/, /\b(charge|charged|charges|bill|billed)\b.*\b(twice|at the same time|double)\b/, /\bbounc\w*\b/, /\brefuse[ds]?\b/,
   /\bwhat am i doing wrong\b/, /\bworkaround\b/, /\bkeeps? (showing|saying|asking|logging|kicking|redirecting|resetting)\b/, /\b(charged|billed) twice\b/, /\bunexpected\w*\b/,
+  // General shapes of a report, whatever the product: a negated action, something that stopped,
+  // never happens, keeps happening, is still there, is lost or delayed; an exception or HTTP error.
+  /\b(doesn't|does not|didn't|did not|don't|do not|won't|will not|wont|doesnt|dont|can't|cant) (\w+ )?(work|load|open|show|save|sync|appear|update|render|start|connect|send|arrive|match|respond|accept|find|import|finish|complete|go|get|receive|see|apply|print|post|reach|deliver|change|happen|display|count|pay|let|allow|come|recogni[sz]e|validate|verify|seem)\w*/,
+  /\bno longer\b/, /\bnever (\w+ed|\w+s|got|came|went|sent|made|had)\b/, /\bnothing (happens|happened|changes|changed|is (saved|sent|shown|created|deleted))\b/, /\bkeeps? (on )?\w+ing\b/, /\bkept \w+ing\b/,
+  /\bstill (shows?|showing|has|have|there|visible|active|being|getting|gets|charg\w*|listed|appears?)\b/, /\binstead of\b/, /\b(even though|although)\b/,
+  /\b(lost|gone|disappear\w*|vanish\w*|delayed|late|garbled|mangled|unreadable|invisible|overwritten|overwrites?|skips?|skipped|ignor(es|ed|ing))\b/,
+  /\b(declined|disabled|locked|throttl\w*|exceed\w*|exception|fatal|crash\w*|reject\w*)\b/, /\b[45]\d\d\b/, /\btoo (slow|long|many|low|high|aggressive|small|big|large)\b/,
+  /\bcomplain(s|ed|ing)?\b/, /\b(should not|shouldn't|should have|is supposed to|was supposed to)\b/, /\bnot (recogni[sz]ed|supported|found|received|delivered|applied|allowed|possible)\b/,
+  /\b(has|have|had|got|get|gets) no \w+/, /\b(in|to|into) (the )?spam\b/, /\b(dropped|drops|cut (off|in half)|warnings?|twice|sluggish|laggy)\b/,
+  /\b(is|are|was|were|be) (not|n't) (possible|allowed|accepted|valid|correct|right|shown|saved|sent|created|deleted|updated|applied|delivered|visible)\b/,
 ];
 
 const LOW = [
@@ -57,19 +67,43 @@ const LOW = [
   /\bhard to (find|understand|follow)\b/, /\btypos?\b/, /\boutdated\b/, /\bis there (a|any) way\b/, /\bany way to\b/, /\b(not|un)documented\b/,
   /\bdocs? (don't|do not|doesn't|does not) (say|explain|mention|cover)\b/, /\bno (docs|documentation|example|examples|guide)\b/, /\bwhy (does|is|do|are)\b/,
   /\b(can't|cannot|couldn't) (find|figure out|tell)\b/, /\bwhat('s| is) the (right|correct|best) way\b/,
+  /\bwhen will\b/, /\bhow long (does|will|should)\b/, /\bis there (a|an) (setting|option|limit)\b/, /\b(can|could) you (please )?(raise|reset|fix|resend|reissue|restore|recover|undo)\b/,
 ];
 
 /** What says a problem is absent or over; removed before cues are looked for. */
 const ABSENCE = [
   /\b(no|without any|without|zero|never had any|not any|haven't had any|never any) (real )?(problems?|issues?|errors?|bugs?|complaints?|trouble|hiccups?|questions?)\b/g,
-  /\bnot (a|an) (problem|issue|bug)\b/g, /\bno worries\b/g, /\bnothing (is )?(wrong|broken)\b/g,
+  /\bnot (a|an) (problem|issue|bug)\b/g, /\bno (worries|rush|hurry)\b/g, /\bnothing (is )?(wrong|broken)\b/g,
+  /\b(your|my|the|this) (e-?mail|message) will not be forwarded\b/g, /\bdo not take this the wrong way\b/g,
 ];
 
 /** A sentence saying the problem went away is not a problem report. */
 const RESOLVED = /\b(works? (fine|great|perfectly|well|now|again)|working (fine|great|perfectly|well|now|again)|(is|was|got) (fixed|resolved|solved|sorted)|(that|this|it) (fixed|solved|resolved|did) (it|the trick)|fixed it|solved it|went away|all good now|no longer (an? )?(problem|issue|happens|happening))\b/;
 
 /** Sentences that open another issue in the same message. */
-const ANOTHER = /^(also|additionally|another (issue|problem|thing|bug)|separately|on another note|second(ly)?|unrelated(ly)?|one more thing|and another)\b/i;
+const ANOTHER = /^(also|additionally|another (issue|problem|thing|bug)|separately|on another note|second(ly)?|second (thing|issue|problem)|unrelated(ly)?|one more thing|and another|btw|by the way|p\.? ?s\.?|oh,? and|besides( that)?|and while (i'm|i am) (here|at it))(?![a-z])|^\d{1,2}[.)]\s/i;
+
+/**
+ * Lines of a message that are not the customer's own words about the problem: quoted history
+ * ("> …"), forwarding and mail headers, legal disclaimers. A signature ("-- ", "Sent from my …")
+ * ends what is read of the message.
+ */
+const QUOTED = /^\s*>/;
+const HEADER = /^\s*(from|to|cc|subject|date|sent|von|de|objet|betreff):\s/i;
+const FORWARD_RULE = /^\s*-{2,}.*(forwarded|original message|weitergeleitet|transféré).*-*\s*$/i;
+const DISCLAIMER = /\b(confidential|intended (solely|only) for|privileged|before printing|received (it|this) in error)\b/i;
+const SIGNATURE_START = /^\s*(--\s*|__+|(sent|envoyé|gesendet|enviado) (from|de|von|desde) (my|mon|ma|meinem|mi|outlook|\w+ for)\b.*)$/i;
+
+/** What a customer wrote in a message, without quotes, headers, disclaimers and signature. */
+export function ownWords(body: string): string {
+  const kept: string[] = [];
+  for (const line of body.split('\n')) {
+    if (SIGNATURE_START.test(line)) break;
+    if (QUOTED.test(line) || HEADER.test(line) || FORWARD_RULE.test(line) || DISCLAIMER.test(line)) continue;
+    kept.push(line);
+  }
+  return kept.join('\n');
+}
 
 const GREETING = /^(hi|hello|hey|dear|good (morning|afternoon|evening))\b[^.!?,]*[,.!]?\s*/i;
 
@@ -104,7 +138,7 @@ export function extractIssues(conversation: ConversationText): ExtractedIssue[] 
   const groups: { sentences: { text: string; impact: Impact | undefined }[] }[] = [{ sentences: [] }];
   for (const part of conversation.parts) {
     if (part.role !== 'user') continue;
-    for (const sentence of sentences(part.body)) {
+    for (const sentence of sentences(ownWords(part.body))) {
       const current = groups[groups.length - 1]!;
       const scored = { text: sentence, impact: scoreSentence(sentence) };
       // "Also, …" opens a new issue only when it reports a problem of its own.

@@ -4,7 +4,7 @@ import { json, type Db } from '../platform/db/database.ts';
 import type { Impact } from '../platform/db/schema.ts';
 import { newId } from '../platform/ids.ts';
 import type { JobContext } from '../platform/jobs.ts';
-import { addInto, CENTROID_TERMS, centroidOf, medoid, nearest, prune, recompute, weightedNorm, type Centroid, type Member, type Weight } from './cluster.ts';
+import { addInto, CENTROID_TERMS, centroidOf, medoid, nearest, prune, recluster, weightedNorm, type Centroid, type Member, type Weight } from './cluster.ts';
 import { clusterSummary, iconFor, issueDetails } from './documents.ts';
 import { builtInEngine, engineFor, type Engine } from './engine.ts';
 import { strongerImpact, type ConversationText, type ExtractedIssue } from './extract.ts';
@@ -14,11 +14,12 @@ export const PROCESS_CONVERSATIONS_JOB = 'insights.process';
 export const RECLUSTER_JOB = 'insights.recluster';
 
 /**
- * Similarity an issue needs to join a cluster, per kind of vector. TF-IDF cosines of short texts
- * about one problem sit around 0.2 to 0.6; embeddings of related texts are much closer together.
+ * Similarity a new issue needs to join a cluster at once, per kind of vector (the recomputation
+ * that follows needs none: see cluster.ts). TF-IDF cosines of short texts about one problem sit
+ * around 0.2 to 0.6; embeddings of related texts are much closer together.
  */
-export function thresholds(kind: string): { join: number; merge: number } {
-  return kind === 'tfidf' ? { join: 0.25, merge: 0.45 } : { join: 0.75, merge: 0.88 };
+export function thresholds(kind: string): { join: number } {
+  return kind === 'tfidf' ? { join: 0.25 } : { join: 0.75 };
 }
 
 /** New issues since the last recomputation that make the next one run at once (else it waits INSIGHTS_RECLUSTER_DELAY_MS). */
@@ -425,7 +426,7 @@ export function reclusterJob(services: Services) {
         const weight: Weight = kind === 'tfidf' ? stats.weight : () => 1;
         const ofKind = issues.filter((i) => i.vector_kind === kind);
         const members: Member[] = ofKind.map((i) => ({ id: i.id, vector: (i.vector ?? i.terms) as SparseVector, cluster: i.cluster_id }));
-        const { assignment, centroids } = recompute(members, weight, { ...thresholdsFor(kind), newId: () => newId() });
+        const { assignment, centroids } = recluster(members, weight, { newId: () => newId() });
         const byCluster = new Map<string, typeof ofKind>();
         const membersOf = new Map<string, Member[]>();
         ofKind.forEach((issue, index) => {
@@ -502,11 +503,6 @@ export function reclusterJob(services: Services) {
     });
     for (const d of describe) await describeCluster(services, engine, d.id, d.sample, d.counts);
   };
-}
-
-function thresholdsFor(kind: string) {
-  const t = thresholds(kind);
-  return { threshold: t.join, mergeThreshold: t.merge };
 }
 
 /** The quoted sentences of an issue's details document. */
