@@ -3,7 +3,9 @@ import { contentExtensions } from './content/extensions.ts';
 import { grantRoleOnSpace } from './integrations/grants.ts';
 import { mayHoldOpenAPIBlocks, resolveOpenAPIBlocks } from './openapi/blocks.ts';
 import { reindexSpace } from './search/indexer.ts';
+import { siteIntegrations, siteScripts } from './integrations/site-scripts.ts';
 import { siteGrantHolds } from './sites/content-token.ts';
+import { siteExtensions } from './sites/hooks.ts';
 import { removeSpaceFromSites } from './sites/structure.ts';
 import { resolveSpaceGrantsWith, spaceHooks } from './spaces/hooks.ts';
 
@@ -27,4 +29,7 @@ export function wireAreas(): void {
   // Content: OpenAPI blocks are filled on computed reads; a merge revision names its change request.
   contentExtensions.computedBlocks.push({ mayHold: mayHoldOpenAPIBlocks, resolve: resolveOpenAPIBlocks });
   contentExtensions.mergedFrom = mergedFromOf;
+
+  // Sites: the published content lists the scripts integrations inject into the site's pages.
+  siteExtensions.publishedScripts = async (ctx, site) => siteScripts(ctx.urls, site.id, await siteIntegrations(ctx.db, site));
 }

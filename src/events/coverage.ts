@@ -1,4 +1,6 @@
+import type { IntegrationGrant } from '../platform/context.ts';
 import type { Db } from '../platform/db/database.ts';
+import type { SiteRow } from '../platform/db/schema.ts';
 
 /**
  * Which installations reach a space or a site: active ones of its organization installed on it
@@ -30,4 +32,15 @@ export function installationsCoveringSite(db: Db, site: { id: string; organizati
  */
 export function answerStamp(version: number | string, ...updated: (Date | string | null)[]): string {
   return `${version}.${Math.max(...updated.map((d) => (d ? new Date(d).getTime() : 0))).toString(36)}`;
+}
+
+/**
+ * Whether an integration grant reaches a site: only an installation token, only while the
+ * installation is active, only a site of its organization that it covers (all sites, or the
+ * site installed on and active there).
+ */
+export async function grantCoversSite(db: Db, grant: IntegrationGrant, site: SiteRow): Promise<boolean> {
+  if (!grant.installationId) return false;
+  const row = await installationsCoveringSite(db, site).select('inst.id').where('inst.id', '=', grant.installationId).where('inst.integration_id', '=', grant.integrationId).executeTakeFirst();
+  return row !== undefined;
 }

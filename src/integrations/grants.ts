@@ -1,10 +1,10 @@
 import { randomBytes } from 'node:crypto';
-import { installationsCoveringSite, installationsCoveringSpace } from '../events/coverage.ts';
+import { installationsCoveringSpace } from '../events/coverage.ts';
 import type { FastifyRequest } from 'fastify';
 import { hashToken } from '../platform/auth.ts';
 import type { IntegrationGrant } from '../platform/context.ts';
 import type { Db } from '../platform/db/database.ts';
-import type { Role, RoleOrGuest, SiteRow, SpaceRow, UserRow } from '../platform/db/schema.ts';
+import type { Role, RoleOrGuest, SpaceRow, UserRow } from '../platform/db/schema.ts';
 import { ForbiddenError } from '../platform/errors.ts';
 
 /** Tokens Folio gives integrations start with this, so authentication knows where to look them up. */
@@ -111,16 +111,6 @@ const SITE_OPERATION_SCOPES: Record<string, string[]> = {
   updateSiteAdaptiveSchema: ['site:adaptive:write'],
 };
 
-/**
- * Whether an integration grant reaches a site: only an installation token, only while the
- * installation is active, only a site of its organization that it covers (all sites, or the
- * site installed on and active there).
- */
-export async function grantCoversSite(db: Db, grant: IntegrationGrant, site: SiteRow): Promise<boolean> {
-  if (!grant.installationId) return false;
-  const row = await installationsCoveringSite(db, site).select('inst.id').where('inst.id', '=', grant.installationId).where('inst.integration_id', '=', grant.integrationId).executeTakeFirst();
-  return row !== undefined;
-}
 
 /** The role an installation's scopes give on content. */
 export function roleFromScopes(scopes: string[]): RoleOrGuest {

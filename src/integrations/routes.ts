@@ -10,6 +10,7 @@ import { findSpace } from '../spaces/store.ts';
 import type { IntegrationRow, SiteInstallationRow, SpaceInstallationRow } from '../platform/db/schema.ts';
 import { presentEvent, presentEventWithTrace, presentInstallation, presentIntegration, presentSiteInstallation, presentSpaceInstallation } from './presenter.ts';
 import { presentSite, siteSpaceCounts } from '../sites/presenter.ts';
+import { SiteIntegrationScript } from '../sites/schemas.ts';
 import { findSite } from '../sites/access.ts';
 import {
   DevBody,
@@ -26,7 +27,6 @@ import {
   InstallOnSiteBody,
   SiteInstallation,
   SiteInstallationParams,
-  SiteIntegrationScript,
   PublishBody,
   SpaceInstallation,
   SpaceInstallationParams,

@@ -202,9 +202,3 @@ export const IntegrationListQuery = {
   target: Type.Optional(Target),
 };
 
-/** A script an installation injects into a site's pages (official `SiteIntegrationScript`). */
-export const SiteIntegrationScript = Type.Object({
-  script: Type.String({ description: 'Address of the script the pages load' }),
-  contentSecurityPolicy: Type.Optional(Type.String({ description: "Sources the script needs, added to the site's Content-Security-Policy" })),
-  cookies: Type.Boolean({ description: 'The script may use cookies: pages load it only once the visitor accepts them' }),
-});

@@ -4,7 +4,7 @@ import type { Role, RoleOrGuest, SiteRow, SiteShareLinkRow } from '../platform/d
 import { NotFoundError } from '../platform/errors.ts';
 import { assertSiteRole, atLeast } from '../platform/policy.ts';
 import { orgRoleOf } from '../access/effective.ts';
-import { grantCoversSite } from '../integrations/grants.ts';
+import { grantCoversSite } from '../events/coverage.ts';
 
 export interface SiteAccess {
   site: SiteRow;

@@ -1,5 +1,4 @@
 import { Type } from '@sinclair/typebox';
-import { SiteIntegrationScript } from '../integrations/schemas.ts';
 import type { FolioApp } from '../platform/app.ts';
 import { errorResponses } from '../platform/schemas.ts';
 import { ListOf, PageQuery } from '../platform/paging.ts';
@@ -40,6 +39,7 @@ import {
   SiteSectionGroupIdParams,
   SiteSectionIdParams,
   SiteSpace,
+  SiteIntegrationScript,
   SiteSpaceIdParams,
   SiteStructure,
   SortStructureBody,

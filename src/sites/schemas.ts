@@ -388,3 +388,10 @@ export const RedirectLookup = Type.Object({ redirect: SiteRedirect, target: Type
 
 /** Object with any properties (passed through as stored). */
 export const FreeObject = (description?: string): TSchema => Type.Object({}, { additionalProperties: true, ...(description ? { description } : {}) });
+
+/** A script an installation injects into a site's pages (official `SiteIntegrationScript`). */
+export const SiteIntegrationScript = Type.Object({
+  script: Type.String({ description: 'Address of the script the pages load' }),
+  contentSecurityPolicy: Type.Optional(Type.String({ description: "Sources the script needs, added to the site's Content-Security-Policy" })),
+  cookies: Type.Boolean({ description: 'The script may use cookies: pages load it only once the visitor accepts them' }),
+});

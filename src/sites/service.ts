@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { siteIntegrations, siteScripts } from '../integrations/site-scripts.ts';
+import { siteExtensions } from './hooks.ts';
 import { sql } from 'kysely';
 import type { Ctx } from '../platform/context.ts';
 import { json, type Db } from '../platform/db/database.ts';
@@ -245,7 +245,7 @@ export async function publishedContentSite(ctx: Ctx, organizationId: string, sit
       siteSpaces: Object.fromEntries(overrides.map((o) => [o.id, withoutPrivateSettings(effectiveCustomization(access.site.customization, o.customization))])),
     },
     // What the published pages load (the same list as listSiteIntegrationScripts).
-    scripts: siteScripts(ctx.urls, access.site.id, await siteIntegrations(ctx.db, access.site)),
+    scripts: await siteExtensions.publishedScripts(ctx, access.site),
   };
 }
 
