@@ -72,8 +72,8 @@ describe('every GitBook block from markdown', () => {
     assert.equal(tabs.nodes![0]!.nodes![0]!.type, 'code');
     const stepper = byType('stepper');
     assert.deepEqual(stepper.nodes!.map((s) => [s.type, s.nodes!.map((n) => n.type)]), [
-      ['stepper-step', ['heading-3', 'paragraph']],
-      ['stepper-step', ['heading-3', 'paragraph']],
+      ['stepper-step', ['heading-2', 'paragraph']],
+      ['stepper-step', ['heading-2', 'paragraph']],
     ]);
     const expandable = byType('expandable');
     assert.deepEqual(expandable.data, { defaultExpanded: true });

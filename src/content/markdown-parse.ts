@@ -745,7 +745,7 @@ class Reader {
       }
     }
     const pieces = trimEdges(this.phrasing(children, []).map((p) => (p.kind === 'text' ? { ...p, text: p.text.replace(/\n/g, ' ') } : p)));
-    const type = (['heading-1', 'heading-2', 'heading-3'] as const)[Math.min(node.depth, 3) - 1]!;
+    const type = headingType(node.depth);
     const data: DocumentBlockHeading['data'] = id ? { id } : {};
     if (align) data.align = align as TextAlignment;
     const block: DocumentBlockHeading = { object: 'block', type, data, nodes: assemble(pieces) };
@@ -795,7 +795,8 @@ class Reader {
           const para = root.children[0];
           if (root.children.length === 1 && para?.type === 'paragraph') {
             if (first.name === 'p') return reader.paragraphBlock(para, allowed, align);
-            const depth = Number(first.name[1]) as 1 | 2 | 3;
+            // `<h2 align="center">` is an aligned heading-1, as `##` is.
+            const depth = Number(first.name[1]) as md.Heading['depth'];
             return [reader.heading({ type: 'heading', depth, children: para.children }, align)];
           }
         }
@@ -1263,6 +1264,16 @@ class Reader {
     if (size === 'line' || size === 'original') node.data.size = size;
     return node;
   }
+}
+
+/**
+ * The heading block of a markdown heading depth, as GitBook maps them: `#` is the page title, so
+ * the body's `##` is heading-1, `###` heading-2 and `####` heading-3. A `#` inside the body (the
+ * title line is taken off before the body is read) is a heading-1 too, and `#####`/`######` are
+ * heading-3: the document has three levels.
+ */
+export function headingType(depth: number): 'heading-1' | 'heading-2' | 'heading-3' {
+  return depth <= 2 ? 'heading-1' : depth === 3 ? 'heading-2' : 'heading-3';
 }
 
 function withCodeAttrs(block: DocumentBlockCode, attrs: Record<string, string>): DocumentBlockCode {

@@ -431,7 +431,8 @@ function block(node: Block, notes: Notes): md.RootContent[] {
     case 'heading-1':
     case 'heading-2':
     case 'heading-3': {
-      const depth = Number(node.type.slice(-1)) as 1 | 2 | 3;
+      // One level below the page title, as GitBook writes them: heading-1 is `##` (see headingType).
+      const depth = (Number(node.type.slice(-1)) + 1) as 2 | 3 | 4;
       const anchor = node.data.id ? `<a href="#${node.data.id}" id="${node.data.id}"></a>` : '';
       if (node.data.align) {
         const inner = inlineMarkdown(node.nodes, notes).replace(/<br>/g, ' ');
