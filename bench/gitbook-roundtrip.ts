@@ -53,9 +53,12 @@ async function markdownFiles(dir: string): Promise<Map<string, string>> {
   let at = 0;
   for (const b of blobs) {
     const eol = all.indexOf(10, at);
-    const size = Number(all.subarray(at, eol).toString().split(' ')[2]);
-    out.set(b.path, all.subarray(eol + 1, eol + 1 + size).toString('utf8'));
-    at = eol + 1 + size + 1;
+    const header = all.subarray(at, eol).toString();
+    at = eol + 1;
+    if (header.endsWith(' missing')) continue; // not fetched (a partial clone)
+    const size = Number(header.split(' ')[2]);
+    out.set(b.path, all.subarray(at, at + size).toString('utf8'));
+    at += size + 1;
   }
   return out;
 }

@@ -33,19 +33,33 @@ import { escapeAttr, escapeHtmlText, liquidTag } from './markdown-tags.ts';
  */
 
 const processor = unified().use(remarkGfm).use(remarkStringify, {
-  bullet: '-',
-  emphasis: '*',
+  // GitBook's own choices, so that an exported page only changes where its content did.
+  bullet: '*',
+  emphasis: '_',
   strong: '*',
-  rule: '-',
+  rule: '*',
   fence: '`',
   fences: true,
   listItemIndent: 'one',
   // Text that would read back as math or as a GitBook tag is escaped.
+  join: [tagSpacing],
   unsafe: [
     { character: '$', after: '\\$' },
     { character: '{', after: '%', atBreak: true },
   ],
 });
+
+/**
+ * GitBook writes a container's tags right against its content: no blank line after an opening tag
+ * (`{% hint %}`, `{% tabs %}` then `{% tab %}`…) nor before a closing one; blocks and items are
+ * separated by one blank line as usual.
+ */
+function tagSpacing(left: md.Node, right: md.Node): number | undefined {
+  if ((left.data as TagData | undefined)?.tag === 'open' || (right.data as TagData | undefined)?.tag === 'close') return 0;
+  return undefined;
+}
+
+type TagData = { tag?: 'open' | 'close' };
 
 /** One run of text, or an inline node, with the marks it carries; `null` marks nest under any mark. */
 type Item = { text: string; marks: MarkType[] } | { node: md.PhrasingContent; marks: MarkType[] | null };
@@ -413,7 +427,8 @@ function blocks(nodes: readonly Block[], notes: Notes): md.RootContent[] {
 
 /** A container written as an opening tag, its content and the closing tag. */
 function tagged(open: string, name: string, children: md.RootContent[]): md.RootContent[] {
-  return [html(open), ...children, html(`{% end${name} %}`)];
+  const tag = (value: string, side: 'open' | 'close'): md.Html => ({ type: 'html', value, data: { tag: side } as md.Data });
+  return [tag(open, 'open'), ...children, tag(`{% end${name} %}`, 'close')];
 }
 
 const ALIGN_ATTR: Record<string, string> = { start: 'left', center: 'center', end: 'right' };
@@ -492,7 +507,8 @@ function block(node: Block, notes: Notes): md.RootContent[] {
     case 'file': {
       const caption = captionNodes((node as { fragments?: DocumentFragment[] }).fragments);
       const children = caption ? phrasing(caption, notes) : [];
-      return tagged(liquidTag('file', { src: urlFromRef(node.data.ref) }), 'file', children.length > 0 ? [{ type: 'paragraph', children }] : []);
+      const open = liquidTag('file', { src: urlFromRef(node.data.ref) });
+      return children.length > 0 ? tagged(open, 'file', [{ type: 'paragraph', children }]) : [html(open)];
     }
     case 'drawing':
       return [html(liquidTag('drawing', { src: node.data.ref ? urlFromRef(node.data.ref) : undefined }))];

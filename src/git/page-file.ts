@@ -1,6 +1,5 @@
 import { readMarkdownMetadata } from '../change-requests/service.ts';
-import { stringify as stringifyYaml } from 'yaml';
-import { type PageMetadata, readFrontMatter, withFrontMatter } from '../content/front-matter.ts';
+import { type PageMetadata, gitbookYaml, readFrontMatter, withFrontMatter } from '../content/front-matter.ts';
 import { documentToMarkdown, markdownToDocument } from '../content/markdown.ts';
 import type { PageEntry } from '../content/model.ts';
 import { frontMatterOf } from '../content/presenter.ts';
@@ -41,7 +40,7 @@ export function roundTripPageFile(text: string): string {
 
 /** A reusable content's file, `.gitbook/includes/<id>.md`: its title as front matter, then its body. */
 export function writeIncludeFile(title: string, body: string): string {
-  return `---\n${stringifyYaml({ title }, { lineWidth: 0 })}---\n\n${body.replace(/\n*$/, '\n')}`;
+  return `---\n${gitbookYaml({ title })}---\n\n${body.replace(/\n*$/, '\n')}`;
 }
 
 export function readIncludeFile(text: string, id: string): { title: string; body: string } {
