@@ -43,6 +43,8 @@ const processor = unified().use(remarkGfm).use(remarkStringify, {
   listItemIndent: 'one',
   // Text that would read back as math or as a GitBook tag is escaped.
   join: [tagSpacing],
+  // `[https://x](https://x)`, not `<https://x>`.
+  resourceLink: true,
   unsafe: [
     { character: '$', after: '\\$' },
     { character: '{', after: '%', atBreak: true },
@@ -62,13 +64,18 @@ function tagSpacing(left: md.Node, right: md.Node): number | undefined {
 type TagData = { tag?: 'open' | 'close' };
 
 /** One run of text, or an inline node, with the marks it carries; `null` marks nest under any mark. */
-type Item = { text: string; marks: MarkType[] } | { node: md.PhrasingContent; marks: MarkType[] | null };
+type Item = { text: string; marks: MarkType[] } | { node: md.PhrasingContent | md.PhrasingContent[]; marks: MarkType[] | null };
 
 interface Context {
   /** Table cells, captions and summaries are one line: breaks are written as `<br>`. */
   inCell: boolean;
   /** Headings can't hold breaks either: they become spaces. */
   inHeading: boolean;
+  /**
+   * Inside HTML (cells, captions, summaries, aligned paragraphs), marks, links and code are HTML
+   * tags (`<strong>`, `<a href>`, `<code>`), `&` and `<` character references: what GitBook writes.
+   */
+  html: boolean;
   /** Annotation bodies, written as footnotes at the end of the page. */
   notes: Notes;
 }
@@ -118,20 +125,18 @@ function lengthText(length: Length): string {
 function inlineItems(node: DocumentInline, ctx: Context): Item[] {
   switch (node.type) {
     case 'link': {
-      const inner = items(node.nodes as InlineOrText[], ctx);
-      // Marks on every character of the link text are written around the link, so that
-      // `**a [b](u) c**` stays one bold span.
-      const leaves = inner.filter((i): i is { text: string; marks: MarkType[] } => 'text' in i);
-      const common = leaves.length === 0 ? [] : leaves[0]!.marks.filter((m) => m !== 'code' && leaves.every((l) => l.marks.includes(m)));
-      const children = group(inner, new Set(common), ctx);
-      return [{ node: { type: 'link', url: urlFromRef(node.data.ref), title: null, children }, marks: common }];
+      // Marks go inside the link, as GitBook writes them: `[**Tint color**](url)`.
+      const children = group(items(node.nodes as InlineOrText[], ctx), new Set(), ctx);
+      const url = urlFromRef(node.data.ref);
+      if (ctx.html) return [{ node: [html(`<a href="${escapeAttr(url)}">`), ...children, html('</a>')], marks: [] }];
+      return [{ node: { type: 'link', url, title: null, children }, marks: [] }];
     }
     case 'mention': {
       const url = urlFromRef(node.data.ref);
-      return [{ node: { type: 'link', url, title: 'mention', children: [{ type: 'text', value: url }] }, marks: null }];
+      return [{ node: { type: 'link', url, title: 'mention', children: [{ type: 'text', value: mentionLabel(url) }] }, marks: null }];
     }
     case 'inline-image':
-      if (node.data.size || node.data.refDark) return [{ node: html(imgTag(node.data)), marks: null }];
+      if (node.data.size || node.data.refDark || ctx.html) return [{ node: html(imgTag(node.data)), marks: null }];
       return [
         {
           node: { type: 'image', url: urlFromRef(node.data.ref), alt: node.data.alt ?? '', title: node.data.caption || null },
@@ -143,24 +148,31 @@ function inlineItems(node: DocumentInline, ctx: Context): Item[] {
     case 'expression':
       return [{ node: html(`<code class="expression">${node.data.expression}</code>`), marks: null }];
     case 'emoji':
+      if (ctx.html) return [{ node: html(`<span data-gb-custom-inline data-tag="emoji" data-code="${escapeAttr(node.data.code)}">${emoji(node.data.code)}</span>`), marks: null }];
       return [{ node: { type: 'text', value: emoji(node.data.code) }, marks: null }];
     case 'icon': {
       const style = node.data.color ? ` style="color:${node.data.color};"` : '';
       return [{ node: html(`<i class="fa-${escapeAttr(node.data.icon)}"${style}>:${escapeHtmlText(node.data.icon)}:</i>`), marks: null }];
     }
     case 'button': {
+      // GitBook's forms: `<a href class="button primary" data-icon>` for a link (no `href` when it
+      // goes nowhere), `<button type="button" class data-action data-query data-icon>` for an action.
       const data = node.data;
       const attrs: string[] = [];
-      if ('ref' in data) attrs.push(`href="${escapeAttr(urlFromRef(data.ref))}"`);
+      if ('ref' in data) {
+        const href = urlFromRef(data.ref);
+        if (href !== '') attrs.push(`href="${escapeAttr(href)}"`);
+      } else attrs.push('type="button"');
       attrs.push(`class="button ${data.kind}"`);
-      if (data.icon) attrs.push(`data-icon="${escapeAttr(data.icon)}"`);
-      if (data.size) attrs.push(`data-size="${data.size}"`);
       if ('action' in data) {
         attrs.push(`data-action="${data.action.action}"`);
         if ('query' in data.action && data.action.query !== undefined) attrs.push(`data-query="${escapeAttr(data.action.query)}"`);
         if ('slug' in data.action) attrs.push(`data-slug="${escapeAttr(data.action.slug)}"`);
       }
-      return [{ node: html(`<a ${attrs.join(' ')}>${escapeHtmlText(data.label)}</a>`), marks: null }];
+      if (data.icon) attrs.push(`data-icon="${escapeAttr(data.icon)}"`);
+      if (data.size) attrs.push(`data-size="${data.size}"`);
+      const tag = 'action' in data ? 'button' : 'a';
+      return [{ node: html(`<${tag} ${attrs.join(' ')}>${escapeHtmlText(data.label)}</${tag}>`), marks: null }];
     }
     case 'annotation': {
       const label = String(ctx.notes.length + 1);
@@ -195,27 +207,36 @@ function group(list: Item[], applied: Set<MarkType>, ctx: Context): md.PhrasingC
     let j = i + 1;
     while (j < list.length && (list[j]!.marks === null || list[j]!.marks!.includes(mark))) j++;
     while (j > i + 1 && list[j - 1]!.marks === null) j--;
-    out.push(...wrap(mark, group(list.slice(i, j), new Set([...applied, mark]), ctx)));
+    out.push(...wrap(mark, group(list.slice(i, j), new Set([...applied, mark]), ctx), ctx));
     i = j;
   }
   return out;
 }
 
 function emit(item: Item, applied: Set<MarkType>, ctx: Context): md.PhrasingContent[] {
-  if ('node' in item) return [item.node];
+  if ('node' in item) return Array.isArray(item.node) ? item.node : [item.node];
   let text = item.text;
   if (ctx.inHeading) text = text.replace(/\n/g, ' ');
-  if (applied.has('code')) return [{ type: 'inlineCode', value: text.replace(/\n/g, ' ') }];
+  if (applied.has('code')) {
+    if (ctx.html) return [html(`<code>${text.replace(/\n/g, ' ').replace(/&/g, '&#x26;').replace(/</g, '&#x3C;')}</code>`)];
+    return [{ type: 'inlineCode', value: text.replace(/\n/g, ' ') }];
+  }
   if (!ctx.inCell) return [{ type: 'text', value: text }];
   const out: md.PhrasingContent[] = [];
   text.split('\n').forEach((part, k) => {
     if (k > 0) out.push(html('<br>'));
-    if (part) out.push({ type: 'text', value: part });
+    if (!part) return;
+    if (!ctx.html) out.push({ type: 'text', value: part });
+    // `&` and `<` as GitBook writes them in HTML (`&#x26;`, `&#x3C;`); the rest as escaped text.
+    else for (const piece of part.split(/([&<])/)) if (piece) out.push(piece === '&' ? html('&#x26;') : piece === '<' ? html('&#x3C;') : { type: 'text', value: piece });
   });
   return out;
 }
 
-function wrap(mark: MarkType, children: md.PhrasingContent[]): md.PhrasingContent[] {
+const HTML_TAG_OF: Record<string, string> = { bold: 'strong', italic: 'em', strikethrough: 's' };
+
+function wrap(mark: MarkType, children: md.PhrasingContent[], ctx: Context): md.PhrasingContent[] {
+  if (ctx.html && HTML_TAG_OF[mark]) return [html(`<${HTML_TAG_OF[mark]}>`), ...children, html(`</${HTML_TAG_OF[mark]}>`)];
   switch (mark) {
     case 'bold':
       return [{ type: 'strong', children }];
@@ -238,13 +259,13 @@ function wrap(mark: MarkType, children: md.PhrasingContent[]): md.PhrasingConten
 }
 
 function phrasing(nodes: readonly InlineOrText[], notes: Notes, opts: Partial<Context> = {}): md.PhrasingContent[] {
-  const ctx: Context = { inCell: false, inHeading: false, notes, ...opts };
+  const ctx: Context = { inCell: false, inHeading: false, html: false, notes, ...opts };
   return group(items(nodes, ctx), new Set(), ctx);
 }
 
-/** Rich text as one line of markdown, for places inside HTML (captions, cells, summaries). */
+/** Rich text as one line, for places inside HTML (captions, cells, summaries): HTML tags, escaped text. */
 function inlineMarkdown(nodes: readonly InlineOrText[], notes: Notes): string {
-  const children = phrasing(nodes, notes, { inCell: true });
+  const children = phrasing(nodes, notes, { inCell: true, html: true });
   if (children.length === 0) return '';
   return processor.stringify({ type: 'root', children: [{ type: 'paragraph', children }] }).replace(/\n+$/, '');
 }
@@ -280,13 +301,8 @@ function figure(image: DocumentBlockImage, notes: Notes): string {
 function imagesBlock(node: DocumentBlockImages, notes: Notes): md.RootContent[] {
   if (node.nodes.length === 0) return [];
   const { align, fullWidth, withFrame } = node.data;
-  const plain =
-    !align && !fullWidth && !withFrame && node.nodes.every((image) => !image.data.refDark && image.data.width === undefined && image.data.height === undefined && !captionNodes(image.fragments));
-  if (plain) {
-    const children = node.nodes.map((image): md.Image => ({ type: 'image', url: urlFromRef(image.data.ref), alt: image.data.alt ?? '', title: null }));
-    return [{ type: 'paragraph', children }];
-  }
-  const figures = node.nodes.map((image) => figure(image, notes)).join('');
+  // Always figures, as GitBook writes block images; several side by side are separated by a space.
+  const figures = node.nodes.map((image) => figure(image, notes)).join(' ');
   const attrs = [align ? `align="${align}"` : '', fullWidth ? 'data-full-width="true"' : '', withFrame ? 'data-with-frame="true"' : ''].filter(Boolean);
   return [html(attrs.length > 0 || node.nodes.length > 1 ? `<div${attrs.map((a) => ` ${a}`).join('')}>${figures}</div>` : figures)];
 }
@@ -425,6 +441,17 @@ function blocks(nodes: readonly Block[], notes: Notes): md.RootContent[] {
   return nodes.flatMap((node) => block(node, notes));
 }
 
+/**
+ * The text GitBook gives a mention: the anchor (`#setup`), else the last segment of the path
+ * (`share.md`, `embedding` for `../publish/embedding/`).
+ */
+export function mentionLabel(url: string): string {
+  const hash = url.indexOf('#');
+  if (hash >= 0) return url.slice(hash);
+  const segments = url.replace(/[?].*$/, '').split('/').filter(Boolean);
+  return segments.at(-1) ?? url;
+}
+
 /** A container written as an opening tag, its content and the closing tag. */
 function tagged(open: string, name: string, children: md.RootContent[]): md.RootContent[] {
   const tag = (value: string, side: 'open' | 'close'): md.Html => ({ type: 'html', value, data: { tag: side } as md.Data });
@@ -470,7 +497,8 @@ function block(node: Block, notes: Notes): md.RootContent[] {
           children: node.nodes.map(
             (item): md.ListItem => ({
               type: 'listItem',
-              spread: false,
+              // Blocks of one item are separated by a blank line; items are not (GitBook's lists).
+              spread: true,
               checked: node.type === 'list-tasks' ? item.data?.checked === true : null,
               children: listItemChildren(item.nodes as Block[], notes),
             }),
