@@ -10,6 +10,7 @@ import type {
   Length,
 } from '@gitbook/api';
 import type * as md from 'mdast';
+import type { Handle } from 'mdast-util-to-markdown';
 import remarkGfm from 'remark-gfm';
 import remarkStringify from 'remark-stringify';
 import { unified } from 'unified';
@@ -32,7 +33,28 @@ import { escapeAttr, escapeHtmlText, liquidTag } from './markdown-tags.ts';
  * `<figure>`, `<table data-view="cards">`, `<mark>`, `$$`…).
  */
 
-const processor = unified().use(remarkGfm).use(remarkStringify, {
+/**
+ * GFM escapes every `.` after a `w` (`excalidraw\.com`) so that no `www.` autolink appears; GitBook
+ * escapes none. Only a `.` right after a word `www` is escaped here, which is all that needs it.
+ */
+function narrowAutolinkEscapes(this: { data: (key: string) => unknown }) {
+  const extensions = (this.data('toMarkdownExtensions') ?? []) as { unsafe?: { character: string; before?: string }[] }[];
+  for (const extension of extensions) {
+    for (const pattern of extension.unsafe ?? []) {
+      if (pattern.character === '.' && pattern.before === '[Ww]') pattern.before = '(?:^|[^\\w])[Ww]{3}';
+    }
+  }
+}
+
+/**
+ * Text as GitBook escapes it: markdown's escapes, plus every `_` (GitBook writes `:heavy\_plus\_sign:`
+ * where markdown would leave an underscore inside a word alone).
+ */
+const text: Handle = (node: md.Text, _parent, state, info) => state.safe(node.value, info).replace(/(?<!\\)_/g, '\\_');
+
+const processor = unified().use(remarkGfm).use(narrowAutolinkEscapes).use(remarkStringify, {
+  handlers: { text },
+  listItemIndent: 'mixed',
   // GitBook's own choices, so that an exported page only changes where its content did.
   bullet: '*',
   emphasis: '_',
@@ -40,7 +62,6 @@ const processor = unified().use(remarkGfm).use(remarkStringify, {
   rule: '*',
   fence: '`',
   fences: true,
-  listItemIndent: 'one',
   // Text that would read back as math or as a GitBook tag is escaped.
   join: [tagSpacing],
   // `[https://x](https://x)`, not `<https://x>`.
@@ -76,6 +97,8 @@ interface Context {
    * tags (`<strong>`, `<a href>`, `<code>`), `&` and `<` character references: what GitBook writes.
    */
   html: boolean;
+  /** Emoji as GitBook's `<span data-tag="emoji">` (in table cells and captions; summaries keep the character). */
+  emojiSpans: boolean;
   /** Annotation bodies, written as footnotes at the end of the page. */
   notes: Notes;
 }
@@ -148,7 +171,7 @@ function inlineItems(node: DocumentInline, ctx: Context): Item[] {
     case 'expression':
       return [{ node: html(`<code class="expression">${node.data.expression}</code>`), marks: null }];
     case 'emoji':
-      if (ctx.html) return [{ node: html(`<span data-gb-custom-inline data-tag="emoji" data-code="${escapeAttr(node.data.code)}">${emoji(node.data.code)}</span>`), marks: null }];
+      if (ctx.emojiSpans) return [{ node: html(`<span data-gb-custom-inline data-tag="emoji" data-code="${escapeAttr(node.data.code)}">${emoji(node.data.code)}</span>`), marks: null }];
       return [{ node: { type: 'text', value: emoji(node.data.code) }, marks: null }];
     case 'icon': {
       const style = node.data.color ? ` style="color:${node.data.color};"` : '';
@@ -221,8 +244,15 @@ function emit(item: Item, applied: Set<MarkType>, ctx: Context): md.PhrasingCont
     if (ctx.html) return [html(`<code>${text.replace(/\n/g, ' ').replace(/&/g, '&#x26;').replace(/</g, '&#x3C;')}</code>`)];
     return [{ type: 'inlineCode', value: text.replace(/\n/g, ' ') }];
   }
-  if (!ctx.inCell) return [{ type: 'text', value: text }];
   const out: md.PhrasingContent[] = [];
+  if (!ctx.inCell) {
+    // A line break is GitBook's `\` at the end of the line.
+    text.split('\n').forEach((part, k) => {
+      if (k > 0) out.push({ type: 'break' });
+      if (part) out.push({ type: 'text', value: part });
+    });
+    return out;
+  }
   text.split('\n').forEach((part, k) => {
     if (k > 0) out.push(html('<br>'));
     if (!part) return;
@@ -259,13 +289,13 @@ function wrap(mark: MarkType, children: md.PhrasingContent[], ctx: Context): md.
 }
 
 function phrasing(nodes: readonly InlineOrText[], notes: Notes, opts: Partial<Context> = {}): md.PhrasingContent[] {
-  const ctx: Context = { inCell: false, inHeading: false, html: false, notes, ...opts };
+  const ctx: Context = { inCell: false, inHeading: false, html: false, emojiSpans: false, notes, ...opts };
   return group(items(nodes, ctx), new Set(), ctx);
 }
 
 /** Rich text as one line, for places inside HTML (captions, cells, summaries): HTML tags, escaped text. */
-function inlineMarkdown(nodes: readonly InlineOrText[], notes: Notes): string {
-  const children = phrasing(nodes, notes, { inCell: true, html: true });
+function inlineMarkdown(nodes: readonly InlineOrText[], notes: Notes, opts: { emojiSpans?: boolean } = {}): string {
+  const children = phrasing(nodes, notes, { inCell: true, html: true, emojiSpans: opts.emojiSpans ?? false });
   if (children.length === 0) return '';
   return processor.stringify({ type: 'root', children: [{ type: 'paragraph', children }] }).replace(/\n+$/, '');
 }
@@ -283,7 +313,7 @@ function codeBlock(block: DocumentBlockCode): md.RootContent[] {
     collapsedLineCount: collapsedLineCount !== undefined ? String(collapsedLineCount) : undefined,
   };
   if (Object.values(attrs).every((v) => v === undefined)) return [code];
-  return [html(liquidTag('code', attrs)), code, html('{% endcode %}')];
+  return tagged(liquidTag('code', attrs), 'code', [code]);
 }
 
 export function captionNodes(fragments: readonly DocumentFragment[] | undefined): InlineOrText[] | null {
@@ -294,7 +324,7 @@ export function captionNodes(fragments: readonly DocumentFragment[] | undefined)
 
 function figure(image: DocumentBlockImage, notes: Notes): string {
   const caption = captionNodes(image.fragments);
-  const text = caption ? inlineMarkdown(caption, notes) : '';
+  const text = caption ? inlineMarkdown(caption, notes, { emojiSpans: true }) : '';
   return `<figure>${imgTag(image.data)}<figcaption>${text ? `<p>${text}</p>` : ''}</figcaption></figure>`;
 }
 
@@ -418,7 +448,7 @@ function htmlTable(block: DocumentBlockTable, notes: Notes): string {
       else if (def.type === 'number' || def.type === 'rating' || def.type === 'checkbox') inner = String(value);
       else {
         const fragment = fragmentOf(block, value);
-        const paragraphs = (fragment?.nodes ?? []).map((n) => inlineMarkdown(((n as { nodes?: InlineOrText[] }).nodes ?? []) as InlineOrText[], notes));
+        const paragraphs = (fragment?.nodes ?? []).map((n) => inlineMarkdown(((n as { nodes?: InlineOrText[] }).nodes ?? []) as InlineOrText[], notes, { emojiSpans: true }));
         inner = paragraphs.length > 1 ? paragraphs.map((p) => `<p>${p}</p>`).join('') : (paragraphs[0] ?? '');
       }
       return `<td>${inner}</td>`;
@@ -497,8 +527,10 @@ function block(node: Block, notes: Notes): md.RootContent[] {
           children: node.nodes.map(
             (item): md.ListItem => ({
               type: 'listItem',
-              // Blocks of one item are separated by a blank line; items are not (GitBook's lists).
-              spread: true,
+              // As GitBook writes items: one holding several blocks besides nested lists is "spread"
+              // (blank lines between its blocks, content indented to the next tab stop); items are
+              // never separated by blank lines.
+              spread: (item.nodes as Block[]).filter((b) => !b.type.startsWith('list-')).length > 1,
               checked: node.type === 'list-tasks' ? item.data?.checked === true : null,
               children: listItemChildren(item.nodes as Block[], notes),
             }),
