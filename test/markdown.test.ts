@@ -473,7 +473,7 @@ describe('documentToMarkdown', () => {
       '[a section](/pages/pg_1#setup)',
       '#### Deep heading <a href="#custom-id" id="custom-id"></a>',
       '<figure><img src="https://img.example/one.png" alt="Alt one"><figcaption><p>First caption</p></figcaption></figure>',
-      '- [x] done',
+      '* [x] done',
       '{% embed url="https://www.youtube.com/watch?v=1" %}',
       '| Name',
     ]) {

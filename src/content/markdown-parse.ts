@@ -1201,8 +1201,9 @@ class Reader {
         out.push({ kind: 'inline', node });
         return end > 0 ? end : i;
       }
-      if (name === 'a') {
-        const end = closing('a');
+      // GitBook writes link buttons as `<a class="button …">`, action buttons as `<button class="button …">`.
+      if (name === 'a' || name === 'button') {
+        const end = closing(name);
         if (end > 0) {
           const label = decodeEntities(this.raw(children[i], children[end]).replace(/<[^<>]*>/g, '')).trim();
           const button = buttonData(attrs, label);

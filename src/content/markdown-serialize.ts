@@ -38,12 +38,16 @@ import { escapeAttr, escapeHtmlText, liquidTag } from './markdown-tags.ts';
  * escapes none. Only a `.` right after a word `www` is escaped here, which is all that needs it.
  */
 function narrowAutolinkEscapes(this: { data: (key: string) => unknown }) {
-  const extensions = (this.data('toMarkdownExtensions') ?? []) as { unsafe?: { character: string; before?: string }[] }[];
-  for (const extension of extensions) {
-    for (const pattern of extension.unsafe ?? []) {
-      if (pattern.character === '.' && pattern.before === '[Ww]') pattern.before = '(?:^|[^\\w])[Ww]{3}';
+  type Extension = { unsafe?: { character: string; before?: string }[]; extensions?: Extension[] };
+  const visit = (list: Extension[]) => {
+    for (const extension of list) {
+      for (const pattern of extension.unsafe ?? []) {
+        if (pattern.character === '.' && pattern.before === '[Ww]') pattern.before = '(?:^|[^\\w])[Ww]{3}';
+      }
+      visit(extension.extensions ?? []);
     }
-  }
+  };
+  visit((this.data('toMarkdownExtensions') ?? []) as Extension[]);
 }
 
 /**
