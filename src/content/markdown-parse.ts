@@ -248,14 +248,14 @@ function assemble(pieces: Piece[]): InlineOrText[] {
  * Removes whitespace (line breaks from `<br>` included) at the very start and end of a block, as
  * markdown does; code keeps its spaces.
  */
-function trimEdges(pieces: Piece[]): Piece[] {
+function trimEdges(pieces: Piece[], keep: { start?: boolean; end?: boolean } = {}): Piece[] {
   const out = pieces.map((p) => ({ ...p }));
-  for (const p of out) {
+  for (const p of keep.start ? [] : out) {
     if (p.kind !== 'text' || p.marks.includes('code')) break;
     p.text = p.text.replace(/^\s+/, '');
     if (p.text !== '') break;
   }
-  for (let i = out.length - 1; i >= 0; i--) {
+  for (let i = keep.end ? -1 : out.length - 1; i >= 0; i--) {
     const p = out[i]!;
     if (p.kind !== 'text' || p.marks.includes('code')) break;
     p.text = p.text.trimEnd();
@@ -701,9 +701,22 @@ class Reader {
     }
   }
 
+  /**
+   * Which edges of a block hold whitespace written on purpose: GitBook writes a space that ends (or
+   * starts) a paragraph as `&#x20;` and a line break that ends one as `<br>`; those are content.
+   */
+  private spelledOutEdges(node: md.Node): { start: boolean; end: boolean } {
+    const raw = this.raw(node);
+    const space = /&#(?:x20|32|x9|9);/i;
+    return {
+      start: new RegExp(`^(?:#{1,6}[ \\t]+)?${space.source}`, 'i').test(raw),
+      end: new RegExp(`(?:${space.source}|<br\\s*/?>)(?:[ \\t]*<a [^>]*></a>)?[ \\t]*#*[ \\t]*$`, 'i').test(raw),
+    };
+  }
+
   /** A paragraph's block: none when it holds only whitespace (markdown can't write an empty paragraph). */
   private paragraphBlock(node: md.Paragraph, allowed: Set<string>, align?: string): Block[] {
-    const pieces = trimEdges(this.phrasing(node.children, [])).filter((p) => p.kind === 'inline' || p.text !== '');
+    const pieces = trimEdges(this.phrasing(node.children, []), this.spelledOutEdges(node)).filter((p) => p.kind === 'inline' || p.text !== '');
     if (pieces.length === 0) return [];
     // A paragraph of nothing but a formula is a math block.
     const only = pieces.length === 1 ? pieces[0] : undefined;
@@ -744,7 +757,10 @@ class Reader {
         children = children.slice(0, tail);
       }
     }
-    const pieces = trimEdges(this.phrasing(children, []).map((p) => (p.kind === 'text' ? { ...p, text: p.text.replace(/\n/g, ' ') } : p)));
+    const pieces = trimEdges(
+      this.phrasing(children, []).map((p) => (p.kind === 'text' ? { ...p, text: p.text.replace(/\n/g, ' ') } : p)),
+      this.spelledOutEdges(node),
+    );
     const type = headingType(node.depth);
     const data: DocumentBlockHeading['data'] = id ? { id } : {};
     if (align) data.align = align as TextAlignment;

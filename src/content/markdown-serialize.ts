@@ -230,7 +230,8 @@ function group(list: Item[], applied: Set<MarkType>, ctx: Context): md.PhrasingC
       i++;
       continue;
     }
-    const mark = pending[0]!;
+    // GitBook puts italic outside bold: `_**both**_`.
+    const mark = pending.includes('italic') && pending.includes('bold') ? 'italic' : pending[0]!;
     let j = i + 1;
     while (j < list.length && (list[j]!.marks === null || list[j]!.marks!.includes(mark))) j++;
     while (j > i + 1 && list[j - 1]!.marks === null) j--;
@@ -294,7 +295,12 @@ function wrap(mark: MarkType, children: md.PhrasingContent[], ctx: Context): md.
 
 function phrasing(nodes: readonly InlineOrText[], notes: Notes, opts: Partial<Context> = {}): md.PhrasingContent[] {
   const ctx: Context = { inCell: false, inHeading: false, html: false, emojiSpans: false, notes, ...opts };
-  return group(items(nodes, ctx), new Set(), ctx);
+  const out = group(items(nodes, ctx), new Set(), ctx);
+  // A break that ends the block can't be a backslash (one at the end is a backslash): GitBook writes `<br>`.
+  let last = out.at(-1);
+  while (last && 'children' in last && last.children.length > 0 && last.type !== 'link') last = last.children.at(-1);
+  if (last?.type === 'break') Object.assign(last, html('<br>'));
+  return out;
 }
 
 /** Rich text as one line, for places inside HTML (captions, cells, summaries): HTML tags, escaped text. */
@@ -438,7 +444,8 @@ function htmlTable(block: DocumentBlockTable, notes: Notes): string {
     const title = def.title ? inlineMarkdown([{ object: 'text', leaves: [{ object: 'leaf', text: def.title, marks: [] }] }], notes) : '';
     return `<th${attrs.map((a) => ` ${a}`).join('')}>${title}</th>`;
   });
-  const link = (url: string) => `<a href="${escapeAttr(url)}">${escapeHtmlText(url)}</a>`;
+  // GitBook labels a card's link with the URL, or the file or page name of a relative one.
+  const link = (url: string) => `<a href="${escapeAttr(url)}">${escapeHtmlText(/^[a-z][a-z0-9+.-]*:/i.test(url) ? url : mentionLabel(url))}</a>`;
   const rows = sortedRecords(block).map(([, record]) => {
     const cells = ids.map((id) => {
       const def = definition[id]!;

@@ -10,7 +10,8 @@ import { roundTripIncludeFile, roundTripPageFile } from '../../src/git/page-file
 /** The file after a round trip; null for files that are not page content (SUMMARY.md). */
 export function roundTripRepositoryFile(path: string, text: string): string | null {
   const name = posix.basename(path);
-  if (/^summary\.md$/i.test(name)) return null;
+  // SUMMARY.md is the table of contents; files under .gitbook/assets are uploads, not pages.
+  if (/^summary\.md$/i.test(name) || /(?:^|\/)\.gitbook\/assets\//.test(path)) return null;
   const include = /(?:^|\/)\.gitbook\/includes\/([^/]+)\.md$/.exec(path);
   if (include) return roundTripIncludeFile(text, include[1]!);
   return roundTripPageFile(text);
