@@ -22,7 +22,7 @@ import {
   writeSummary,
   type TocItem,
 } from './format.ts';
-import { readIncludeFile, writeIncludeFile, writePageFile } from './page-file.ts';
+import { exportLinks, readIncludeFile, writeIncludeFile, writePageFile } from './page-file.ts';
 import type { FetchedRepo, TreeFile } from './repo.ts';
 
 /**
@@ -408,7 +408,7 @@ export async function exportPlan(
     if (known?.oid && known.path === path && known.entry === hash) oid = known.oid;
     if (oid) out.files.push({ path, oid });
     else {
-      const body = rewriteLinks(docs.get(p.doc ?? '') ?? '', (target) => {
+      const body = exportLinks(docs.get(p.doc ?? '') ?? '', (target) => {
         const page = /^\/pages\/([^/#?]+)(?:#(.*))?$/.exec(target);
         if (page) {
           const to = pathOf.get(page[1]!);

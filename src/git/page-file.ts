@@ -1,7 +1,9 @@
 import { readMarkdownMetadata } from '../change-requests/service.ts';
 import { type PageMetadata, gitbookYaml, readFrontMatter, withFrontMatter } from '../content/front-matter.ts';
 import { documentToMarkdown, markdownToDocument } from '../content/markdown.ts';
+import { mentionLabel } from '../content/markdown-serialize.ts';
 import type { PageEntry } from '../content/model.ts';
+import { rewriteLinks } from './format.ts';
 import { frontMatterOf } from '../content/presenter.ts';
 
 /**
@@ -31,11 +33,49 @@ export function writePageFile(title: string, metadata: PageMetadata, body: strin
  * markdown, written back with the same title and front matter. GitBook-written pages should come
  * back byte for byte (see the README's list of normalisations for what does not).
  */
-export function roundTripPageFile(text: string): string {
+export function roundTripPageFile(text: string, links?: LinkMapping): string {
   const page = readPageFile(text);
   // The metadata goes through the page entry as an import stores it (src/git/convert.ts).
   const entry = { ...page.metadata } as PageEntry;
-  return writePageFile(page.title ?? '', frontMatterOf(entry), documentToMarkdown(markdownToDocument(page.body)));
+  return writePageFile(page.title ?? '', frontMatterOf(entry), throughDocument(page.body, links));
+}
+
+/**
+ * How git sync turns repository links into page and file references (`/pages/<id>`, `/files/<id>`)
+ * on import, and back on export; applied with the same `rewriteLinks` around the conversion.
+ */
+export interface LinkMapping {
+  inward(target: string): string | undefined;
+  outward(target: string): string | undefined;
+}
+
+function throughDocument(body: string, links: LinkMapping | undefined): string {
+  if (!links) return documentToMarkdown(markdownToDocument(body));
+  const inside = rewriteLinks(body, (target) => links.inward(target));
+  return exportLinks(documentToMarkdown(markdownToDocument(inside)), (target) => links.outward(target));
+}
+
+/**
+ * Rewrites the page and file references of a written page into repository links (`map`), and
+ * gives the links whose text the writer derived from the reference (mentions, page-link blocks,
+ * card targets: `/pages/<id>`, or its last segment) the text GitBook gives them: the name of the
+ * file or folder linked to (`share.md`, `embedding`), or the anchor.
+ */
+export function exportLinks(markdown: string, map: (target: string) => string | undefined): string {
+  const internalOf = new Map<string, string>();
+  const out = rewriteLinks(markdown, (target) => {
+    const next = map(target);
+    if (next !== undefined) internalOf.set(next, target);
+    return next;
+  });
+  if (internalOf.size === 0) return out;
+  const label = (text: string, target: string) => {
+    const internal = internalOf.get(target);
+    return internal !== undefined && (text === internal || text === mentionLabel(internal)) ? mentionLabel(target) : text;
+  };
+  return out
+    .replace(/\[([^\]\n]*)\]\(([^)\s]+)( "mention")?\)/g, (whole, text: string, target: string, mention = '') => `[${label(text, target)}](${target}${mention})`)
+    .replace(/<a href="([^"]+)">([^<]*)<\/a>/g, (whole, target: string, text: string) => `<a href="${target}">${label(text, target)}</a>`);
 }
 
 /** A reusable content's file, `.gitbook/includes/<id>.md`: its title as front matter, then its body. */
@@ -50,7 +90,7 @@ export function readIncludeFile(text: string, id: string): { title: string; body
 }
 
 /** An include file after an edit of its document through the API. */
-export function roundTripIncludeFile(text: string, id: string): string {
+export function roundTripIncludeFile(text: string, id: string, links?: LinkMapping): string {
   const { title, body } = readIncludeFile(text, id);
-  return writeIncludeFile(title, documentToMarkdown(markdownToDocument(body)));
+  return writeIncludeFile(title, throughDocument(body, links));
 }

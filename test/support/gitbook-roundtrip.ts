@@ -1,6 +1,6 @@
 import { posix } from 'node:path';
 import { diffArrays } from 'diff';
-import { roundTripIncludeFile, roundTripPageFile } from '../../src/git/page-file.ts';
+import { type LinkMapping, roundTripIncludeFile, roundTripPageFile } from '../../src/git/page-file.ts';
 
 /**
  * The GitBook corpus check shared by test/gitbook-roundtrip.test.ts and bench/gitbook-roundtrip.ts:
@@ -12,9 +12,36 @@ export function roundTripRepositoryFile(path: string, text: string): string | nu
   const name = posix.basename(path);
   // SUMMARY.md is the table of contents; files under .gitbook/assets are uploads, not pages.
   if (/^summary\.md$/i.test(name) || /(?:^|\/)\.gitbook\/assets\//.test(path)) return null;
+  const links = placeholderLinks();
   const include = /(?:^|\/)\.gitbook\/includes\/([^/]+)\.md$/.exec(path);
-  if (include) return roundTripIncludeFile(text, include[1]!);
-  return roundTripPageFile(text);
+  if (include) return roundTripIncludeFile(text, include[1]!, links);
+  return roundTripPageFile(text, links);
+}
+
+/**
+ * Relative links become page references (`.md` targets and folders) or file references (anything
+ * else), as a git sync import makes them, and come back as the very text they were: what is measured
+ * is the content conversion, not how git sync spells paths.
+ */
+function placeholderLinks(): LinkMapping {
+  const back = new Map<string, string>();
+  const ids = new Map<string, string>();
+  return {
+    inward(target) {
+      if (/^[a-z][a-z0-9+.-]*:/i.test(target) || target.startsWith('#') || target.startsWith('/') || target.startsWith('//')) return undefined;
+      const [path, anchor] = target.split('#', 2) as [string, string | undefined];
+      const page = /\.md$/i.test(path) || path.endsWith('/');
+      const id = ids.get(path) ?? `${page ? 'p' : 'f'}${back.size}`;
+      ids.set(path, id);
+      back.set(id, path);
+      return page ? `/pages/${id}${anchor !== undefined ? `#${anchor}` : ''}` : `/files/${id}`;
+    },
+    outward(target) {
+      const m = /^\/(?:pages|files)\/([^/#?]+)(#.*)?$/.exec(target);
+      const path = m ? back.get(m[1]!) : undefined;
+      return path === undefined ? undefined : `${path}${m![2] ?? ''}`;
+    },
+  };
 }
 
 /** Trailing whitespace of lines and of the file does not count. */
