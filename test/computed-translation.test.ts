@@ -104,7 +104,7 @@ describe('computed content from a translation', () => {
     assert.equal(tStart.description, 'WHERE TO BEGIN');
     assert.deepEqual(tStart.document.nodes.map((n: any) => [n.type, textOf(n)]), [
       ['paragraph', 'INSTALL THE TOOL TODAY.'],
-      ['heading-2', 'FIRST STEPS'],
+      ['heading-1', 'FIRST STEPS'],
       ['paragraph', 'READ THE GUIDE.'],
     ]);
     assert.deepEqual(tReference.document.nodes.map(textOf), ['EVERY OPTION EXPLAINED.']);
@@ -150,7 +150,7 @@ describe('computed content from a translation', () => {
     assert.equal(doc.object, 'document');
     assert.deepEqual(doc.nodes.map((n: any) => [n.type, textOf(n)]), [
       ['paragraph', 'INSTALL THE TOOL TODAY.'],
-      ['heading-2', 'FIRST STEPS'],
+      ['heading-1', 'FIRST STEPS'],
       ['paragraph', 'READ THE GUIDE.'],
     ]);
     // Block keys follow the seed.

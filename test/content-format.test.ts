@@ -72,8 +72,8 @@ describe('every GitBook block from markdown', () => {
     assert.equal(tabs.nodes![0]!.nodes![0]!.type, 'code');
     const stepper = byType('stepper');
     assert.deepEqual(stepper.nodes!.map((s) => [s.type, s.nodes!.map((n) => n.type)]), [
-      ['stepper-step', ['heading-3', 'paragraph']],
-      ['stepper-step', ['heading-3', 'paragraph']],
+      ['stepper-step', ['heading-2', 'paragraph']],
+      ['stepper-step', ['heading-2', 'paragraph']],
     ]);
     const expandable = byType('expandable');
     assert.deepEqual(expandable.data, { defaultExpanded: true });
@@ -156,7 +156,7 @@ describe('every GitBook block from markdown', () => {
     const { markdown, again } = roundTrip(doc);
     assert.deepEqual(again, doc, markdown);
     assert.equal(documentToMarkdown(again), markdown);
-    for (const expected of ['{% tabs %}', '{% tab title="Python" icon="python" %}', '<details open>', '<summary>More **details**</summary>', '<table data-view="cards">', '[^1]: The annotation body.']) {
+    for (const expected of ['{% tabs %}', '{% tab title="Python" icon="python" %}', '<details open>', '<summary>More <strong>details</strong></summary>', '<table data-view="cards">', '[^1]: The annotation body.']) {
       assert.ok(markdown.includes(expected), `missing ${expected} in\n${markdown}`);
     }
   });

@@ -258,7 +258,7 @@ describe('content reads', () => {
     const doc = (asDoc as unknown as PageView).document!;
     assert.equal((asDoc as unknown as PageView).markdown, undefined);
     assert.equal(doc.object, 'document');
-    assert.deepEqual(doc.nodes.map((n) => n.type), ['paragraph', 'heading-2', 'list-unordered', 'code', 'blockquote']);
+    assert.deepEqual(doc.nodes.map((n) => n.type), ['paragraph', 'heading-1', 'list-unordered', 'code', 'blockquote']);
     // Without a format the page comes as a document (the official default).
     const { data: dflt } = await ann.api.spaces.getPageById(space.id, advanced.id);
     assert.equal((dflt as unknown as PageView).document?.nodes[0]?.type, 'paragraph');
@@ -740,7 +740,7 @@ describe('editing pages', () => {
     const page = (await crPages(ann, space.id, cr.id))[0]!;
     // A JSON document's heading stays in the body: only markdown reads a title from it.
     assert.equal(page.title, 'Doc');
-    assert.equal(await crPageMarkdown(ann, space.id, cr.id, page.id), '# Intro\n\nFrom a **document**.\n');
+    assert.equal(await crPageMarkdown(ann, space.id, cr.id, page.id), '## Intro\n\nFrom a **document**.\n');
     const { data } = await ann.api.spaces.getPageInChangeRequestById(space.id, cr.id, page.id, { format: 'document' });
     assert.deepEqual((data as unknown as PageView).document!.nodes.map((n) => n.type), ['heading-1', 'paragraph']);
     // An empty body is an empty page.

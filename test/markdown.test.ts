@@ -185,16 +185,31 @@ describe('markdownToDocument', () => {
     assert.deepEqual([...marks].sort(), ['bold', 'code', 'italic', 'keyboard', 'strikethrough', 'subscript', 'superscript']);
   });
 
-  test('headings: one to three levels; deeper ones are level three; anchors kept in data.id', () => {
+  test('headings as GitBook writes them: `##` heading-1, `###` heading-2, `####` heading-3; a body `#` is heading-1; anchors kept in data.id', () => {
     assert.deepEqual([blocks[0]!.type, text(blocks[0])], ['heading-1', 'Guide']);
     assert.deepEqual(blocks[0]!.data, {});
     const headings = all(doc, (n) => n.type?.startsWith('heading-') ?? false).map((n) => [n.type, text(n), n.data]);
     assert.deepEqual(headings, [
       ['heading-1', 'Guide', {}],
-      ['heading-2', 'Lists', {}],
-      ['heading-3', 'Code', {}],
+      ['heading-1', 'Lists', {}],
+      ['heading-2', 'Code', {}],
       ['heading-3', 'Deep heading', { id: 'custom-id' }],
     ]);
+  });
+
+  test('heading levels both ways: GitBook pages keep their `##`…`####`, deeper levels and a body `#` settle on a level that round-trips', () => {
+    const types = (markdown: string) => markdownToDocument(markdown).nodes.map((n) => n.type);
+    assert.deepEqual(types('# A\n\n## B\n\n### C\n\n#### D\n\n##### E\n\n###### F'), [
+      'heading-1', 'heading-1', 'heading-2', 'heading-3', 'heading-3', 'heading-3',
+    ]);
+    // Aligned headings are HTML, one level down from the block as well (`<h2>` is heading-1).
+    assert.deepEqual(types('<h2 align="center">A</h2>\n\n<h3 align="center">B</h3>\n\n<h4 align="right">C</h4>'), ['heading-1', 'heading-2', 'heading-3']);
+    const gitbook = '## One\n\n### Two\n\n#### Three <a href="#x" id="x"></a>\n\n<h2 align="center">Centered</h2>\n';
+    assert.equal(documentToMarkdown(markdownToDocument(gitbook)), gitbook);
+    // What is not GitBook's own form is rewritten once, then stays.
+    const once = documentToMarkdown(markdownToDocument('# Body title\n\n##### Five\n'));
+    assert.equal(once, '## Body title\n\n#### Five\n');
+    assert.equal(documentToMarkdown(markdownToDocument(once)), once);
   });
 
   test('marks become leaves; adjacent text shares one text node', () => {
@@ -456,9 +471,9 @@ describe('documentToMarkdown', () => {
       'H<sub>2</sub>O',
       '[a page](/pages/pg_1)',
       '[a section](/pages/pg_1#setup)',
-      '### Deep heading <a href="#custom-id" id="custom-id"></a>',
+      '#### Deep heading <a href="#custom-id" id="custom-id"></a>',
       '<figure><img src="https://img.example/one.png" alt="Alt one"><figcaption><p>First caption</p></figcaption></figure>',
-      '- [x] done',
+      '* [x] done',
       '{% embed url="https://www.youtube.com/watch?v=1" %}',
       '| Name',
     ]) {
@@ -522,7 +537,7 @@ describe('documentToMarkdown', () => {
     assert.equal(
       out,
       [
-        '## Hello',
+        '### Hello',
         '',
         // The emoji is written as a character reference where `**` needs it to close the span.
         '**Bold <mark>and red</mark>**&#x1F600; see [next](/pages/p2)',

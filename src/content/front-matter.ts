@@ -1,4 +1,5 @@
-import { isMap, parseDocument, stringify } from 'yaml';
+import jsyaml from 'js-yaml';
+import { isMap, parseDocument } from 'yaml';
 
 /**
  * Page front matter (GitBook's YAML header) ↔ the official page fields. Read with a real YAML
@@ -189,7 +190,7 @@ export function writeFrontMatter(metadata: PageMetadata): string {
   if (metadata.variables && Object.keys(metadata.variables).length) data.vars = metadata.variables;
   Object.assign(data, metadata.extra ?? {});
   if (Object.keys(data).length === 0) return '';
-  return `---\n${stringify(data, { lineWidth: 0 })}---\n`;
+  return `---\n${gitbookYaml(data)}---\n`;
 }
 
 /** A page's markdown with its metadata as front matter (any header it already had is replaced). */
@@ -197,4 +198,12 @@ export function withFrontMatter(metadata: PageMetadata, markdown: string): strin
   const header = writeFrontMatter(metadata);
   const body = readFrontMatter(markdown).body.replace(/^\n+/, '');
   return header ? `${header}\n${body}` : body;
+}
+
+/**
+ * YAML as GitBook writes front matter (js-yaml's defaults): long strings folded at 80 columns
+ * (`description: >-`), single quotes where quoting is needed.
+ */
+export function gitbookYaml(data: Record<string, unknown>): string {
+  return jsyaml.dump(data);
 }

@@ -256,14 +256,14 @@ function assemble(pieces: Piece[]): InlineOrText[] {
  * Removes whitespace (line breaks from `<br>` included) at the very start and end of a block, as
  * markdown does; code keeps its spaces.
  */
-function trimEdges(pieces: Piece[]): Piece[] {
+function trimEdges(pieces: Piece[], keep: { start?: boolean; end?: boolean } = {}): Piece[] {
   const out = pieces.map((p) => ({ ...p }));
-  for (const p of out) {
+  for (const p of keep.start ? [] : out) {
     if (p.kind !== 'text' || p.marks.includes('code')) break;
     p.text = p.text.replace(/^\s+/, '');
     if (p.text !== '') break;
   }
-  for (let i = out.length - 1; i >= 0; i--) {
+  for (let i = keep.end ? -1 : out.length - 1; i >= 0; i--) {
     const p = out[i]!;
     if (p.kind !== 'text' || p.marks.includes('code')) break;
     p.text = p.text.trimEnd();
@@ -709,9 +709,22 @@ class Reader {
     }
   }
 
+  /**
+   * Which edges of a block hold whitespace written on purpose: GitBook writes a space that ends (or
+   * starts) a paragraph as `&#x20;` and a line break that ends one as `<br>`; those are content.
+   */
+  private spelledOutEdges(node: md.Node): { start: boolean; end: boolean } {
+    const raw = this.raw(node);
+    const space = /&#(?:x20|32|x9|9);/i;
+    return {
+      start: new RegExp(`^(?:#{1,6}[ \\t]+)?${space.source}`, 'i').test(raw),
+      end: new RegExp(`(?:${space.source}|<br\\s*/?>)(?:[ \\t]*<a [^>]*></a>)?[ \\t]*#*[ \\t]*$`, 'i').test(raw),
+    };
+  }
+
   /** A paragraph's block: none when it holds only whitespace (markdown can't write an empty paragraph). */
   private paragraphBlock(node: md.Paragraph, allowed: Set<string>, align?: string): Block[] {
-    const pieces = trimEdges(this.phrasing(node.children, [])).filter((p) => p.kind === 'inline' || p.text !== '');
+    const pieces = trimEdges(this.phrasing(node.children, []), this.spelledOutEdges(node)).filter((p) => p.kind === 'inline' || p.text !== '');
     if (pieces.length === 0) return [];
     // A paragraph of nothing but a formula is a math block.
     const only = pieces.length === 1 ? pieces[0] : undefined;
@@ -752,8 +765,11 @@ class Reader {
         children = children.slice(0, tail);
       }
     }
-    const pieces = trimEdges(this.phrasing(children, []).map((p) => (p.kind === 'text' ? { ...p, text: p.text.replace(/\n/g, ' ') } : p)));
-    const type = (['heading-1', 'heading-2', 'heading-3'] as const)[Math.min(node.depth, 3) - 1]!;
+    const pieces = trimEdges(
+      this.phrasing(children, []).map((p) => (p.kind === 'text' ? { ...p, text: p.text.replace(/\n/g, ' ') } : p)),
+      this.spelledOutEdges(node),
+    );
+    const type = headingType(node.depth);
     const data: DocumentBlockHeading['data'] = id ? { id } : {};
     if (align) data.align = align as TextAlignment;
     const block: DocumentBlockHeading = { object: 'block', type, data, nodes: assemble(pieces) };
@@ -807,7 +823,8 @@ class Reader {
           const para = root.children[0];
           if (root.children.length === 1 && para?.type === 'paragraph') {
             if (first.name === 'p') return reader.paragraphBlock(para, allowed, align);
-            const depth = Number(first.name[1]) as 1 | 2 | 3;
+            // `<h2 align="center">` is an aligned heading-1, as `##` is.
+            const depth = Number(first.name[1]) as md.Heading['depth'];
             return [reader.heading({ type: 'heading', depth, children: para.children }, align)];
           }
         }
@@ -1234,8 +1251,9 @@ class Reader {
         out.push({ kind: 'inline', node });
         return end > 0 ? end : i;
       }
-      if (name === 'a') {
-        const end = closing('a');
+      // GitBook writes link buttons as `<a class="button …">`, action buttons as `<button class="button …">`.
+      if (name === 'a' || name === 'button') {
+        const end = closing(name);
         if (end > 0) {
           const label = decodeEntities(this.raw(children[i], children[end]).replace(/<[^<>]*>/g, '')).trim();
           const button = buttonData(attrs, label);
@@ -1352,6 +1370,16 @@ function preCode(tokens: HtmlToken[]): DocumentBlockCode | null {
     data,
     nodes: lines.map((line) => ({ object: 'block', type: 'code-line', data: line.highlighted ? { highlighted: true } : {}, nodes: [textNode([leaf(line.text)])] })),
   };
+}
+
+/**
+ * The heading block of a markdown heading depth, as GitBook maps them: `#` is the page title, so
+ * the body's `##` is heading-1, `###` heading-2 and `####` heading-3. A `#` inside the body (the
+ * title line is taken off before the body is read) is a heading-1 too, and `#####`/`######` are
+ * heading-3: the document has three levels.
+ */
+export function headingType(depth: number): 'heading-1' | 'heading-2' | 'heading-3' {
+  return depth <= 2 ? 'heading-1' : depth === 3 ? 'heading-2' : 'heading-3';
 }
 
 function withCodeAttrs(block: DocumentBlockCode, attrs: Record<string, string>): DocumentBlockCode {

@@ -10,6 +10,7 @@ import type {
   Length,
 } from '@gitbook/api';
 import type * as md from 'mdast';
+import type { Handle } from 'mdast-util-to-markdown';
 import remarkGfm from 'remark-gfm';
 import remarkStringify from 'remark-stringify';
 import { unified } from 'unified';
@@ -32,29 +33,76 @@ import { escapeAttr, escapeHtmlText, liquidTag } from './markdown-tags.ts';
  * `<figure>`, `<table data-view="cards">`, `<mark>`, `$$`…).
  */
 
-const processor = unified().use(remarkGfm).use(remarkStringify, {
-  bullet: '-',
-  emphasis: '*',
+/**
+ * GFM escapes every `.` after a `w` (`excalidraw\.com`) so that no `www.` autolink appears; GitBook
+ * escapes none. Only a `.` right after a word `www` is escaped here, which is all that needs it.
+ */
+function narrowAutolinkEscapes(this: { data: (key: string) => unknown }) {
+  type Extension = { unsafe?: { character: string; before?: string }[]; extensions?: Extension[] };
+  const visit = (list: Extension[]) => {
+    for (const extension of list) {
+      for (const pattern of extension.unsafe ?? []) {
+        if (pattern.character === '.' && pattern.before === '[Ww]') pattern.before = '(?:^|[^\\w])[Ww]{3}';
+      }
+      visit(extension.extensions ?? []);
+    }
+  };
+  visit((this.data('toMarkdownExtensions') ?? []) as Extension[]);
+}
+
+/**
+ * Text as GitBook escapes it: markdown's escapes, plus every `_` (GitBook writes `:heavy\_plus\_sign:`
+ * where markdown would leave an underscore inside a word alone).
+ */
+const text: Handle = (node: md.Text, _parent, state, info) => state.safe(node.value, info).replace(/(?<!\\)_/g, '\\_');
+
+const processor = unified().use(remarkGfm).use(narrowAutolinkEscapes).use(remarkStringify, {
+  handlers: { text },
+  listItemIndent: 'mixed',
+  // GitBook's own choices, so that an exported page only changes where its content did.
+  bullet: '*',
+  emphasis: '_',
   strong: '*',
-  rule: '-',
+  rule: '*',
   fence: '`',
   fences: true,
-  listItemIndent: 'one',
   // Text that would read back as math or as a GitBook tag is escaped.
+  join: [tagSpacing],
+  // `[https://x](https://x)`, not `<https://x>`.
+  resourceLink: true,
   unsafe: [
     { character: '$', after: '\\$' },
     { character: '{', after: '%', atBreak: true },
   ],
 });
 
+/**
+ * GitBook writes a container's tags right against its content: no blank line after an opening tag
+ * (`{% hint %}`, `{% tabs %}` then `{% tab %}`…) nor before a closing one; blocks and items are
+ * separated by one blank line as usual.
+ */
+function tagSpacing(left: md.Node, right: md.Node): number | undefined {
+  if ((left.data as TagData | undefined)?.tag === 'open' || (right.data as TagData | undefined)?.tag === 'close') return 0;
+  return undefined;
+}
+
+type TagData = { tag?: 'open' | 'close' };
+
 /** One run of text, or an inline node, with the marks it carries; `null` marks nest under any mark. */
-type Item = { text: string; marks: MarkType[] } | { node: md.PhrasingContent; marks: MarkType[] | null };
+type Item = { text: string; marks: MarkType[] } | { node: md.PhrasingContent | md.PhrasingContent[]; marks: MarkType[] | null };
 
 interface Context {
   /** Table cells, captions and summaries are one line: breaks are written as `<br>`. */
   inCell: boolean;
   /** Headings can't hold breaks either: they become spaces. */
   inHeading: boolean;
+  /**
+   * Inside HTML (cells, captions, summaries, aligned paragraphs), marks, links and code are HTML
+   * tags (`<strong>`, `<a href>`, `<code>`), `&` and `<` character references: what GitBook writes.
+   */
+  html: boolean;
+  /** Emoji as GitBook's `<span data-tag="emoji">` (in table cells and captions; summaries keep the character). */
+  emojiSpans: boolean;
   /** Annotation bodies, written as footnotes at the end of the page. */
   notes: Notes;
 }
@@ -104,20 +152,18 @@ function lengthText(length: Length): string {
 function inlineItems(node: DocumentInline, ctx: Context): Item[] {
   switch (node.type) {
     case 'link': {
-      const inner = items(node.nodes as InlineOrText[], ctx);
-      // Marks on every character of the link text are written around the link, so that
-      // `**a [b](u) c**` stays one bold span.
-      const leaves = inner.filter((i): i is { text: string; marks: MarkType[] } => 'text' in i);
-      const common = leaves.length === 0 ? [] : leaves[0]!.marks.filter((m) => m !== 'code' && leaves.every((l) => l.marks.includes(m)));
-      const children = group(inner, new Set(common), ctx);
-      return [{ node: { type: 'link', url: urlFromRef(node.data.ref), title: null, children }, marks: common }];
+      // Marks go inside the link, as GitBook writes them: `[**Tint color**](url)`.
+      const children = group(items(node.nodes as InlineOrText[], ctx), new Set(), ctx);
+      const url = urlFromRef(node.data.ref);
+      if (ctx.html) return [{ node: [html(`<a href="${escapeAttr(url)}">`), ...children, html('</a>')], marks: [] }];
+      return [{ node: { type: 'link', url, title: null, children }, marks: [] }];
     }
     case 'mention': {
       const url = urlFromRef(node.data.ref);
-      return [{ node: { type: 'link', url, title: 'mention', children: [{ type: 'text', value: url }] }, marks: null }];
+      return [{ node: { type: 'link', url, title: 'mention', children: [{ type: 'text', value: mentionLabel(url) }] }, marks: null }];
     }
     case 'inline-image':
-      if (node.data.size || node.data.refDark) return [{ node: html(imgTag(node.data)), marks: null }];
+      if (node.data.size || node.data.refDark || ctx.html) return [{ node: html(imgTag(node.data)), marks: null }];
       return [
         {
           node: { type: 'image', url: urlFromRef(node.data.ref), alt: node.data.alt ?? '', title: node.data.caption || null },
@@ -129,24 +175,31 @@ function inlineItems(node: DocumentInline, ctx: Context): Item[] {
     case 'expression':
       return [{ node: html(`<code class="expression">${node.data.expression}</code>`), marks: null }];
     case 'emoji':
+      if (ctx.emojiSpans) return [{ node: html(`<span data-gb-custom-inline data-tag="emoji" data-code="${escapeAttr(node.data.code)}">${emoji(node.data.code)}</span>`), marks: null }];
       return [{ node: { type: 'text', value: emoji(node.data.code) }, marks: null }];
     case 'icon': {
       const style = node.data.color ? ` style="color:${node.data.color};"` : '';
       return [{ node: html(`<i class="fa-${escapeAttr(node.data.icon)}"${style}>:${escapeHtmlText(node.data.icon)}:</i>`), marks: null }];
     }
     case 'button': {
+      // GitBook's forms: `<a href class="button primary" data-icon>` for a link (no `href` when it
+      // goes nowhere), `<button type="button" class data-action data-query data-icon>` for an action.
       const data = node.data;
       const attrs: string[] = [];
-      if ('ref' in data) attrs.push(`href="${escapeAttr(urlFromRef(data.ref))}"`);
+      if ('ref' in data) {
+        const href = urlFromRef(data.ref);
+        if (href !== '') attrs.push(`href="${escapeAttr(href)}"`);
+      } else attrs.push('type="button"');
       attrs.push(`class="button ${data.kind}"`);
-      if (data.icon) attrs.push(`data-icon="${escapeAttr(data.icon)}"`);
-      if (data.size) attrs.push(`data-size="${data.size}"`);
       if ('action' in data) {
         attrs.push(`data-action="${data.action.action}"`);
         if ('query' in data.action && data.action.query !== undefined) attrs.push(`data-query="${escapeAttr(data.action.query)}"`);
         if ('slug' in data.action) attrs.push(`data-slug="${escapeAttr(data.action.slug)}"`);
       }
-      return [{ node: html(`<a ${attrs.join(' ')}>${escapeHtmlText(data.label)}</a>`), marks: null }];
+      if (data.icon) attrs.push(`data-icon="${escapeAttr(data.icon)}"`);
+      if (data.size) attrs.push(`data-size="${data.size}"`);
+      const tag = 'action' in data ? 'button' : 'a';
+      return [{ node: html(`<${tag} ${attrs.join(' ')}>${escapeHtmlText(data.label)}</${tag}>`), marks: null }];
     }
     case 'annotation': {
       const label = String(ctx.notes.length + 1);
@@ -177,31 +230,48 @@ function group(list: Item[], applied: Set<MarkType>, ctx: Context): md.PhrasingC
       i++;
       continue;
     }
-    const mark = pending[0]!;
+    // GitBook puts italic outside bold: `_**both**_`.
+    const mark = pending.includes('italic') && pending.includes('bold') ? 'italic' : pending[0]!;
     let j = i + 1;
     while (j < list.length && (list[j]!.marks === null || list[j]!.marks!.includes(mark))) j++;
     while (j > i + 1 && list[j - 1]!.marks === null) j--;
-    out.push(...wrap(mark, group(list.slice(i, j), new Set([...applied, mark]), ctx)));
+    out.push(...wrap(mark, group(list.slice(i, j), new Set([...applied, mark]), ctx), ctx));
     i = j;
   }
   return out;
 }
 
 function emit(item: Item, applied: Set<MarkType>, ctx: Context): md.PhrasingContent[] {
-  if ('node' in item) return [item.node];
+  if ('node' in item) return Array.isArray(item.node) ? item.node : [item.node];
   let text = item.text;
   if (ctx.inHeading) text = text.replace(/\n/g, ' ');
-  if (applied.has('code')) return [{ type: 'inlineCode', value: text.replace(/\n/g, ' ') }];
-  if (!ctx.inCell) return [{ type: 'text', value: text }];
+  if (applied.has('code')) {
+    if (ctx.html) return [html(`<code>${text.replace(/\n/g, ' ').replace(/&/g, '&#x26;').replace(/</g, '&#x3C;')}</code>`)];
+    return [{ type: 'inlineCode', value: text.replace(/\n/g, ' ') }];
+  }
   const out: md.PhrasingContent[] = [];
+  if (!ctx.inCell) {
+    // A line break is GitBook's `\` at the end of the line.
+    text.split('\n').forEach((part, k) => {
+      if (k > 0) out.push({ type: 'break' });
+      if (part) out.push({ type: 'text', value: part });
+    });
+    return out;
+  }
   text.split('\n').forEach((part, k) => {
     if (k > 0) out.push(html('<br>'));
-    if (part) out.push({ type: 'text', value: part });
+    if (!part) return;
+    if (!ctx.html) out.push({ type: 'text', value: part });
+    // `&` and `<` as GitBook writes them in HTML (`&#x26;`, `&#x3C;`); the rest as escaped text.
+    else for (const piece of part.split(/([&<])/)) if (piece) out.push(piece === '&' ? html('&#x26;') : piece === '<' ? html('&#x3C;') : { type: 'text', value: piece });
   });
   return out;
 }
 
-function wrap(mark: MarkType, children: md.PhrasingContent[]): md.PhrasingContent[] {
+const HTML_TAG_OF: Record<string, string> = { bold: 'strong', italic: 'em', strikethrough: 's' };
+
+function wrap(mark: MarkType, children: md.PhrasingContent[], ctx: Context): md.PhrasingContent[] {
+  if (ctx.html && HTML_TAG_OF[mark]) return [html(`<${HTML_TAG_OF[mark]}>`), ...children, html(`</${HTML_TAG_OF[mark]}>`)];
   switch (mark) {
     case 'bold':
       return [{ type: 'strong', children }];
@@ -224,13 +294,18 @@ function wrap(mark: MarkType, children: md.PhrasingContent[]): md.PhrasingConten
 }
 
 function phrasing(nodes: readonly InlineOrText[], notes: Notes, opts: Partial<Context> = {}): md.PhrasingContent[] {
-  const ctx: Context = { inCell: false, inHeading: false, notes, ...opts };
-  return group(items(nodes, ctx), new Set(), ctx);
+  const ctx: Context = { inCell: false, inHeading: false, html: false, emojiSpans: false, notes, ...opts };
+  const out = group(items(nodes, ctx), new Set(), ctx);
+  // A break that ends the block can't be a backslash (one at the end is a backslash): GitBook writes `<br>`.
+  let last = out.at(-1);
+  while (last && 'children' in last && last.children.length > 0 && last.type !== 'link') last = last.children.at(-1);
+  if (last?.type === 'break') Object.assign(last, html('<br>'));
+  return out;
 }
 
-/** Rich text as one line of markdown, for places inside HTML (captions, cells, summaries). */
-function inlineMarkdown(nodes: readonly InlineOrText[], notes: Notes): string {
-  const children = phrasing(nodes, notes, { inCell: true });
+/** Rich text as one line, for places inside HTML (captions, cells, summaries): HTML tags, escaped text. */
+function inlineMarkdown(nodes: readonly InlineOrText[], notes: Notes, opts: { emojiSpans?: boolean } = {}): string {
+  const children = phrasing(nodes, notes, { inCell: true, html: true, emojiSpans: opts.emojiSpans ?? false });
   if (children.length === 0) return '';
   return processor.stringify({ type: 'root', children: [{ type: 'paragraph', children }] }).replace(/\n+$/, '');
 }
@@ -274,7 +349,7 @@ function codeBlock(block: DocumentBlockCode): md.RootContent[] {
     collapsedLineCount: collapsedLineCount !== undefined ? String(collapsedLineCount) : undefined,
   };
   if (Object.values(attrs).every((v) => v === undefined)) return [code];
-  return [html(liquidTag('code', attrs)), code, html('{% endcode %}')];
+  return tagged(liquidTag('code', attrs), 'code', [code]);
 }
 
 export function captionNodes(fragments: readonly DocumentFragment[] | undefined): InlineOrText[] | null {
@@ -285,20 +360,15 @@ export function captionNodes(fragments: readonly DocumentFragment[] | undefined)
 
 function figure(image: DocumentBlockImage, notes: Notes): string {
   const caption = captionNodes(image.fragments);
-  const text = caption ? inlineMarkdown(caption, notes) : '';
+  const text = caption ? inlineMarkdown(caption, notes, { emojiSpans: true }) : '';
   return `<figure>${imgTag(image.data)}<figcaption>${text ? `<p>${text}</p>` : ''}</figcaption></figure>`;
 }
 
 function imagesBlock(node: DocumentBlockImages, notes: Notes): md.RootContent[] {
   if (node.nodes.length === 0) return [];
   const { align, fullWidth, withFrame } = node.data;
-  const plain =
-    !align && !fullWidth && !withFrame && node.nodes.every((image) => !image.data.refDark && image.data.width === undefined && image.data.height === undefined && !captionNodes(image.fragments));
-  if (plain) {
-    const children = node.nodes.map((image): md.Image => ({ type: 'image', url: urlFromRef(image.data.ref), alt: image.data.alt ?? '', title: null }));
-    return [{ type: 'paragraph', children }];
-  }
-  const figures = node.nodes.map((image) => figure(image, notes)).join('');
+  // Always figures, as GitBook writes block images; several side by side are separated by a space.
+  const figures = node.nodes.map((image) => figure(image, notes)).join(' ');
   const attrs = [align ? `align="${align}"` : '', fullWidth ? 'data-full-width="true"' : '', withFrame ? 'data-with-frame="true"' : ''].filter(Boolean);
   return [html(attrs.length > 0 || node.nodes.length > 1 ? `<div${attrs.map((a) => ` ${a}`).join('')}>${figures}</div>` : figures)];
 }
@@ -374,14 +444,15 @@ function pipeTable(block: DocumentBlockTable, notes: Notes): md.Table {
 }
 
 /** The HTML heading tag of a heading block, as `<hN>` lines are read (markdown-parse `htmlBlock`). */
-const htmlHeadingTag = (type: string) => `h${type.slice(-1)}`;
+/** GitBook's levels: heading-1 is `<h2>` (as `##`), heading-2 `<h3>`, heading-3 `<h4>`; `<h1>` is the page title. */
+const htmlHeadingTag = (type: string) => `h${Number(type.slice(-1)) + 1}`;
 
 /** A text cell: its only paragraph as is; else each paragraph in `<p>`, each heading in `<hN>` (card titles). */
 function cellHtml(nodes: readonly Block[], notes: Notes): string {
   const many = nodes.length > 1;
   return nodes
     .map((n) => {
-      const text = inlineMarkdown(((n as { nodes?: InlineOrText[] }).nodes ?? []) as InlineOrText[], notes);
+      const text = inlineMarkdown(((n as { nodes?: InlineOrText[] }).nodes ?? []) as InlineOrText[], notes, { emojiSpans: true });
       if (n.type.startsWith('heading-')) return `<${htmlHeadingTag(n.type)}>${text.replace(/<br>/g, ' ')}</${htmlHeadingTag(n.type)}>`;
       return many ? `<p>${text}</p>` : text;
     })
@@ -415,7 +486,8 @@ function htmlTable(block: DocumentBlockTable, notes: Notes): string {
     const title = def.title ? inlineMarkdown([{ object: 'text', leaves: [{ object: 'leaf', text: def.title, marks: [] }] }], notes) : '';
     return `<th${attrs.map((a) => ` ${a}`).join('')}>${title}</th>`;
   });
-  const link = (url: string) => `<a href="${escapeAttr(url)}">${escapeHtmlText(url)}</a>`;
+  // GitBook labels a card's link with the URL, or the file or page name of a relative one.
+  const link = (url: string) => `<a href="${escapeAttr(url)}">${escapeHtmlText(/^[a-z][a-z0-9+.-]*:/i.test(url) ? url : mentionLabel(url))}</a>`;
   const rows = sortedRecords(block).map(([, record]) => {
     const cells = ids.map((id) => {
       const def = definition[id]!;
@@ -451,9 +523,21 @@ function blocks(nodes: readonly Block[], notes: Notes): md.RootContent[] {
   return nodes.flatMap((node) => block(node, notes));
 }
 
+/**
+ * The text GitBook gives a mention: the anchor (`#setup`), else the last segment of the path
+ * (`share.md`, `embedding` for `../publish/embedding/`).
+ */
+export function mentionLabel(url: string): string {
+  const hash = url.indexOf('#');
+  if (hash >= 0) return url.slice(hash);
+  const segments = url.replace(/[?].*$/, '').split('/').filter(Boolean);
+  return segments.at(-1) ?? url;
+}
+
 /** A container written as an opening tag, its content and the closing tag. */
 function tagged(open: string, name: string, children: md.RootContent[]): md.RootContent[] {
-  return [html(open), ...children, html(`{% end${name} %}`)];
+  const tag = (value: string, side: 'open' | 'close'): md.Html => ({ type: 'html', value, data: { tag: side } as md.Data });
+  return [tag(open, 'open'), ...children, tag(`{% end${name} %}`, 'close')];
 }
 
 const ALIGN_ATTR: Record<string, string> = { start: 'left', center: 'center', end: 'right' };
@@ -471,7 +555,8 @@ function block(node: Block, notes: Notes): md.RootContent[] {
     case 'heading-1':
     case 'heading-2':
     case 'heading-3': {
-      const depth = Number(node.type.slice(-1)) as 1 | 2 | 3;
+      // One level below the page title, as GitBook writes them: heading-1 is `##` (see headingType).
+      const depth = (Number(node.type.slice(-1)) + 1) as 2 | 3 | 4;
       const anchor = node.data.id ? `<a href="#${node.data.id}" id="${node.data.id}"></a>` : '';
       if (node.data.align) {
         const inner = inlineMarkdown(node.nodes, notes).replace(/<br>/g, ' ');
@@ -494,7 +579,10 @@ function block(node: Block, notes: Notes): md.RootContent[] {
           children: node.nodes.map(
             (item): md.ListItem => ({
               type: 'listItem',
-              spread: false,
+              // As GitBook writes items: one holding several blocks besides nested lists is "spread"
+              // (blank lines between its blocks, content indented to the next tab stop); items are
+              // never separated by blank lines.
+              spread: (item.nodes as Block[]).filter((b) => !b.type.startsWith('list-')).length > 1,
               checked: node.type === 'list-tasks' ? item.data?.checked === true : null,
               children: listItemChildren(item.nodes as Block[], notes),
             }),
@@ -531,7 +619,8 @@ function block(node: Block, notes: Notes): md.RootContent[] {
     case 'file': {
       const caption = captionNodes((node as { fragments?: DocumentFragment[] }).fragments);
       const children = caption ? phrasing(caption, notes) : [];
-      return tagged(liquidTag('file', { src: urlFromRef(node.data.ref) }), 'file', children.length > 0 ? [{ type: 'paragraph', children }] : []);
+      const open = liquidTag('file', { src: urlFromRef(node.data.ref) });
+      return children.length > 0 ? tagged(open, 'file', [{ type: 'paragraph', children }]) : [html(open)];
     }
     case 'drawing':
       return [html(liquidTag('drawing', { src: node.data.ref ? urlFromRef(node.data.ref) : undefined }))];

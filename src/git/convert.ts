@@ -3,7 +3,7 @@ import { posix } from 'node:path';
 import { generateNKeysBetween } from 'fractional-indexing';
 import { readMarkdownMetadata } from '../change-requests/service.ts';
 import { getBlob, imageDimensions, putBlob } from '../content/files.ts';
-import { type PageMetadata, readFrontMatter, variablesOf, withFrontMatter } from '../content/front-matter.ts';
+import { type PageMetadata, variablesOf } from '../content/front-matter.ts';
 import { parse as parseYaml, stringify as stringifyYaml } from 'yaml';
 import { ContentEditor, ContentReader, EMPTY, getDocuments, putDocuments, REUSABLE_CONTENT_ID, slugify, sortPages, type FileEntry, type PageEntry, type ReusableContentEntry, type Variables } from '../content/model.ts';
 import { frontMatterOf, gitPath } from '../content/presenter.ts';
@@ -23,6 +23,7 @@ import {
   writeSummary,
   type TocItem,
 } from './format.ts';
+import { exportLinks, readIncludeFile, writeIncludeFile, writePageFile } from './page-file.ts';
 import type { FetchedRepo, TreeFile } from './repo.ts';
 
 /**
@@ -293,9 +294,8 @@ export async function importTree(
   for (const f of includeFiles) {
     const id = f.path.slice(includesDir.length + 1).replace(/\.md$/, '');
     if (!REUSABLE_CONTENT_ID.test(id)) continue;
-    const { metadata, body } = readFrontMatter(includeTexts.get(f.oid)!.toString('utf8'));
-    const title = typeof metadata.extra?.title === 'string' ? metadata.extra.title : id;
-    const [doc] = await putDocuments(db, opts.spaceId, [body.replace(/^(?:[ \t]*\r?\n)+/, '')]);
+    const { title, body } = readIncludeFile(includeTexts.get(f.oid)!.toString('utf8'), id);
+    const [doc] = await putDocuments(db, opts.spaceId, [body]);
     const before = baseIncludes.get(id);
     const entry: ReusableContentEntry = before && before.title === title && before.doc === doc ? before : { id, title, doc: doc!, createdAt: before?.createdAt ?? now, updatedAt: now };
     editor.putReusableContent(entry);
@@ -421,7 +421,7 @@ export async function exportPlan(
     if (known?.oid && known.path === path && known.entry === hash) oid = known.oid;
     if (oid) out.files.push({ path, oid });
     else {
-      const body = rewriteLinks(docs.get(p.doc ?? '') ?? '', (target) => {
+      const body = exportLinks(docs.get(p.doc ?? '') ?? '', (target) => {
         const page = /^\/pages\/([^/#?]+)(?:#(.*))?$/.exec(target);
         if (page) {
           const to = pathOf.get(page[1]!);
@@ -435,7 +435,7 @@ export async function exportPlan(
         return undefined;
       });
       const withIncludes = rewriteIncludes(body, (target) => (target.startsWith('.gitbook/includes/') ? relativeLink(path, inRoot(target)) : undefined));
-      const text = withFrontMatter(coverAsPath(frontMatterOf(p), (file) => filePath.get(file), path), `# ${p.title}\n${withIncludes.trim() ? `\n${withIncludes.replace(/\n*$/, '\n')}` : ''}`);
+      const text = writePageFile(p.title, coverAsPath(frontMatterOf(p), (file) => filePath.get(file), path), withIncludes);
       out.files.push({ path, data: Buffer.from(text, 'utf8') });
     }
     out.manifest.pages[p.id] = { kind: 'page', path, entry: hash, ...(oid ? { oid } : {}), ...(known?.href && known.path === path ? { href: known.href } : {}) };
@@ -464,7 +464,7 @@ export async function exportPlan(
     if (known && known.entry === hash) out.files.push({ path, oid: known.oid });
     else {
       const body = includeDocs.get(r.doc ?? '') ?? '';
-      out.files.push({ path, data: Buffer.from(`---\n${stringifyYaml({ title: r.title }, { lineWidth: 0 })}---\n\n${body.replace(/\n*$/, '\n')}`, 'utf8') });
+      out.files.push({ path, data: Buffer.from(writeIncludeFile(r.title, body), 'utf8') });
     }
     out.manifest.includes[r.id] = { path, oid: known?.entry === hash ? known.oid : '', entry: hash };
   }

@@ -117,8 +117,10 @@ export function pageHtml(view: PageView): string {
   const logo = view.logo?.light
     ? `<img class="logo logo-light" src="${escapeHtml(view.logo.light)}" alt="${escapeHtml(view.siteTitle)}">${view.logo.dark ? `<img class="logo logo-dark" src="${escapeHtml(view.logo.dark)}" alt="">` : ''}`
     : escapeHtml(view.siteTitle);
-  const toc = view.headings.length
-    ? `<aside class="toc" aria-label="On this page"><p>On this page</p><ul>${view.headings.map((h) => `<li class="toc-${h.level}"><a href="#${escapeHtml(encodeURIComponent(h.id))}">${escapeHtml(h.text)}</a></li>`).join('')}</ul></aside>`
+  // GitBook's page outline lists heading-1 and heading-2 blocks; heading-3 stays in the page only.
+  const outline = view.headings.filter((h) => h.level <= 2);
+  const toc = outline.length
+    ? `<aside class="toc" aria-label="On this page"><p>On this page</p><ul>${outline.map((h) => `<li class="toc-${h.level}"><a href="#${escapeHtml(encodeURIComponent(h.id))}">${escapeHtml(h.text)}</a></li>`).join('')}</ul></aside>`
     : '';
   const pagination =
     view.previous || view.next
