@@ -278,3 +278,14 @@ export async function listRequestedReviewers(db: Db, changeRequestId: string, re
 export async function removeRequestedReviewer(db: Db, changeRequestId: string, userId: string): Promise<void> {
   await db.deleteFrom('change_request_reviewers').where('change_request_id', '=', changeRequestId).where('user_id', '=', userId).execute();
 }
+
+/** The head and base revisions of the open change requests of a space. */
+export async function openChangeRequestRevisions(db: Db, organizationId: string, spaceId: string) {
+  return db
+    .selectFrom('change_requests')
+    .select(['revision', 'revision_initial', 'revision_merged_ancestor'])
+    .where('organization_id', '=', organizationId)
+    .where('space_id', '=', spaceId)
+    .where('status', '=', 'open')
+    .execute();
+}
