@@ -66,7 +66,7 @@ const API_AREAS: Array<(api: FolioApp) => Promise<void>> = [
 export function folioComposition(services: Services): AppComposition {
   return {
     webRoutes: async (app) => {
-      await app.register(ssoWebRoutes as never);
+      await app.register(ssoWebRoutes);
     },
     apiRoutes: async (api) => {
       for (const area of API_AREAS) await area(api);

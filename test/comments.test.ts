@@ -114,4 +114,37 @@ describe('comments on a space', () => {
     assert.deepEqual(withCell.target.node, { id: 'n1' });
     assert.equal(await statusOf(ann.api.spaces.getCommentInSpace(space.id, withCell.id, { format: 'document' } as never)), 200);
   });
+
+  test('the comment and reply schemas are declared: /v1/openapi.json names every field, documents keep their blocks', async () => {
+    const spec = (await t.request('GET', '/v1/openapi.json')).body;
+    const responseOf = (path: string, method: string) => {
+      const schema = spec.paths[`/v1${path}`][method].responses['200'].content['application/json'].schema;
+      return schema.properties.items ? schema.properties.items.items : schema;
+    };
+    for (const [path, method] of [
+      ['/spaces/{spaceId}/comments', 'get'],
+      ['/spaces/{spaceId}/comments/{commentId}', 'get'],
+      ['/spaces/{spaceId}/change-requests/{changeRequestId}/comments/{commentId}', 'put'],
+    ]) {
+      const comment = responseOf(path!, method!);
+      assert.notEqual(comment.additionalProperties, true, path);
+      for (const field of ['postedBy', 'postedAt', 'reactions', 'replies', 'repliers', 'body', 'target', 'urls', 'permissions', 'status', 'resolvedBy']) {
+        assert.ok(comment.properties[field], `${method} ${path}: ${field}`);
+      }
+    }
+    const reply = responseOf('/spaces/{spaceId}/comments/{commentId}/replies/{commentReplyId}', 'get');
+    assert.notEqual(reply.additionalProperties, true);
+    for (const field of ['postedBy', 'postedAt', 'reactions', 'body', 'urls', 'permissions']) assert.ok(reply.properties[field], field);
+    assert.equal(reply.properties.replies, undefined);
+
+    // Serialized through the declared schemas, a document body keeps its nested blocks and text.
+    const { ann, space } = await setup();
+    const { data: c } = await ann.api.spaces.postCommentInSpace(space.id, { body: body('Hello **there**') });
+    const { data: r } = await ann.api.spaces.postCommentReplyInSpace(space.id, c.id, { body: body('And *you*') });
+    const text = (doc: unknown) => JSON.stringify(doc);
+    const asDocument = (await ann.api.spaces.getCommentInSpace(space.id, c.id, { format: 'document' } as never)).data.body as { document: unknown };
+    assert.match(text(asDocument.document), /"there"/);
+    const replyDocument = (await ann.api.spaces.getCommentReplyInSpace(space.id, c.id, r.id, { format: 'document' } as never)).data.body as { document: unknown };
+    assert.match(text(replyDocument.document), /"you"/);
+  });
 });

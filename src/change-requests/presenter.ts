@@ -1,7 +1,23 @@
+import type { Ctx } from '../platform/context.ts';
 import type { ChangeRequestRow } from '../platform/db/schema.ts';
 import type { Urls } from '../platform/urls.ts';
 import { presentUserById, type UserLike } from '../users/presenter.ts';
+import { usersById } from '../users/service.ts';
+import { openCommentCounts, spaceRevisions } from './store.ts';
 
+/** Presents change requests with their authors, open comments and the current revision of their spaces. */
+export async function presentChangeRequests(ctx: Ctx, crs: ChangeRequestRow[]) {
+  const users = await usersById(ctx.db, crs.flatMap((c) => [c.created_by, c.merged_by]));
+  const revisions = new Map<string, string>();
+  const comments = new Map<string, number>();
+  // A page of change requests is of one organization; grouping keeps every query within one.
+  for (const organizationId of new Set(crs.map((c) => c.organization_id))) {
+    const own = crs.filter((c) => c.organization_id === organizationId);
+    for (const [id, revision] of await spaceRevisions(ctx.db, organizationId, [...new Set(own.map((c) => c.space_id))])) revisions.set(id, revision);
+    for (const [id, n] of await openCommentCounts(ctx.db, organizationId, own.map((c) => c.id))) comments.set(id, n);
+  }
+  return crs.map((cr) => presentChangeRequest(ctx.urls, cr, { spaceRevision: revisions.get(cr.space_id) ?? '', users, comments: comments.get(cr.id) ?? 0 }));
+}
 
 export function presentChangeRequest(
   urls: Urls,

@@ -1,13 +1,13 @@
-import { sql } from 'kysely';
 import type { Ctx } from '../platform/context.ts';
 import { BadRequestError, NotFoundError } from '../platform/errors.ts';
-import { newId } from '../platform/ids.ts';
-import { paginate, type PageRequest } from '../platform/paging.ts';
+import type { PageRequest } from '../platform/paging.ts';
 import { assertContentRole, atLeast } from '../platform/policy.ts';
 import { spaceRoles } from '../access/effective.ts';
 import type { Urls } from '../platform/urls.ts';
 import { presentUserById } from '../users/presenter.ts';
+import { memberRoles } from '../members/store.ts';
 import { loadChangeRequest } from './service.ts';
+import * as store from './store.ts';
 import { usersById } from '../users/service.ts';
 
 /** Reviews: a reviewer approves or asks for changes on the head revision they looked at. */
@@ -15,27 +15,19 @@ export async function submitReview(ctx: Ctx, spaceId: string, idOrNumber: string
   const { cr, role } = await loadChangeRequest(ctx, spaceId, idOrNumber);
   assertContentRole(role, 'review', 'review change requests');
   if (cr.status === 'merged' || cr.status === 'archived') throw new BadRequestError(`Cannot review a ${cr.status} change request`);
-  const review = await ctx.db
-    .insertInto('change_request_reviews')
-    .values({ id: newId(), change_request_id: cr.id, reviewer_id: ctx.user.id, status, revision: cr.revision, created_at: new Date() })
-    .returningAll()
-    .executeTakeFirstOrThrow();
+  const review = await store.insertReview(ctx.db, cr, ctx.user.id, status);
   return { review, cr };
 }
 
 export async function listReviews(ctx: Ctx, spaceId: string, idOrNumber: string, page: PageRequest) {
   const { cr } = await loadChangeRequest(ctx, spaceId, idOrNumber);
-  const result = await paginate(
-    ctx.db.selectFrom('change_request_reviews').selectAll().where('change_request_id', '=', cr.id),
-    { kind: 'reviews', sortExpr: null, seqExpr: sql.ref('seq'), direction: 'asc' },
-    page,
-  );
+  const result = await store.listReviews(ctx.db, cr.id, page);
   return { ...result, cr, users: await usersById(ctx.db, result.items.map((r) => r.reviewer_id)) };
 }
 
 export async function getReview(ctx: Ctx, spaceId: string, idOrNumber: string, reviewId: string) {
   const { cr } = await loadChangeRequest(ctx, spaceId, idOrNumber);
-  const review = await ctx.db.selectFrom('change_request_reviews').selectAll().where('change_request_id', '=', cr.id).where('id', '=', reviewId).executeTakeFirst();
+  const review = await store.findReview(ctx.db, cr.id, reviewId);
   if (!review) throw new NotFoundError('Review');
   return { review, cr, users: await usersById(ctx.db, [review.reviewer_id]) };
 }
@@ -68,8 +60,7 @@ export async function requestReviewers(ctx: Ctx, spaceId: string, idOrNumber: st
   assertContentRole(role, 'edit', 'request reviewers');
   const wanted = [...new Set(users)];
   if (wanted.length === 0) throw new BadRequestError('users: name at least one user');
-  const members = await ctx.db.selectFrom('members').select(['user_id', 'role']).where('organization_id', '=', cr.organization_id).where('user_id', 'in', wanted).execute();
-  const known = new Map(members.map((m) => [m.user_id, m.role]));
+  const known = await memberRoles(ctx.db, cr.organization_id, wanted);
   const missing = wanted.filter((u) => !known.has(u));
   if (missing.length) throw new BadRequestError(`users: ${missing.join(', ')} is not a member of the organization`);
   // A reviewer must be able to read what they are asked to review (a guest needs a grant on the space).
@@ -78,30 +69,20 @@ export async function requestReviewers(ctx: Ctx, spaceId: string, idOrNumber: st
   );
   const blind = wanted.filter((_, i) => !atLeast(roles[i], 'read'));
   if (blind.length) throw new BadRequestError(`users: ${blind.join(', ')} cannot read this space`);
-  const now = new Date();
-  await ctx.db
-    .insertInto('change_request_reviewers')
-    .values(wanted.map((user_id) => ({ change_request_id: cr.id, user_id, requested_by: ctx.user.id, created_at: now })))
-    .onConflict((oc) => oc.columns(['change_request_id', 'user_id']).doNothing())
-    .execute();
-  const rows = await ctx.db.selectFrom('change_request_reviewers').selectAll().where('change_request_id', '=', cr.id).where('user_id', 'in', wanted).execute();
+  const rows = await store.addRequestedReviewers(ctx.db, cr.id, wanted, ctx.user.id);
   return { rows, cr, users: await usersById(ctx.db, [...wanted, ...rows.map((r) => r.requested_by)]) };
 }
 
 export async function listRequestedReviewers(ctx: Ctx, spaceId: string, idOrNumber: string, page: PageRequest) {
   const { cr } = await loadChangeRequest(ctx, spaceId, idOrNumber);
-  const result = await paginate(
-    ctx.db.selectFrom('change_request_reviewers').selectAll().where('change_request_id', '=', cr.id),
-    { kind: 'requested-reviewers', sortExpr: null, seqExpr: sql.ref('seq'), direction: 'asc' },
-    page,
-  );
+  const result = await store.listRequestedReviewers(ctx.db, cr.id, page);
   return { ...result, cr, users: await usersById(ctx.db, result.items.flatMap((r) => [r.user_id, r.requested_by])) };
 }
 
 export async function removeRequestedReviewer(ctx: Ctx, spaceId: string, idOrNumber: string, userId: string) {
   const { cr, role } = await loadChangeRequest(ctx, spaceId, idOrNumber);
   if (userId !== ctx.user.id) assertContentRole(role, 'edit', 'remove requested reviewers');
-  await ctx.db.deleteFrom('change_request_reviewers').where('change_request_id', '=', cr.id).where('user_id', '=', userId).execute();
+  await store.removeRequestedReviewer(ctx.db, cr.id, userId);
 }
 
 export function presentRequestedReviewer(

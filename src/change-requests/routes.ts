@@ -1,17 +1,13 @@
 import { Type } from '@sinclair/typebox';
 import type { FolioApp } from '../platform/app.ts';
 import { errorResponses } from '../platform/schemas.ts';
-import type { Ctx } from '../platform/context.ts';
-import type { ChangeRequestRow } from '../platform/db/schema.ts';
 import { ListOf, PageQuery } from '../platform/paging.ts';
 import { asEnum, ErrorResponse, OrganizationIdParams } from '../platform/schemas.ts';
 import { ContentReader } from '../content/model.ts';
 import { presentFile } from '../content/presenter.ts';
 import { File } from '../content/schemas.ts';
-import { presentChangeRequest } from './presenter.ts';
-import { applyTemplate, type ApplyTemplateInput } from '../templates/service.ts';
-import { findTemplate, TEMPLATES } from '../templates/templates.ts';
-import { BadRequestError } from '../platform/errors.ts';
+import { openChangeRequest } from './create.ts';
+import { presentChangeRequests } from './presenter.ts';
 import {
   getReview,
   listRequestedReviewers,
@@ -36,7 +32,6 @@ import {
 } from './schemas.ts';
 import {
   changesOf,
-  createChangeRequest,
   editContent,
   listChangeRequests,
   listOrganizationChangeRequests,
@@ -45,7 +40,6 @@ import {
   updateChangeRequest,
   updateFromSpace,
 } from './service.ts';
-import { usersById } from '../users/service.ts';
 
 const tags = ['change-requests'];
 
@@ -64,28 +58,6 @@ const ContentUpdate = Type.Object({
   ),
   insertedFiles: Type.Array(File, { description: 'Files inserted by the batch, in order' }),
 });
-
-/** Presents change requests with their authors and the current revision of their spaces. */
-async function present(ctx: Ctx, crs: ChangeRequestRow[]) {
-  const users = await usersById(ctx.db, crs.flatMap((c) => [c.created_by, c.merged_by]));
-  const spaceIds = [...new Set(crs.map((c) => c.space_id))];
-  const spaces = spaceIds.length ? await ctx.db.selectFrom('spaces').select(['id', 'revision_id']).where('id', 'in', spaceIds).execute() : [];
-  const revisions = new Map(spaces.map((s) => [s.id, s.revision_id]));
-  const ids = crs.map((c) => c.id);
-  const open = ids.length
-    ? await ctx.db
-        .selectFrom('comments')
-        .select((eb) => ['change_request_id', eb.fn.countAll<number>().as('n')])
-        .where('change_request_id', 'in', ids)
-        .where('status', '=', 'open')
-        .groupBy('change_request_id')
-        .execute()
-    : [];
-  const comments = new Map(open.map((o) => [o.change_request_id, Number(o.n)]));
-  return crs.map((cr) =>
-    presentChangeRequest(ctx.urls, cr, { spaceRevision: revisions.get(cr.space_id) ?? '', users, comments: comments.get(cr.id) ?? 0 }),
-  );
-}
 
 const Filters = {
   ...PageQuery,
@@ -113,23 +85,9 @@ export async function changeRequestRoutes(app: FolioApp): Promise<void> {
     { schema: { operationId: 'createChangeRequest', tags, params: SpaceParams, body: CreateChangeRequestBody, response: { 201: ChangeRequest, ...errorResponses } } },
     async (req, reply) => {
       const ctx = req.ctx();
-      const template = (req.body as { template?: { id?: unknown; params?: ApplyTemplateInput['params'] } } | undefined)?.template;
-      if (template !== undefined && (typeof template?.id !== 'string' || !findTemplate(template.id))) {
-        throw new BadRequestError(`template.id: unknown template; known: ${TEMPLATES.map((t) => t.id).join(', ')}`);
-      }
-      let { cr } = await createChangeRequest(ctx, req.params.spaceId, req.body ?? {});
-      if (template) {
-        try {
-          await applyTemplate(ctx, req.params.spaceId, { id: template.id as string, params: template.params, changeRequestId: cr.id });
-        } catch (err) {
-          // A template that cannot apply leaves no empty change request behind.
-          await ctx.db.deleteFrom('change_requests').where('id', '=', cr.id).execute();
-          throw err;
-        }
-        cr = (await loadChangeRequest(ctx, req.params.spaceId, cr.id)).cr;
-      }
+      const cr = await openChangeRequest(ctx, req.params.spaceId, req.body ?? {});
       reply.status(201).header('location', ctx.urls.api(`/spaces/${cr.space_id}/change-requests/${cr.id}`));
-      return (await present(ctx, [cr]))[0];
+      return (await presentChangeRequests(ctx, [cr]))[0];
     },
   );
 
@@ -139,7 +97,7 @@ export async function changeRequestRoutes(app: FolioApp): Promise<void> {
     async (req) => {
       const ctx = req.ctx();
       const { space: _space, ...page } = await listChangeRequests(ctx, req.params.spaceId, req.query);
-      return { ...page, items: await present(ctx, page.items) };
+      return { ...page, items: await presentChangeRequests(ctx, page.items) };
     },
   );
 
@@ -158,7 +116,7 @@ export async function changeRequestRoutes(app: FolioApp): Promise<void> {
       const ctx = req.ctx();
       const { status, ...query } = req.query;
       const page = await listOrganizationChangeRequests(ctx, req.params.organizationId, { ...query, statuses: status });
-      return { ...page, items: await present(ctx, page.items) };
+      return { ...page, items: await presentChangeRequests(ctx, page.items) };
     },
   );
 
@@ -168,7 +126,7 @@ export async function changeRequestRoutes(app: FolioApp): Promise<void> {
     async (req) => {
       const ctx = req.ctx();
       const { cr } = await loadChangeRequest(ctx, req.params.spaceId, req.params.changeRequestId);
-      return (await present(ctx, [cr]))[0];
+      return (await presentChangeRequests(ctx, [cr]))[0];
     },
   );
 
@@ -177,7 +135,7 @@ export async function changeRequestRoutes(app: FolioApp): Promise<void> {
     { schema: { operationId: 'updateChangeRequestById', tags, params: CrParams, body: UpdateChangeRequestBody, response: { 200: ChangeRequest, ...errorResponses } } },
     async (req) => {
       const ctx = req.ctx();
-      return (await present(ctx, [await updateChangeRequest(ctx, req.params.spaceId, req.params.changeRequestId, req.body)]))[0];
+      return (await presentChangeRequests(ctx, [await updateChangeRequest(ctx, req.params.spaceId, req.params.changeRequestId, req.body)]))[0];
     },
   );
 
@@ -202,7 +160,7 @@ export async function changeRequestRoutes(app: FolioApp): Promise<void> {
     async (req) => {
       const ctx = req.ctx();
       const { cr, outcome, root } = await editContent(ctx, req.params.spaceId, req.params.changeRequestId, req.body.changes);
-      const changeRequest = (await present(ctx, [cr]))[0]!;
+      const changeRequest = (await presentChangeRequests(ctx, [cr]))[0]!;
       if (req.query.compat !== 'false') return changeRequest;
       const reader = new ContentReader(ctx.db, root);
       const files = await Promise.all(outcome.files.map((id) => reader.file(id)));

@@ -1,5 +1,6 @@
 import { Type, type Static, type TUnion } from '@sinclair/typebox';
 import { asEnum, Document as RichText, Timestamp, User } from '../platform/schemas.ts';
+import { ApplySpaceTemplate } from '../templates/schemas.ts';
 
 export const ChangeRequestStatus = asEnum(
   Type.Union([Type.Literal('draft'), Type.Literal('open'), Type.Literal('archived'), Type.Literal('merged')]),
@@ -31,7 +32,11 @@ export const ChangeRequest = Type.Object({
 const ClusterLink = Type.Union([Type.String({ maxLength: 100 }), Type.Null()], { description: 'Id of an issues cluster of the organization (null: none)' });
 
 export const CreateChangeRequestBody = Type.Object(
-  { subject: Type.Optional(Type.String({ maxLength: 100 })), conversationsIssuesCluster: Type.Optional(ClusterLink) },
+  {
+    subject: Type.Optional(Type.String({ maxLength: 100 })),
+    conversationsIssuesCluster: Type.Optional(ClusterLink),
+    template: Type.Optional(Type.Object(ApplySpaceTemplate.properties, { description: 'A template written into the new change request' })),
+  },
   { additionalProperties: true },
 );
 

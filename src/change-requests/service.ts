@@ -1,4 +1,3 @@
-import { sql } from 'kysely';
 import { emitSpaceEvent } from '../events/outbox.ts';
 import { presentUser } from '../users/presenter.ts';
 import { mergeContents, hasConflictMarkers, type Conflict } from '../content/merge.ts';
@@ -10,11 +9,11 @@ import { loadRevision } from '../content/service.ts';
 import { refreshSearchIndex } from '../search/indexer.ts';
 import { exportAfterMerge } from '../git/auto-export.ts';
 import type { Ctx } from '../platform/context.ts';
-import { json, type Db } from '../platform/db/database.ts';
+import type { Db } from '../platform/db/database.ts';
 import type { ChangeRequestRow, ChangeRequestStatus, MergeRules, Role, SpaceRow } from '../platform/db/schema.ts';
 import { BadRequestError, ConflictError, ForbiddenError, NotFoundError } from '../platform/errors.ts';
 import { newId } from '../platform/ids.ts';
-import { paginate, type PageRequest } from '../platform/paging.ts';
+import type { PageRequest } from '../platform/paging.ts';
 import { assertContentRole } from '../platform/policy.ts';
 import { orgRoleOf } from '../access/effective.ts';
 import { loadSpace, type SpaceAccess } from '../spaces/access.ts';
@@ -22,6 +21,8 @@ import { visibleSpaces } from '../spaces/service.ts';
 import { documentInputToMarkdown, normalizeDocumentInput } from '../content/convert.ts';
 import { checkMarkdownLimits } from '../platform/document-limits.ts';
 import type { ContentChangeInput } from './schemas.ts';
+import * as store from './store.ts';
+import type { ChangeRequestFilters } from './store.ts';
 import { clusterExists } from '../insights/service.ts';
 
 /** A cluster id a change request may be tied to: one of the space's organization (400 otherwise). */
@@ -47,10 +48,8 @@ export interface CrAccess extends SpaceAccess {
 /** A change request of a space the caller can read, by id or by number. */
 export async function loadChangeRequest(ctx: Ctx, spaceId: string, idOrNumber: string): Promise<CrAccess> {
   const access = await loadSpace(ctx, spaceId);
-  const query = ctx.db.selectFrom('change_requests').selectAll().where('space_id', '=', access.space.id);
-  const cr = /^\d{1,9}$/.test(idOrNumber)
-    ? await query.where('number', '=', Number(idOrNumber)).executeTakeFirst()
-    : await query.where('id', '=', idOrNumber).executeTakeFirst();
+  const key = /^\d{1,9}$/.test(idOrNumber) ? { number: Number(idOrNumber) } : { id: idOrNumber };
+  const cr = await store.findChangeRequest(ctx.db, access.space.organization_id, access.space.id, key);
   if (!cr) throw new NotFoundError('Change request');
   return { ...access, cr };
 }
@@ -71,99 +70,36 @@ function assertOpen(cr: ChangeRequestRow, action: string) {
   }
 }
 
-/*
- * Locks on spaces and change requests are FOR NO KEY UPDATE, never FOR UPDATE: they serialize the
- * writers of a row as well, but do not block the foreign-key checks (FOR KEY SHARE) of rows that
- * point at it. With FOR UPDATE, a content edit (holding its change request, inserting a revision
- * of the space) and an update or merge (holding the space, waiting for the change request)
- * deadlocked on PostgreSQL.
- */
+/** Records a new revision of the space (its parents first); the locks are explained in store.ts. */
 export async function newRevision(trx: Db, space: SpaceRow, root: string, parents: string[], type: string, userId: string) {
-  const id = newId();
-  await trx
-    .insertInto('revisions')
-    .values({ id, space_id: space.id, organization_id: space.organization_id, parents: json(parents), type, root, created_by: userId, created_at: new Date(), message: null })
-    .execute();
-  return id;
+  return store.insertRevision(trx, space, root, parents, type, userId);
 }
 
 export async function createChangeRequest(ctx: Ctx, spaceId: string, input: { subject?: string | undefined; conversationsIssuesCluster?: string | null | undefined }) {
   const { space, role } = await loadSpace(ctx, spaceId);
   assertContentRole(role, 'edit', 'open a change request');
   const cluster = await clusterLink(ctx.db, space.organization_id, input.conversationsIssuesCluster);
-  const now = new Date();
   const cr = await ctx.db.transaction().execute(async (trx) => {
     // Numbers are per space: lock the space row so two creations never take the same number.
-    const locked = await trx.selectFrom('spaces').select('revision_id').where('id', '=', space.id).forNoKeyUpdate().executeTakeFirstOrThrow();
-    const last = await trx.selectFrom('change_requests').select(sql<number>`coalesce(max(number), 0)`.as('n')).where('space_id', '=', space.id).executeTakeFirstOrThrow();
-    return trx
-      .insertInto('change_requests')
-      .values({
-        id: newId(),
-        space_id: space.id,
-        organization_id: space.organization_id,
-        number: Number(last.n) + 1,
-        status: 'open',
-        subject: input.subject ?? '',
-        description: null,
-        created_by: ctx.user.id,
-        created_at: now,
-        updated_at: now,
-        revision_initial: locked.revision_id,
-        revision: locked.revision_id,
-        revision_merged_ancestor: null,
-        revision_merged: null,
-        merged_by: null,
-        merged_at: null,
-        ...(cluster ? { conversations_issues_cluster: cluster } : {}),
-      })
-      .returningAll()
-      .executeTakeFirstOrThrow();
+    const locked = await store.lockSpace(trx, space.organization_id, space.id);
+    return store.insertChangeRequest(trx, space, {
+      number: await store.nextNumber(trx, space.organization_id, space.id),
+      subject: input.subject ?? '',
+      createdBy: ctx.user.id,
+      revision: locked.revision_id,
+      cluster: cluster ?? null,
+    });
   });
   return { cr, space };
 }
 
-export interface ChangeRequestQuery extends PageRequest {
+export interface ChangeRequestQuery extends PageRequest, ChangeRequestFilters {
   status?: ChangeRequestStatus | undefined;
-  creator?: string | undefined;
-  contributor?: string | undefined;
-  requestedReviewer?: string | undefined;
-  conversationsIssuesCluster?: string | undefined;
-  orderBy?: 'updatedAt' | 'createdAt' | undefined;
-}
-
-function filtered(db: Db, query: ChangeRequestQuery) {
-  let base = db.selectFrom('change_requests').selectAll('change_requests');
-  if (query.creator) base = base.where('change_requests.created_by', '=', query.creator);
-  if (query.conversationsIssuesCluster) base = base.where('change_requests.conversations_issues_cluster', '=', query.conversationsIssuesCluster);
-  if (query.contributor) {
-    const user = query.contributor;
-    base = base.where((eb) =>
-      eb.exists(eb.selectFrom('change_request_contributors as c').select('c.user_id').whereRef('c.change_request_id', '=', 'change_requests.id').where('c.user_id', '=', user)),
-    );
-  }
-  if (query.requestedReviewer) {
-    const user = query.requestedReviewer;
-    base = base.where((eb) =>
-      eb.exists(eb.selectFrom('change_request_reviewers as r').select('r.user_id').whereRef('r.change_request_id', '=', 'change_requests.id').where('r.user_id', '=', user)),
-    );
-  }
-  return base;
-}
-
-function orderSpec(query: ChangeRequestQuery) {
-  const field = query.orderBy === 'createdAt' ? 'created_at' : 'updated_at';
-  return {
-    spec: { kind: `crs:${field}`, sortExpr: sql.ref(`change_requests.${field}`), sortType: 'timestamp' as const, seqExpr: sql.ref('change_requests.seq'), direction: 'desc' as const },
-    value: (cr: ChangeRequestRow) => cr[field] as unknown as string,
-  };
 }
 
 export async function listChangeRequests(ctx: Ctx, spaceId: string, query: ChangeRequestQuery) {
   const { space } = await loadSpace(ctx, spaceId);
-  const base = filtered(ctx.db, query).where('change_requests.space_id', '=', space.id).where('change_requests.status', '=', query.status ?? 'open');
-  const { spec, value } = orderSpec(query);
-  return { space, ...(await paginate(base, spec, query, value)) };
+  return { space, ...(await store.listInSpace(ctx.db, space.organization_id, space.id, [query.status ?? 'open'], query, query)) };
 }
 
 /** Change requests of every space of the organization the caller can read. */
@@ -175,14 +111,8 @@ export async function listOrganizationChangeRequests(
   const orgRole = await orgRoleOf(ctx.db, organizationId, ctx.user.id);
   if (orgRole === undefined) throw new NotFoundError('Organization');
   const spaces = visibleSpaces(ctx.db, organizationId, ctx.user.id, orgRole).clearSelect().select('spaces.id');
-  let base = filtered(ctx.db, query)
-    .where('change_requests.organization_id', '=', organizationId)
-    .where('change_requests.space_id', 'in', spaces)
-    // As in the official API: open change requests unless other statuses are asked for.
-    .where('change_requests.status', 'in', query.statuses?.length ? query.statuses : ['open']);
-  if (query.space) base = base.where('change_requests.space_id', '=', query.space);
-  const { spec, value } = orderSpec(query);
-  return paginate(base, spec, query, value);
+  // As in the official API: open change requests unless other statuses are asked for.
+  return store.listInSpaces(ctx.db, organizationId, spaces, query.statuses?.length ? query.statuses : ['open'], query, query);
 }
 
 export async function updateChangeRequest(
@@ -195,18 +125,13 @@ export async function updateChangeRequest(
   const cluster = await clusterLink(ctx.db, cr.organization_id, input.conversationsIssuesCluster);
   if (cr.status === 'merged' && input.status) throw new BadRequestError('status: a merged change request keeps its status');
   const description = input.description !== undefined ? await normalizeDocumentInput(input.description, 'description') : undefined;
-  return ctx.db
-    .updateTable('change_requests')
-    .set({
-      ...(input.subject !== undefined ? { subject: input.subject } : {}),
-      ...(description !== undefined ? { description: json(description) } : {}),
-      ...(input.status !== undefined ? { status: input.status } : {}),
-      ...(cluster !== undefined ? { conversations_issues_cluster: cluster } : {}),
-      updated_at: new Date(),
-    })
-    .where('id', '=', cr.id)
-    .returningAll()
-    .executeTakeFirstOrThrow();
+  return store.updateChangeRequest(ctx.db, cr.organization_id, cr.id, {
+    ...(input.subject !== undefined ? { subject: input.subject } : {}),
+    ...(description !== undefined ? { description } : {}),
+    ...(input.status !== undefined ? { status: input.status } : {}),
+    ...(cluster !== undefined ? { conversations_issues_cluster: cluster } : {}),
+    updated_at: new Date(),
+  });
 }
 
 /**
@@ -312,7 +237,7 @@ export async function editContent(ctx: Ctx, spaceId: string, idOrNumber: string,
 
   return ctx.db.transaction().execute(async (trx) => {
     // One edit at a time per change request: the head we edit is the head we replace.
-    const current = await trx.selectFrom('change_requests').selectAll().where('id', '=', cr.id).forNoKeyUpdate().executeTakeFirstOrThrow();
+    const current = await store.lockChangeRequest(trx, cr.organization_id, cr.id);
     assertOpen(current, 'edit the content');
     const head = await loadRevision(trx, space.id, current.revision);
     const editor = new ContentEditor(trx, head.root);
@@ -348,11 +273,7 @@ export async function editContent(ctx: Ctx, spaceId: string, idOrNumber: string,
       const texts = await getDocuments(trx, pages.map((p) => p?.doc ?? ''));
       conflicts = conflicts.filter((id, i) => pages[i] && hasConflictMarkers(texts.get(pages[i]!.doc ?? '') ?? ''));
     }
-    await trx
-      .insertInto('change_request_contributors')
-      .values({ change_request_id: cr.id, user_id: ctx.user.id })
-      .onConflict((oc) => oc.doNothing())
-      .execute();
+    await store.addContributor(trx, cr.id, ctx.user.id);
     const outcome: ContentOutcome = { pages: [], files: files.map((f) => f.id) };
     for (const id of touched) {
       const exists = !!(await editor.page(id));
@@ -361,12 +282,7 @@ export async function editContent(ctx: Ctx, spaceId: string, idOrNumber: string,
       } else if (exists) outcome.pages.push({ kind: existedBefore.get(id) === false ? 'created' : 'updated', id });
       else if (existedBefore.get(id) !== false) outcome.pages.push({ kind: 'deleted', id });
     }
-    const row = await trx
-      .updateTable('change_requests')
-      .set({ revision, updated_at: new Date(), conflicts: json(conflicts) })
-      .where('id', '=', cr.id)
-      .returningAll()
-      .executeTakeFirstOrThrow();
+    const row = await store.updateChangeRequest(trx, cr.organization_id, cr.id, { revision, updated_at: new Date(), conflicts });
     return { cr: row, outcome, root };
   });
 }
@@ -517,8 +433,7 @@ type PageMetadataInput = { [K in keyof PageInput]?: PageInput[K] | undefined };
 /** Merge rules of the space (or of its organization when the space inherits them). */
 async function mergeRulesOf(db: Db, space: SpaceRow): Promise<MergeRules> {
   if (space.merge_rules.type !== 'inherit') return space.merge_rules;
-  const org = await db.selectFrom('organizations').select('merge_rules').where('id', '=', space.organization_id).executeTakeFirstOrThrow();
-  return org.merge_rules;
+  return store.organizationMergeRules(db, space.organization_id);
 }
 
 async function assertMergeRules(db: Db, space: SpaceRow, cr: ChangeRequestRow) {
@@ -527,13 +442,7 @@ async function assertMergeRules(db: Db, space: SpaceRow, cr: ChangeRequestRow) {
   const required = [...new Set((rules.rules ?? []).flatMap((r) => r.users))];
   if (!required.length) return;
   // The latest review of each required reviewer must approve the current head.
-  const reviews = await db
-    .selectFrom('change_request_reviews')
-    .select(['reviewer_id', 'status', 'revision', 'seq'])
-    .where('change_request_id', '=', cr.id)
-    .where('reviewer_id', 'in', required)
-    .orderBy('seq', 'desc')
-    .execute();
+  const reviews = await store.reviewsBy(db, cr.id, required);
   const latest = new Map<string, { status: string; revision: string }>();
   for (const r of reviews) if (!latest.has(r.reviewer_id)) latest.set(r.reviewer_id, r);
   const missing = required.filter((u) => latest.get(u)?.status !== 'approved' || latest.get(u)?.revision !== cr.revision);
@@ -552,9 +461,9 @@ export async function mergeChangeRequest(ctx: Ctx, spaceId: string, idOrNumber: 
   assertLive(space, 'merge');
   assertOpen(cr, 'merge');
   const merged = await ctx.db.transaction().execute(async (trx) => {
-    const locked = await trx.selectFrom('spaces').selectAll().where('id', '=', space.id).forNoKeyUpdate().executeTakeFirstOrThrow();
+    const locked = await store.lockSpace(trx, space.organization_id, space.id);
     assertLive(locked, 'merge');
-    const current = await trx.selectFrom('change_requests').selectAll().where('id', '=', cr.id).forNoKeyUpdate().executeTakeFirstOrThrow();
+    const current = await store.lockChangeRequest(trx, cr.organization_id, cr.id);
     assertOpen(current, 'merge');
     if (current.conflicts.length) {
       throw new MergeConflictError('Resolve the conflicts left by the last update before merging', current.conflicts.map((page) => ({ page, title: '', reason: 'conflict markers left by an update' })));
@@ -577,12 +486,8 @@ export async function mergeChangeRequest(ctx: Ctx, spaceId: string, idOrNumber: 
           })();
     const revision = await newRevision(trx, locked, root, [main.id, head.id], 'merge', ctx.user.id);
     const now = new Date();
-    await trx.updateTable('spaces').set({ revision_id: revision, updated_at: now }).where('id', '=', space.id).execute();
-    await trx
-      .updateTable('change_requests')
-      .set({ status: 'merged', revision_merged: revision, merged_by: ctx.user.id, merged_at: now, updated_at: now })
-      .where('id', '=', cr.id)
-      .execute();
+    await store.setSpaceRevision(trx, space.organization_id, space.id, revision, now);
+    await store.updateChangeRequest(trx, cr.organization_id, cr.id, { status: 'merged', revision_merged: revision, merged_by: ctx.user.id, merged_at: now, updated_at: now });
     // Integrations installed on the space hear of it, in the merge's own transaction (outbox).
     await emitSpaceEvent(trx, ctx.jobs, locked, { type: 'space_content_updated', revisionId: revision, updatedBy: [presentUser(ctx.urls, ctx.user)] });
     return { revision, result: 'merge' as const };
@@ -606,8 +511,8 @@ export async function updateFromSpace(ctx: Ctx, spaceId: string, idOrNumber: str
   assertLive(space, 'update change requests');
   assertOpen(cr, 'update');
   return ctx.db.transaction().execute(async (trx) => {
-    const locked = await trx.selectFrom('spaces').selectAll().where('id', '=', space.id).forNoKeyUpdate().executeTakeFirstOrThrow();
-    const current = await trx.selectFrom('change_requests').selectAll().where('id', '=', cr.id).forNoKeyUpdate().executeTakeFirstOrThrow();
+    const locked = await store.lockSpace(trx, space.organization_id, space.id);
+    const current = await store.lockChangeRequest(trx, cr.organization_id, cr.id);
     const baseId = current.revision_merged_ancestor ?? current.revision_initial;
     if (locked.revision_id === baseId) return { revision: current.revision, result: 'update' as const };
     const [base, main, head] = await Promise.all([
@@ -621,11 +526,7 @@ export async function updateFromSpace(ctx: Ctx, spaceId: string, idOrNumber: str
         : await mergeContents(trx, { base: base.root, ours: head.root, theirs: main.root }, { spaceId: space.id, keepConflicts: true, labels: { theirs: 'space', ours: 'change request' } });
     const revision = await newRevision(trx, locked, outcome.root, [head.id, main.id], 'update', ctx.user.id);
     const conflicted = [...new Set(outcome.conflicts.map((c) => c.page).filter(Boolean))];
-    await trx
-      .updateTable('change_requests')
-      .set({ revision, revision_merged_ancestor: main.id, conflicts: json(conflicted), updated_at: new Date() })
-      .where('id', '=', cr.id)
-      .execute();
+    await store.updateChangeRequest(trx, cr.organization_id, cr.id, { revision, revision_merged_ancestor: main.id, conflicts: conflicted, updated_at: new Date() });
     return { revision, result: outcome.conflicts.length ? ('conflicts' as const) : ('update' as const), conflicts: outcome.conflicts };
   });
 }
@@ -698,18 +599,14 @@ export async function editChangeRequestTree(
   assertLive(space, 'edit its content');
   assertOpen(cr, 'edit the content');
   return ctx.db.transaction().execute(async (trx) => {
-    const current = await trx.selectFrom('change_requests').selectAll().where('id', '=', cr.id).forNoKeyUpdate().executeTakeFirstOrThrow();
+    const current = await store.lockChangeRequest(trx, cr.organization_id, cr.id);
     assertOpen(current, 'edit the content');
     const head = await loadRevision(trx, space.id, current.revision);
     const editor = new ContentEditor(trx, head.root);
     await edit(trx, editor, space);
     const root = await editor.commit(trx);
     const revision = await newRevision(trx, space, root, [head.id], 'edits', ctx.user.id);
-    await trx
-      .insertInto('change_request_contributors')
-      .values({ change_request_id: cr.id, user_id: ctx.user.id })
-      .onConflict((oc) => oc.doNothing())
-      .execute();
-    return trx.updateTable('change_requests').set({ revision, updated_at: new Date() }).where('id', '=', cr.id).returningAll().executeTakeFirstOrThrow();
+    await store.addContributor(trx, cr.id, ctx.user.id);
+    return store.updateChangeRequest(trx, cr.organization_id, cr.id, { revision, updated_at: new Date() });
   });
 }

@@ -5,7 +5,7 @@ import { atLeast } from '../platform/policy.ts';
 import type { Urls } from '../platform/urls.ts';
 import { presentUser, presentUserById, type UserLike } from '../users/presenter.ts';
 import { usersById } from '../users/service.ts';
-
+import { reactionsOn, replySummaries } from './store.ts';
 
 /** What presenting a page of comments or replies needs, loaded for the whole page in a few queries. */
 export interface CommentExtras {
@@ -16,13 +16,8 @@ export interface CommentExtras {
 
 export async function loadExtras(db: Db, comments: CommentRow[], replies: CommentReplyRow[] = []): Promise<CommentExtras> {
   const commentIds = comments.map((c) => c.id);
-  const replyRows = commentIds.length
-    ? await db.selectFrom('comment_replies').select(['comment_id', 'posted_by', 'posted_at']).where('comment_id', 'in', commentIds).orderBy('seq').execute()
-    : [];
-  const targets = [...commentIds, ...replies.map((r) => r.id)];
-  const reactionRows = targets.length
-    ? await db.selectFrom('comment_reactions').selectAll().where('target_id', 'in', targets).orderBy('reacted_at').execute()
-    : [];
+  const replyRows = await replySummaries(db, commentIds);
+  const reactionRows = await reactionsOn(db, [...commentIds, ...replies.map((r) => r.id)]);
   const userIds = new Set<string>();
   for (const c of comments) [c.posted_by, c.resolved_by].forEach((u) => u && userIds.add(u));
   for (const r of [...replies, ...replyRows]) if (r.posted_by) userIds.add(r.posted_by);

@@ -9,6 +9,7 @@ import { linkTargetsOf } from '../content/convert.ts';
 import { refFromUrl } from '../content/markdown-shared.ts';
 import { ContentReader, getDocuments, sortPages, type PageEntry } from '../content/model.ts';
 import { currentContent, loadRevision, type ContentTarget } from '../content/service.ts';
+import { openChangeRequestRevisions } from '../change-requests/store.ts';
 
 /**
  * Link checking: every link of the pages of a revision, resolved against that revision's pages,
@@ -281,12 +282,7 @@ export interface LinkQuery extends PageRequest {
  * changed relative to its base (restricted to `onlyPage` when given) that are broken in its head.
  */
 async function brokenInChangeRequests(ctx: Ctx, space: SpaceRow, onlyPage?: string): Promise<number> {
-  const crs = await ctx.db
-    .selectFrom('change_requests')
-    .select(['revision', 'revision_initial', 'revision_merged_ancestor'])
-    .where('space_id', '=', space.id)
-    .where('status', '=', 'open')
-    .execute();
+  const crs = await openChangeRequestRevisions(ctx.db, space.organization_id, space.id);
   let broken = 0;
   for (const cr of crs) {
     const [base, head] = await Promise.all([

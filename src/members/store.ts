@@ -60,3 +60,10 @@ export async function findMember(db: Db, organizationId: string, userId: string)
   return membersOf(db, organizationId).where('members.user_id', '=', userId).executeTakeFirst();
 }
 
+
+/** The organization role of each of the users who are members (guests: null); others are absent. */
+export async function memberRoles(db: Db, organizationId: string, userIds: string[]): Promise<Map<string, RoleOrGuest>> {
+  if (userIds.length === 0) return new Map();
+  const rows = await db.selectFrom('members').select(['user_id', 'role']).where('organization_id', '=', organizationId).where('user_id', 'in', userIds).execute();
+  return new Map(rows.map((m) => [m.user_id, m.role]));
+}

@@ -1,14 +1,13 @@
 import { X509Certificate } from 'node:crypto';
 import { SAML, ValidateInResponseTo, type CacheProvider, type Profile } from '@node-saml/node-saml';
 import { DOMParser, type Document, type Element, type Node } from '@xmldom/xmldom';
-import { sql } from 'kysely';
 import { issueApiToken } from '../platform/auth.ts';
 import type { Services } from '../platform/context.ts';
 import type { Db } from '../platform/db/database.ts';
 import type { SamlProviderRow, UserRow } from '../platform/db/schema.ts';
 import { isUniqueViolation } from '../platform/errors.ts';
-import { newId } from '../platform/ids.ts';
 import { serviceProviderKey } from './keys.ts';
+import * as store from './store.ts';
 import { providerStatus, serviceUrls } from './urls.ts';
 
 /** Clock difference tolerated between Folio and the identity provider on NotBefore/NotOnOrAfter. */
@@ -50,23 +49,13 @@ class RequestStore implements CacheProvider {
 
   async saveAsync(key: string, value: string) {
     const now = new Date();
-    await this.db
-      .insertInto('saml_requests')
-      .values({ id: key, provider_id: this.providerId, created_at: now, expires_at: new Date(now.getTime() + REQUEST_TTL_MS), consumed_at: null })
-      .execute();
+    await store.saveRequest(this.db, this.providerId, key, now, new Date(now.getTime() + REQUEST_TTL_MS));
     return { value, createdAt: now.getTime() };
   }
 
   async getAsync(key: string) {
-    const row = await this.db
-      .selectFrom('saml_requests')
-      .select('created_at')
-      .where('id', '=', key)
-      .where('provider_id', '=', this.providerId)
-      .where('consumed_at', 'is', null)
-      .where('expires_at', '>', new Date())
-      .executeTakeFirst();
-    return row ? row.created_at.toISOString() : null;
+    const createdAt = await store.pendingRequestCreatedAt(this.db, this.providerId, key);
+    return createdAt ? createdAt.toISOString() : null;
   }
 
   async removeAsync(key: string | null) {
@@ -104,7 +93,7 @@ async function samlFor(services: Pick<Services, 'db' | 'urls'>, provider: SamlPr
 
 /** A provider by id, with the organization it belongs to; undefined when there is none. */
 export function findProvider(db: Db, providerId: string) {
-  return db.selectFrom('saml_providers').selectAll().where('id', '=', providerId).executeTakeFirst();
+  return store.findProviderById(db, providerId);
 }
 
 function requireActive(provider: SamlProviderRow | undefined, providerId: string): SamlProviderRow {
@@ -131,7 +120,7 @@ export async function startLogin(services: Pick<Services, 'db' | 'urls'>, provid
   const provider = requireActive(await findProvider(services.db, providerId), providerId);
   const saml = await samlFor(services, provider);
   // Expired requests are dropped as new ones arrive, so the table stays small.
-  await services.db.deleteFrom('saml_requests').where('expires_at', '<', new Date(Date.now() - REQUEST_TTL_MS)).execute();
+  await store.dropExpiredRequests(services.db, new Date(Date.now() - REQUEST_TTL_MS));
   return saml.getAuthorizeUrlAsync('', undefined, {});
 }
 
@@ -317,52 +306,24 @@ async function signIn(
 ): Promise<LoginResult> {
   return services.db.transaction().execute(async (trx) => {
     const now = new Date();
-    const consumed = await trx
-      .updateTable('saml_requests')
-      .set({ consumed_at: now })
-      .where('id', '=', requestId)
-      .where('provider_id', '=', provider.id)
-      .where('consumed_at', 'is', null)
-      .where('expires_at', '>', now)
-      .returning('id')
-      .executeTakeFirst();
-    if (!consumed) throw new SsoLoginError(`request ${requestId.slice(0, 100)} already answered or expired`, 'This sign-in was already used or has expired. Start again from your organization\'s login page.');
+    if (!(await store.consumeRequest(trx, provider.id, requestId, now))) throw new SsoLoginError(`request ${requestId.slice(0, 100)} already answered or expired`, 'This sign-in was already used or has expired. Start again from your organization\'s login page.');
     try {
-      await trx.insertInto('saml_assertions').values({ provider_id: provider.id, assertion_id: assertion.id, expires_at: assertion.expiresAt }).execute();
+      await store.recordAssertion(trx, provider.id, assertion.id, assertion.expiresAt, now);
     } catch (err) {
       if (isUniqueViolation(err)) throw new SsoLoginError(`assertion ${assertion.id.slice(0, 100)} replayed`, 'This sign-in was already used. Start again from your organization\'s login page.');
       throw err;
     }
-    await trx.deleteFrom('saml_assertions').where('expires_at', '<', now).execute();
 
     const { user, created } = await resolveUser(trx, provider, nameId, person);
-    await trx
-      .insertInto('saml_identities')
-      .values({ provider_id: provider.id, name_id: nameId, user_id: user.id, created_at: now })
-      .onConflict((oc) => oc.columns(['provider_id', 'name_id']).doNothing())
-      .execute();
-    const member = await trx
-      .selectFrom('members')
-      .select(['disabled'])
-      .where('organization_id', '=', provider.organization_id)
-      .where('user_id', '=', user.id)
-      .executeTakeFirst();
+    await store.linkIdentity(trx, provider.id, nameId, user.id, now);
+    const member = await store.membershipOf(trx, provider.organization_id, user.id);
     if (member?.disabled) throw new SsoLoginError('membership is disabled', 'Your membership of this organization is disabled. Ask an administrator.', 403);
     if (member) {
-      await trx.updateTable('members').set({ sso: true }).where('organization_id', '=', provider.organization_id).where('user_id', '=', user.id).execute();
+      await store.markSsoMember(trx, provider.organization_id, user.id);
     } else {
-      await trx
-        .insertInto('members')
-        .values({ organization_id: provider.organization_id, user_id: user.id, role: provider.default_role, sso: true, joined_at: now, last_seen_at: now })
-        .execute();
+      await store.insertSsoMember(trx, provider.organization_id, user.id, provider.default_role, now);
     }
-    if (provider.default_team) {
-      await trx
-        .insertInto('team_members')
-        .values({ team_id: provider.default_team, organization_id: provider.organization_id, user_id: user.id, role: 'member', added_at: now })
-        .onConflict((oc) => oc.columns(['team_id', 'user_id']).doNothing())
-        .execute();
-    }
+    if (provider.default_team) await store.joinTeam(trx, provider.organization_id, provider.default_team, user.id, now);
     const expiresAt = new Date(now.getTime() + services.config.ssoSessionTtlMs);
     const { token } = await issueApiToken(trx, user.id, {
       name: `SSO session (${provider.label})`,
@@ -380,18 +341,12 @@ async function signIn(
  * other organizations. Otherwise a new user is created (just-in-time provisioning).
  */
 async function resolveUser(trx: Db, provider: SamlProviderRow, nameId: string, person: { email: string; name: string }) {
-  const linked = await trx
-    .selectFrom('saml_identities')
-    .innerJoin('users', 'users.id', 'saml_identities.user_id')
-    .selectAll('users')
-    .where('saml_identities.provider_id', '=', provider.id)
-    .where('saml_identities.name_id', '=', nameId)
-    .executeTakeFirst();
+  const linked = await store.linkedUser(trx, provider.id, nameId);
   if (linked) return { user: linked, created: false };
-  const existing = await trx.selectFrom('users').selectAll().where(sql`lower(email)`, '=', person.email).forUpdate().executeTakeFirst();
+  const existing = await store.lockUserByEmail(trx, person.email);
   if (existing) {
-    const orgs = await trx.selectFrom('members').select('organization_id').where('user_id', '=', existing.id).execute();
-    const onlyThis = orgs.length === 1 && orgs[0]!.organization_id === provider.organization_id;
+    const orgs = await store.organizationsOf(trx, existing.id);
+    const onlyThis = orgs.length === 1 && orgs[0] === provider.organization_id;
     if (!onlyThis) {
       throw new SsoLoginError(
         'an account with this email exists outside this organization',
@@ -401,10 +356,5 @@ async function resolveUser(trx: Db, provider: SamlProviderRow, nameId: string, p
     }
     return { user: existing, created: false };
   }
-  const user = await trx
-    .insertInto('users')
-    .values({ id: newId(), email: person.email, display_name: person.name, photo_url: null, created_at: new Date() })
-    .returningAll()
-    .executeTakeFirstOrThrow();
-  return { user, created: true };
+  return { user: await store.insertUser(trx, person.email, person.name), created: true };
 }

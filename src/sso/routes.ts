@@ -1,6 +1,6 @@
 import { createHmac, timingSafeEqual } from 'node:crypto';
 import { Type } from '@sinclair/typebox';
-import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { FolioApp } from '../platform/app.ts';
 import { errorResponses } from '../platform/schemas.ts';
 import { authenticateTokenHash, hashToken, revokeApiToken } from '../platform/auth.ts';
@@ -14,6 +14,7 @@ import { CreateSamlProviderBody, SamlProvider, SamlProviderParams, SsoLogin, Upd
 import { createProvider, deleteProvider, getProvider, listLogins, listProviders, updateProvider, type ProviderView } from './service.ts';
 import { serviceUrls } from './urls.ts';
 import { serviceProviderKey } from './keys.ts';
+import { organizationTitle } from './store.ts';
 import { SAML } from '@node-saml/node-saml';
 import { requestCookies } from '../platform/cookies.ts';
 
@@ -108,6 +109,11 @@ function readCookie(req: FastifyRequest, name: string): string | undefined {
   return requestCookies(req.headers.cookie).get(name);
 }
 
+/** A field of a posted form (the parser below makes a form an object of strings); undefined otherwise. */
+function formField(body: unknown, name: string): unknown {
+  return typeof body === 'object' && body !== null ? Reflect.get(body, name) : undefined;
+}
+
 /**
  * The browser side of single sign-on, outside /v1 and out of the OpenAPI document because it
  * answers HTML, XML and redirects, not JSON (docs/sso.md documents these URLs):
@@ -118,7 +124,7 @@ function readCookie(req: FastifyRequest, name: string): string | undefined {
  *  - POST /sso/token: makes an API token from the session (shown once);
  *  - POST /sso/logout: ends the session.
  */
-export async function ssoWebRoutes(app: FastifyInstance): Promise<void> {
+export async function ssoWebRoutes(app: FolioApp): Promise<void> {
   const services = app.services;
   const secure = services.config.publicUrl.startsWith('https:');
   // Forms post url-encoded bodies; only these routes accept them (content type parsers are per plugin).
@@ -154,7 +160,7 @@ export async function ssoWebRoutes(app: FastifyInstance): Promise<void> {
   };
 
   app.get('/sso/saml/:providerId/metadata', { ...web, schema: { ...hidden, params: ProviderIdParams } }, async (req, reply) => {
-    const { providerId } = req.params as { providerId: string };
+    const { providerId } = req.params;
     const provider = await findProvider(services.db, providerId);
     if (!provider) return reply.status(404).send({ error: { code: 404, message: 'SAML provider not found' } });
     const sp = await serviceProviderKey(services.db);
@@ -165,7 +171,7 @@ export async function ssoWebRoutes(app: FastifyInstance): Promise<void> {
   });
 
   app.get('/sso/saml/:providerId/start', { ...web, schema: { ...hidden, params: ProviderIdParams } }, async (req, reply) => {
-    const { providerId } = req.params as { providerId: string };
+    const { providerId } = req.params;
     try {
       const url = await startLogin(services, providerId);
       return reply.header('cache-control', 'no-store').redirect(url, 302);
@@ -175,13 +181,12 @@ export async function ssoWebRoutes(app: FastifyInstance): Promise<void> {
   });
 
   app.post('/sso/saml/:providerId/acs', { ...web, schema: { ...hidden, params: ProviderIdParams } }, async (req, reply) => {
-    const { providerId } = req.params as { providerId: string };
+    const { providerId } = req.params;
     try {
-      const body = (req.body ?? {}) as Record<string, unknown>;
       if (typeof req.body !== 'object' || !req.headers['content-type']?.startsWith('application/x-www-form-urlencoded')) {
         throw new SsoLoginError('body is not a form', 'Folio expects the identity provider to post the SAML response as a form (HTTP-POST binding).');
       }
-      const result = await completeLogin(services, providerId, body.SAMLResponse);
+      const result = await completeLogin(services, providerId, formField(req.body, 'SAMLResponse'));
       req.log.info({ samlProvider: providerId, organization: result.organizationId, user: result.user.id, created: result.created }, 'SAML sign-in accepted');
       const maxAge = Math.floor((result.session.expiresAt.getTime() - Date.now()) / 1000);
       reply.header(
@@ -197,13 +202,13 @@ export async function ssoWebRoutes(app: FastifyInstance): Promise<void> {
   app.get('/sso/session', { ...web, schema: { ...hidden } }, async (req, reply) => {
     const s = await session(req);
     if (!s) return html(reply, 401, page('Not signed in', '<p>No single sign-on session: open your organization\'s login page and sign in through its identity provider.</p>'));
-    const org = await services.db.selectFrom('organizations').select('title').where('id', '=', s.organizationId).executeTakeFirst();
+    const title = await organizationTitle(services.db, s.organizationId);
     return html(
       reply,
       200,
       page(
         'Signed in',
-        `<p>You are signed in as <strong>${escapeHtml(s.user.display_name)}</strong> (${escapeHtml(s.user.email)}) to <strong>${escapeHtml(org?.title ?? s.organizationId)}</strong>${
+        `<p>You are signed in as <strong>${escapeHtml(s.user.display_name)}</strong> (${escapeHtml(s.user.email)}) to <strong>${escapeHtml(title ?? s.organizationId)}</strong>${
           s.tokenExpiresAt ? ` until ${escapeHtml(s.tokenExpiresAt.toISOString())}` : ''
         }.</p>
 <p>Organization id: <code data-organization="${escapeHtml(s.organizationId)}">${escapeHtml(s.organizationId)}</code>, user id: <code data-user="${escapeHtml(s.user.id)}">${escapeHtml(s.user.id)}</code></p>
@@ -216,7 +221,7 @@ export async function ssoWebRoutes(app: FastifyInstance): Promise<void> {
   app.post('/sso/token', { ...web, schema: { ...hidden } }, async (req, reply) => {
     const s = await session(req);
     if (!s) return html(reply, 401, page('Not signed in', '<p>No single sign-on session: sign in through your organization\'s identity provider first.</p>'));
-    if (!csrfValid(s.tokenId, (req.body as Record<string, unknown> | undefined)?.csrf)) {
+    if (!csrfValid(s.tokenId, formField(req.body, 'csrf'))) {
       req.log.warn({ user: s.user.id }, 'SSO token request without a valid form token');
       return html(reply, 403, page('Request refused', '<p>This form has expired. Go back to <a href="/sso/session">your session</a> and try again.</p>'));
     }
@@ -241,7 +246,7 @@ export async function ssoWebRoutes(app: FastifyInstance): Promise<void> {
 
   app.post('/sso/logout', { ...web, schema: { ...hidden } }, async (req, reply) => {
     const s = await session(req);
-    if (s && csrfValid(s.tokenId, (req.body as Record<string, unknown> | undefined)?.csrf)) {
+    if (s && csrfValid(s.tokenId, formField(req.body, 'csrf'))) {
       await revokeApiToken(services.db, s.tokenId, { cache: services.tokenCache });
     }
     reply.header('set-cookie', `${SESSION_COOKIE}=; Path=/sso; HttpOnly; SameSite=Lax; Max-Age=0${secure ? '; Secure' : ''}`);

@@ -1,15 +1,14 @@
 import type { Ctx } from '../platform/context.ts';
 import type { RoleOrGuest, SamlProviderRow } from '../platform/db/schema.ts';
 import { BadRequestError, NotFoundError } from '../platform/errors.ts';
-import { newId } from '../platform/ids.ts';
-import { paginate, type PageRequest } from '../platform/paging.ts';
+import type { PageRequest } from '../platform/paging.ts';
 import { assertAdmin, type Membership } from '../platform/policy.ts';
 import { requireMembership } from '../access/organizations.ts';
 import { findTeam, type TeamView } from '../teams/store.ts';
 import { CONTROL_CHARS } from '../teams/store.ts';
 import { normalizeCertificate } from './certificate.ts';
 import { serviceUrls, providerStatus } from './urls.ts';
-import { sql } from 'kysely';
+import * as store from './store.ts';
 
 export interface ProviderInput {
   label?: string | undefined;
@@ -60,14 +59,10 @@ async function validated(ctx: Ctx, organizationId: string, input: ProviderInput)
   if (input.certificate !== undefined) out.certificate = normalizeCertificate(input.certificate);
   if (input.ssoURL !== undefined) out.sso_url = checkSsoUrl(input.ssoURL);
   if (input.defaultTeam !== undefined) {
-    const team = await ctx.db
-      .selectFrom('teams')
-      .select('id')
-      .where('organization_id', '=', organizationId)
-      .where('id', '=', input.defaultTeam)
-      .executeTakeFirst();
-    if (!team) throw new BadRequestError(`defaultTeam: ${input.defaultTeam} is not a team of this organization`);
-    out.default_team = team.id;
+    if (!(await store.teamExists(ctx.db, organizationId, input.defaultTeam))) {
+      throw new BadRequestError(`defaultTeam: ${input.defaultTeam} is not a team of this organization`);
+    }
+    out.default_team = input.defaultTeam;
   }
   if (input.defaultRole !== undefined) out.default_role = input.defaultRole;
   return out;
@@ -78,68 +73,37 @@ async function view(ctx: Ctx, row: SamlProviderRow, membership: Membership): Pro
   return { row, team, membership };
 }
 
-function providerRow(ctx: Ctx, organizationId: string, providerId: string) {
-  return ctx.db
-    .selectFrom('saml_providers')
-    .selectAll()
-    .where('organization_id', '=', organizationId)
-    .where('id', '=', providerId)
-    .executeTakeFirst();
-}
-
 export async function createProvider(ctx: Ctx, organizationId: string, input: ProviderInput & { label: string }): Promise<ProviderView> {
   const membership = await adminOf(ctx, organizationId, 'configure single sign-on');
   const fields = await validated(ctx, organizationId, input);
-  const now = new Date();
-  const row = await ctx.db
-    .insertInto('saml_providers')
-    .values({
-      id: newId(),
-      organization_id: organizationId,
-      label: fields.label!,
-      entity_id: fields.entity_id ?? null,
-      certificate: fields.certificate ?? null,
-      sso_url: fields.sso_url ?? null,
-      default_team: fields.default_team ?? null,
-      // Members who arrive through SSO read the organization's content unless told otherwise.
-      default_role: fields.default_role !== undefined ? fields.default_role : 'read',
-      created_at: now,
-      updated_at: now,
-    })
-    .returningAll()
-    .executeTakeFirstOrThrow();
+  const row = await store.insertProvider(ctx.db, organizationId, {
+    ...fields,
+    label: fields.label!,
+    // Members who arrive through SSO read the organization's content unless told otherwise.
+    default_role: fields.default_role !== undefined ? fields.default_role : 'read',
+  });
   return view(ctx, row, membership);
 }
 
 export async function updateProvider(ctx: Ctx, organizationId: string, providerId: string, input: ProviderInput): Promise<ProviderView> {
   const membership = await adminOf(ctx, organizationId, 'configure single sign-on');
-  if (!(await providerRow(ctx, organizationId, providerId))) throw new NotFoundError('SAML provider');
+  if (!(await store.findProvider(ctx.db, organizationId, providerId))) throw new NotFoundError('SAML provider');
   const fields = await validated(ctx, organizationId, input);
-  const row = await ctx.db
-    .updateTable('saml_providers')
-    .set({ ...fields, updated_at: new Date() })
-    .where('organization_id', '=', organizationId)
-    .where('id', '=', providerId)
-    .returningAll()
-    .executeTakeFirst();
+  const row = await store.updateProvider(ctx.db, organizationId, providerId, fields);
   if (!row) throw new NotFoundError('SAML provider');
   return view(ctx, row, membership);
 }
 
 export async function getProvider(ctx: Ctx, organizationId: string, providerId: string): Promise<ProviderView> {
   const membership = await adminOf(ctx, organizationId, 'see single sign-on settings');
-  const row = await providerRow(ctx, organizationId, providerId);
+  const row = await store.findProvider(ctx.db, organizationId, providerId);
   if (!row) throw new NotFoundError('SAML provider');
   return view(ctx, row, membership);
 }
 
 export async function listProviders(ctx: Ctx, organizationId: string, page: PageRequest) {
   const membership = await adminOf(ctx, organizationId, 'see single sign-on settings');
-  const result = await paginate(
-    ctx.db.selectFrom('saml_providers').selectAll().where('organization_id', '=', organizationId),
-    { kind: 'saml-providers', sortExpr: null, seqExpr: sql.ref('saml_providers.seq'), direction: 'asc' },
-    page,
-  );
+  const result = await store.listProviders(ctx.db, organizationId, page);
   const items = [];
   for (const row of result.items as SamlProviderRow[]) items.push(await view(ctx, row, membership));
   return { ...result, items };
@@ -148,7 +112,7 @@ export async function listProviders(ctx: Ctx, organizationId: string, page: Page
 /** Deletes a provider with its pending requests and identities. Deleting one that is gone is a no-op. */
 export async function deleteProvider(ctx: Ctx, organizationId: string, providerId: string): Promise<void> {
   await adminOf(ctx, organizationId, 'configure single sign-on');
-  await ctx.db.deleteFrom('saml_providers').where('organization_id', '=', organizationId).where('id', '=', providerId).execute();
+  await store.deleteProvider(ctx.db, organizationId, providerId);
 }
 
 /**
@@ -156,12 +120,6 @@ export async function deleteProvider(ctx: Ctx, organizationId: string, providerI
  * ask (a login page is shown before signing in); an unknown organization has none.
  */
 export async function listLogins(ctx: Pick<Ctx, 'db' | 'urls'>, organizationId: string) {
-  const rows = await ctx.db
-    .selectFrom('saml_providers')
-    .selectAll()
-    .where('organization_id', '=', organizationId)
-    .orderBy('seq')
-    .limit(1000)
-    .execute();
+  const rows = await store.allProviders(ctx.db, organizationId);
   return rows.filter((r) => providerStatus(r) === 'active').map((r) => ({ id: r.id, label: r.label, startURL: serviceUrls(ctx.urls, r.id).startURL }));
 }

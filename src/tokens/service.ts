@@ -1,7 +1,8 @@
-import { issueApiToken, liveTokens, revokeApiToken, TOKEN_INFO_COLUMNS, type ApiTokenInfo } from '../platform/auth.ts';
+import { issueApiToken, revokeApiToken, type ApiTokenInfo } from '../platform/auth.ts';
 import type { Ctx } from '../platform/context.ts';
 import type { Db } from '../platform/db/database.ts';
 import { BadRequestError, ConflictError } from '../platform/errors.ts';
+import * as store from './store.ts';
 
 /** Tokens one user may hold at once (neither revoked nor expired). */
 export const MAX_LIVE_TOKENS = 100;
@@ -17,27 +18,13 @@ export function parseDuration(text: string): number {
 
 /** All tokens of a user, newest first, revoked and expired ones included. */
 export async function listAllTokens(db: Db, userId: string): Promise<ApiTokenInfo[]> {
-  return db
-    .selectFrom('api_tokens')
-    .select(TOKEN_INFO_COLUMNS)
-    .where('user_id', '=', userId)
-    .orderBy('created_at', 'desc')
-    .orderBy('id')
-    .execute();
+  return store.tokensOf(db, userId);
 }
 
 /** The caller's own tokens that still authenticate, newest first (at most MAX_LIVE_TOKENS); derived content tokens are not listed. */
 export async function listLiveTokens(ctx: Ctx): Promise<ApiTokenInfo[]> {
-  return ctx.db
-    .selectFrom('api_tokens')
-    .select(TOKEN_INFO_COLUMNS)
-    .where('user_id', '=', ctx.user.id)
-    .where(liveTokens(new Date()))
-    // Content tokens (derived by URL resolution, hours-long, gone with their parent) are not the user's own.
-    .where('scope_space_id', 'is', null)
-    .orderBy('created_at', 'desc')
-    .orderBy('id')
-    .execute();
+  // Content tokens (derived by URL resolution, hours-long, gone with their parent) are not the user's own.
+  return store.liveTokensOf(ctx.db, ctx.user.id, new Date());
 }
 
 /**
@@ -63,15 +50,8 @@ export async function createToken(
   }
   return db.transaction().execute(async (trx) => {
     // Serializes creations for this user, so the count below stays true.
-    await trx.selectFrom('users').select('id').where('id', '=', userId).forUpdate().executeTakeFirst();
-    const live = await trx
-      .selectFrom('api_tokens')
-      .select((eb) => eb.fn.countAll<number>().as('n'))
-      .where('user_id', '=', userId)
-      .where(liveTokens(new Date(now)))
-      .where('scope_space_id', 'is', null)
-      .executeTakeFirstOrThrow();
-    if (Number(live.n) >= MAX_LIVE_TOKENS) {
+    await store.lockUser(trx, userId);
+    if ((await store.liveTokenCount(trx, userId, new Date(now))) >= MAX_LIVE_TOKENS) {
       throw new ConflictError(`A user may hold at most ${MAX_LIVE_TOKENS} live tokens: revoke some first`);
     }
     return issueApiToken(trx, userId, { name: input.name ?? null, expiresAt, ssoOrganizationId: ssoOrganizationId ?? null });
