@@ -263,6 +263,7 @@ export async function buildApp(
     max: services.config.rateLimitMax,
     windowMs: services.config.rateLimitWindowMs,
     maxKeys: services.config.rateLimitMaxKeys,
+    now: services.now,
   });
 
   app.setNotFoundHandler((req, reply) => {

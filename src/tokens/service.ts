@@ -32,7 +32,7 @@ export async function listLiveTokens(ctx: Ctx): Promise<ApiTokenInfo[]> {
     .selectFrom('api_tokens')
     .select(TOKEN_INFO_COLUMNS)
     .where('user_id', '=', ctx.user.id)
-    .where(liveTokens(new Date()))
+    .where(liveTokens(new Date(ctx.now())))
     // Content tokens (derived by URL resolution, hours-long, gone with their parent) are not the user's own.
     .where('scope_space_id', 'is', null)
     .orderBy('created_at', 'desc')
@@ -51,8 +51,9 @@ export async function createToken(
   limitTo?: Date | null,
   /** The organization whose SSO issued the token making the request: the new token carries it too. */
   ssoOrganizationId?: string | null,
+  /** The time "in the future" and "live" are judged at (Services.now). */
+  now = Date.now(),
 ): Promise<{ token: string; info: ApiTokenInfo }> {
-  const now = Date.now();
   if (input.expiresAt && input.expiresAt.getTime() <= now) throw new BadRequestError('expiresAt must be in the future');
   let expiresAt = input.expiresAt ?? null;
   if (limitTo) {
