@@ -64,6 +64,8 @@ export interface StartOptions {
   extend?: (app: FolioApp) => void;
   /** The clock (Date.now by default); tests pass one they move forward instead of sleeping (Services.now). */
   now?: () => number;
+  /** Compile route validators on first use (test servers: a start then costs a fraction); see buildApp. */
+  lazyValidators?: boolean;
 }
 
 /** Opens and migrates the database, saying what it does; the first start of PGlite runs initdb. */
@@ -110,7 +112,7 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
   try {
     const services = await createServices(config, database, opts.now);
     const { jobs } = services;
-    const app = (started = await buildFolioApp(services, { logLevel: config.logLevel, logStream: opts.logStream }));
+    const app = (started = await buildFolioApp(services, { logLevel: config.logLevel, logStream: opts.logStream, lazyValidators: opts.lazyValidators }));
     jobs.logger = app.log;
     opts.extend?.(app);
     await registerJobHandlers(services);

@@ -106,7 +106,9 @@ export async function startTestServer(
   const clock = testClock();
   let server: Awaited<ReturnType<typeof startServer>>;
   try {
-    server = await startServer(config, { purpose: 'test', now: clock.now, ...opts });
+    // Validators are compiled as routes are first called: a test file calls few of them. A real
+    // `folio serve` (test/cli.test.ts) still compiles them all at start.
+    server = await startServer(config, { purpose: 'test', now: clock.now, lazyValidators: true, ...opts });
   } catch (err) {
     await db.cleanup();
     throw err;
