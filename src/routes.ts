@@ -102,6 +102,6 @@ export function folioComposition(services: Services): AppComposition {
 }
 
 /** The Folio HTTP server over these services. */
-export function buildFolioApp(services: Services, opts: { logLevel: string; logStream?: NodeJS.WritableStream | undefined }): Promise<FolioApp> {
+export function buildFolioApp(services: Services, opts: Parameters<typeof buildApp>[1]): Promise<FolioApp> {
   return buildApp(services, opts, folioComposition(services));
 }

@@ -62,6 +62,10 @@ export interface StartOptions {
   adminSocket?: boolean;
   /** Adds routes before the server listens (benchmarks compare Folio with a baseline served the same way). */
   extend?: (app: FolioApp) => void;
+  /** The clock (Date.now by default); tests pass one they move forward instead of sleeping (Services.now). */
+  now?: () => number;
+  /** Compile route validators on first use (test servers: a start then costs a fraction); see buildApp. */
+  lazyValidators?: boolean;
 }
 
 /** Opens and migrates the database, saying what it does; the first start of PGlite runs initdb. */
@@ -85,16 +89,17 @@ function seconds(since: number): string {
   return `${((performance.now() - since) / 1000).toFixed(1)} s`;
 }
 
-async function createServices(config: Config, database: DatabaseHandle): Promise<Services> {
+async function createServices(config: Config, database: DatabaseHandle, now: () => number = Date.now): Promise<Services> {
   wireAreas();
   return {
     db: database.db,
     config,
     urls: new Urls(config),
-    jobs: new Jobs(database.db, { pollMs: config.jobPollMs }),
+    jobs: new Jobs(database.db, { pollMs: config.jobPollMs, now }),
     signingKey: await signingKey(database.db),
-    tokenCache: new TokenCache(config.authCacheTtlMs),
+    tokenCache: new TokenCache(config.authCacheTtlMs, { now }),
     prepared: database.prepared,
+    now,
   };
 }
 
@@ -105,9 +110,9 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
   let adminSocket: AdminSocket | undefined;
   let started: Awaited<ReturnType<typeof buildFolioApp>> | undefined;
   try {
-    const services = await createServices(config, database);
+    const services = await createServices(config, database, opts.now);
     const { jobs } = services;
-    const app = (started = await buildFolioApp(services, { logLevel: config.logLevel, logStream: opts.logStream }));
+    const app = (started = await buildFolioApp(services, { logLevel: config.logLevel, logStream: opts.logStream, lazyValidators: opts.lazyValidators }));
     jobs.logger = app.log;
     opts.extend?.(app);
     await registerJobHandlers(services);

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { ChangeRequestStatus, MemberRole } from '@gitbook/api';
-import { addMember, orgWithPersonas, PERSONAS, personaName, statusOf, type Persona } from './support/factories.ts';
+import { addMember, type Change, editChangeRequest, mergeChanges, newSpace, openChangeRequest, orgWithPersonas, orgWithSpace, type Persona, personaName, PERSONAS, statusOf } from './support/factories.ts';
 import { expectStatus, startTestServer, type TestServer, type TestUser } from './support/server.ts';
 
 let t: TestServer;
@@ -12,39 +12,16 @@ after(async () => {
   await t?.close();
 });
 
-type Change = Parameters<TestUser['api']['spaces']['updateChangeRequestContent']>[2]['changes'][number];
 type Description = NonNullable<Parameters<TestUser['api']['spaces']['updateChangeRequestById']>[2]['description']>;
 
 const md = (markdown: string) => ({ markdown });
 const c = (change: Record<string, unknown>) => change as unknown as Change;
 const insert = (title: string, text = `${title} text.\n`) => c({ operation: 'insert_page', title, document: md(text) });
 
-async function setup(name = 'Ann') {
-  const ann = await t.user(name);
-  const { data: org } = await ann.api.orgs.createOrganization({ title: 'Docs' });
-  const { data: space } = await ann.api.orgs.createSpace(org.id, { title: 'Handbook' });
-  return { ann, org, space };
-}
-
 async function member(orgId: string, role: MemberRole | null, name: string) {
   const user = await t.user(name);
   await addMember(t, orgId, user, role as never);
   return user;
-}
-
-async function openCr(user: TestUser, spaceId: string, subject = 'Edits') {
-  return (await user.api.spaces.createChangeRequest(spaceId, { subject })).data;
-}
-
-async function edit(user: TestUser, spaceId: string, crId: string, changes: Change[]) {
-  return (await user.api.spaces.updateChangeRequestContent(spaceId, crId, { changes })).data as { id: string; revision: string; updatedAt: string };
-}
-
-/** Merges one change into the space through a change request of its own. */
-async function publish(user: TestUser, spaceId: string, changes: Change[]) {
-  const cr = await openCr(user, spaceId, 'Publish');
-  await edit(user, spaceId, cr.id, changes);
-  return (await user.api.spaces.mergeChangeRequest(spaceId, cr.id)).data.revision;
 }
 
 const paragraph = (text: string): Description =>
@@ -58,17 +35,17 @@ const numbers = (items: { number: number }[]) => items.map((i) => i.number);
 
 describe('change requests: resource', () => {
   test('create numbers 1, 2, 3 per space; read by id and by number', async () => {
-    const { ann, space } = await setup();
+    const { admin: ann, space } = await orgWithSpace(t);
     const created = await t.request('POST', `/v1/spaces/${space.id}/change-requests`, { token: ann.token, body: { subject: 'First' } });
     assert.equal(created.status, 201);
     assert.equal(created.headers.get('location'), `${t.url}/v1/spaces/${space.id}/change-requests/${created.body.id}`);
-    const second = await openCr(ann, space.id, 'Second');
+    const second = await openChangeRequest(ann, space.id, 'Second');
     const { data: third } = await ann.api.spaces.createChangeRequest(space.id, {});
     assert.deepEqual([created.body.number, second.number, third.number], [1, 2, 3]);
     assert.equal(third.subject, '');
     // Numbers are per space.
-    const { data: other } = await ann.api.orgs.createSpace(space.organization, { title: 'Other' });
-    assert.equal((await openCr(ann, other.id)).number, 1);
+    const other = await newSpace(ann, space.organization, 'Other');
+    assert.equal((await openChangeRequest(ann, other.id)).number, 1);
 
     assert.equal(second.object, 'change-request');
     assert.equal(second.status, 'open');
@@ -94,11 +71,11 @@ describe('change requests: resource', () => {
   });
 
   test('concurrent creations take distinct numbers; concurrent edits all land', async () => {
-    const { ann, space } = await setup();
-    const created = await Promise.all(Array.from({ length: 8 }, (_, i) => openCr(ann, space.id, `CR ${i}`)));
+    const { admin: ann, space } = await orgWithSpace(t);
+    const created = await Promise.all(Array.from({ length: 8 }, (_, i) => openChangeRequest(ann, space.id, `CR ${i}`)));
     assert.deepEqual(numbers(created).sort((a, b) => a - b), [1, 2, 3, 4, 5, 6, 7, 8]);
     const cr = created[0]!;
-    await Promise.all(Array.from({ length: 6 }, (_, i) => edit(ann, space.id, cr.id, [insert(`Page ${i}`)])));
+    await Promise.all(Array.from({ length: 6 }, (_, i) => editChangeRequest(ann, space.id, cr.id, [insert(`Page ${i}`)])));
     const { data: pages } = await ann.api.spaces.listPagesInChangeRequest(space.id, cr.id);
     assert.deepEqual(pages.pages.map((p) => p.title).sort(), Array.from({ length: 6 }, (_, i) => `Page ${i}`));
     // Each edit made a revision on top of the previous one: six steps from the start.
@@ -108,15 +85,15 @@ describe('change requests: resource', () => {
   });
 
   test('list per space: status, creator, contributor, requested reviewer, order and paging', async () => {
-    const { ann, org, space } = await setup();
+    const { admin: ann, org, space } = await orgWithSpace(t);
     const bob = await member(org.id, MemberRole.Edit, 'Bob');
-    const one = await openCr(ann, space.id, 'One');
-    const two = await openCr(bob, space.id, 'Two');
-    const three = await openCr(ann, space.id, 'Three');
-    const draft = await openCr(ann, space.id, 'Draft');
+    const one = await openChangeRequest(ann, space.id, 'One');
+    const two = await openChangeRequest(bob, space.id, 'Two');
+    const three = await openChangeRequest(ann, space.id, 'Three');
+    const draft = await openChangeRequest(ann, space.id, 'Draft');
     await ann.api.spaces.updateChangeRequestById(space.id, draft.id, { status: ChangeRequestStatus.Draft as 'draft' });
     // Editing bumps `updatedAt`: One is now the most recently updated.
-    await edit(bob, space.id, one.id, [insert('By Bob')]);
+    await editChangeRequest(bob, space.id, one.id, [insert('By Bob')]);
 
     const list = async (query: Parameters<TestUser['api']['spaces']['listChangeRequestsForSpace']>[1] = {}) =>
       (await ann.api.spaces.listChangeRequestsForSpace(space.id, query)).data;
@@ -153,13 +130,13 @@ describe('change requests: resource', () => {
   });
 
   test('list per organization: only spaces the caller can read', async () => {
-    const { ann, org, space } = await setup();
-    const { data: secret } = await ann.api.orgs.createSpace(org.id, { title: 'Secret' });
+    const { admin: ann, org, space } = await orgWithSpace(t);
+    const secret = await newSpace(ann, org.id, 'Secret');
     const reader = await member(org.id, MemberRole.Read, 'Reader');
     const guest = await member(org.id, null, 'Guest');
     const outsider = await t.user('Outsider');
-    await openCr(ann, space.id, 'Public one');
-    await openCr(ann, secret.id, 'Secret one');
+    await openChangeRequest(ann, space.id, 'Public one');
+    await openChangeRequest(ann, secret.id, 'Secret one');
     // Members read every space of the organization; a guest only the spaces granted to them.
     await ann.api.spaces.inviteToSpace(space.id, { role: MemberRole.Read, users: [guest.id] });
     const { data: drafted } = await ann.api.spaces.createChangeRequest(space.id, { subject: 'Drafted' });
@@ -183,8 +160,8 @@ describe('change requests: resource', () => {
   });
 
   test('update: subject, rich-text description and status; merged and archived refuse edits', async () => {
-    const { ann, space } = await setup();
-    const cr = await openCr(ann, space.id, 'Start');
+    const { admin: ann, space } = await orgWithSpace(t);
+    const cr = await openChangeRequest(ann, space.id, 'Start');
     const { data: renamed } = await ann.api.spaces.updateChangeRequestById(space.id, cr.id, { subject: 'x'.repeat(100), description: paragraph('Why this change.') });
     assert.equal(renamed.subject, 'x'.repeat(100));
     assert.equal((renamed.description as unknown as { nodes: { nodes: { leaves: { text: string }[] }[] }[] }).nodes[0]!.nodes[0]!.leaves[0]!.text, 'Why this change.');
@@ -223,13 +200,13 @@ describe('change requests: resource', () => {
     // Archived: no content edits, merge, update or review until reopened.
     await ann.api.spaces.updateChangeRequestById(space.id, cr.id, { status: 'archived' });
     const head = (await ann.api.spaces.getChangeRequestById(space.id, cr.id)).data.revision;
-    await expectStatus(edit(ann, space.id, cr.id, [insert('Nope')]), 400);
+    await expectStatus(editChangeRequest(ann, space.id, cr.id, [insert('Nope')]), 400);
     await expectStatus(ann.api.spaces.mergeChangeRequest(space.id, cr.id), 400);
     await expectStatus(ann.api.spaces.updateChangeRequest(space.id, cr.id), 400);
     await expectStatus(ann.api.spaces.submitChangeRequestReview(space.id, cr.id, { status: 'approved' as never }), 400);
     assert.equal((await ann.api.spaces.getChangeRequestById(space.id, cr.id)).data.revision, head);
     await ann.api.spaces.updateChangeRequestById(space.id, cr.id, { status: 'open' });
-    await edit(ann, space.id, cr.id, [insert('Yes')]);
+    await editChangeRequest(ann, space.id, cr.id, [insert('Yes')]);
 
     // Merged: a final state.
     const merge = await ann.api.spaces.mergeChangeRequest(space.id, cr.id);
@@ -240,23 +217,23 @@ describe('change requests: resource', () => {
     assert.ok(merged.mergedAt);
     assert.equal(merged.outdated, false);
     await expectStatus(ann.api.spaces.updateChangeRequestById(space.id, cr.id, { status: 'open' }), 400);
-    await expectStatus(edit(ann, space.id, cr.id, [insert('After')]), 400);
+    await expectStatus(editChangeRequest(ann, space.id, cr.id, [insert('After')]), 400);
     await expectStatus(ann.api.spaces.mergeChangeRequest(space.id, cr.id), 400);
     await expectStatus(ann.api.spaces.updateChangeRequest(space.id, cr.id), 400);
     assert.equal((await ann.api.spaces.getSpaceById(space.id)).data.revision, merge.data.revision);
   });
 
   test('outdated exactly when the space moved since the last base', async () => {
-    const { ann, space } = await setup();
-    const cr = await openCr(ann, space.id);
-    await edit(ann, space.id, cr.id, [insert('Mine')]);
+    const { admin: ann, space } = await orgWithSpace(t);
+    const cr = await openChangeRequest(ann, space.id);
+    await editChangeRequest(ann, space.id, cr.id, [insert('Mine')]);
     assert.equal((await ann.api.spaces.getChangeRequestById(space.id, cr.id)).data.outdated, false);
     // Updating when nothing moved changes nothing.
     const { data: noop } = await ann.api.spaces.updateChangeRequest(space.id, cr.id);
     assert.equal(noop.result, 'update');
     assert.equal(noop.revision, (await ann.api.spaces.getChangeRequestById(space.id, cr.id)).data.revision);
 
-    const merged = await publish(ann, space.id, [insert('Theirs')]);
+    const merged = await mergeChanges(ann, space.id, [insert('Theirs')]);
     const { data: stale } = await ann.api.spaces.getChangeRequestById(space.id, cr.id);
     assert.equal(stale.outdated, true);
     assert.equal((await ann.api.spaces.listChangeRequestsForSpace(space.id)).data.items.find((i) => i.id === cr.id)?.outdated, true);
@@ -270,7 +247,7 @@ describe('change requests: resource', () => {
     // Both sides' pages are in the change request.
     const { data: pages } = await ann.api.spaces.listPagesInChangeRequest(space.id, cr.id);
     assert.deepEqual(pages.pages.map((p) => p.title).sort(), ['Mine', 'Theirs']);
-    await publish(ann, space.id, [insert('Later')]);
+    await mergeChanges(ann, space.id, [insert('Later')]);
     assert.equal((await ann.api.spaces.getChangeRequestById(space.id, cr.id)).data.outdated, true);
     await ann.api.spaces.mergeChangeRequest(space.id, cr.id);
     assert.equal((await ann.api.spaces.getChangeRequestById(space.id, cr.id)).data.outdated, false);
@@ -279,13 +256,13 @@ describe('change requests: resource', () => {
   });
 
   test('changes: what the change request changes compared with its base', async () => {
-    const { ann, space } = await setup();
-    await publish(ann, space.id, [insert('Keep'), insert('Drop'), insert('Rename')]);
+    const { admin: ann, space } = await orgWithSpace(t);
+    await mergeChanges(ann, space.id, [insert('Keep'), insert('Drop'), insert('Rename')]);
     const { data: pages } = await ann.api.spaces.listPages(space.id);
     const id = (title: string) => pages.pages.find((p) => p.title === title)!.id;
-    const cr = await openCr(ann, space.id);
+    const cr = await openChangeRequest(ann, space.id);
     assert.deepEqual((await ann.api.spaces.getChangeRequestChanges(space.id, cr.id)).data.changes, []);
-    await edit(ann, space.id, cr.id, [
+    await editChangeRequest(ann, space.id, cr.id, [
       insert('Added'),
       c({ operation: 'delete_page', page: id('Drop') }),
       c({ operation: 'update_page', page: id('Rename'), title: 'Renamed' }),
@@ -306,10 +283,10 @@ describe('change requests: resource', () => {
 
 describe('reviews and requested reviewers', () => {
   test('submit, list and get reviews; a review of an older head is outdated', async () => {
-    const { ann, org, space } = await setup();
+    const { admin: ann, org, space } = await orgWithSpace(t);
     const rita = await member(org.id, MemberRole.Review, 'Rita');
-    const cr = await openCr(ann, space.id);
-    await edit(ann, space.id, cr.id, [insert('One')]);
+    const cr = await openChangeRequest(ann, space.id);
+    await editChangeRequest(ann, space.id, cr.id, [insert('One')]);
     const head = (await ann.api.spaces.getChangeRequestById(space.id, cr.id)).data.revision;
 
     const submitted = await t.request('POST', `/v1/spaces/${space.id}/change-requests/${cr.id}/reviews`, { token: rita.token, body: { status: 'changes-requested' } });
@@ -322,7 +299,7 @@ describe('reviews and requested reviewers', () => {
     assert.equal(first.outdated, false);
     assert.equal(first.urls.location, `${t.url}/v1/spaces/${space.id}/change-requests/${cr.id}/reviews/${first.id}`);
 
-    await edit(ann, space.id, cr.id, [insert('Two')]);
+    await editChangeRequest(ann, space.id, cr.id, [insert('Two')]);
     const { data: approved } = await rita.api.spaces.submitChangeRequestReview(space.id, cr.id, { status: 'approved' as never });
     const { data: reviews } = await ann.api.spaces.getReviewsByChangeRequestId(space.id, cr.id);
     assert.equal(reviews.count, 2);
@@ -339,7 +316,7 @@ describe('reviews and requested reviewers', () => {
     assert.deepEqual(rest.items.map((r) => r.id), [approved.id]);
 
     await expectStatus(ann.api.spaces.getChangeRequestReviewById(space.id, cr.id, 'no-such-review'), 404);
-    const other = await openCr(ann, space.id);
+    const other = await openChangeRequest(ann, space.id);
     await expectStatus(ann.api.spaces.getChangeRequestReviewById(space.id, other.id, first.id), 404);
     for (const body of [{}, { status: 'maybe' }, { status: 1 }]) {
       const res = await t.request('POST', `/v1/spaces/${space.id}/change-requests/${cr.id}/reviews`, { token: rita.token, body });
@@ -349,11 +326,11 @@ describe('reviews and requested reviewers', () => {
   });
 
   test('request, list and remove reviewers; only members can be asked', async () => {
-    const { ann, org, space } = await setup();
+    const { admin: ann, org, space } = await orgWithSpace(t);
     const rita = await member(org.id, MemberRole.Review, 'Rita');
     const bob = await member(org.id, MemberRole.Edit, 'Bob');
     const outsider = await t.user('Outsider');
-    const cr = await openCr(ann, space.id);
+    const cr = await openChangeRequest(ann, space.id);
 
     const { data: requested } = await ann.api.spaces.requestReviewersForChangeRequest(space.id, cr.id, { users: [rita.id, bob.id, rita.id] });
     assert.deepEqual(requested.users!.map((u) => (u as { user: { id: string } }).user.id).sort(), [rita.id, bob.id].sort());
@@ -391,9 +368,9 @@ describe('reviews and requested reviewers', () => {
   });
 
   test('a guest who cannot read the space cannot be asked to review it', async () => {
-    const { ann, org, space } = await setup();
+    const { admin: ann, org, space } = await orgWithSpace(t);
     const guest = await member(org.id, null, 'Guest');
-    const cr = await openCr(ann, space.id);
+    const cr = await openChangeRequest(ann, space.id);
     const res = await t.request('POST', `/v1/spaces/${space.id}/change-requests/${cr.id}/requested-reviewers`, { token: ann.token, body: { users: [guest.id] } });
     assert.equal(res.status, 400);
     assert.match(res.body.error.message, new RegExp(guest.id));
@@ -405,7 +382,7 @@ describe('reviews and requested reviewers', () => {
 
 describe('space counters', () => {
   test('changeRequests, changeRequestsOpen and changeRequestsDraft follow the change requests', async () => {
-    const { ann, org, space } = await setup();
+    const { admin: ann, org, space } = await orgWithSpace(t);
     const counters = async () => {
       const { data } = await ann.api.spaces.getSpaceById(space.id);
       const listed = (await ann.api.orgs.listSpacesInOrganizationById(org.id)).data.items.find((s) => s.id === space.id)!;
@@ -414,9 +391,9 @@ describe('space counters', () => {
       return got;
     };
     assert.deepEqual(await counters(), [0, 0, 0]);
-    const a = await openCr(ann, space.id);
-    const b = await openCr(ann, space.id);
-    const d = await openCr(ann, space.id);
+    const a = await openChangeRequest(ann, space.id);
+    const b = await openChangeRequest(ann, space.id);
+    const d = await openChangeRequest(ann, space.id);
     assert.deepEqual(await counters(), [3, 3, 0]);
     await ann.api.spaces.updateChangeRequestById(space.id, d.id, { status: 'draft' });
     assert.deepEqual(await counters(), [3, 2, 1]);
@@ -437,16 +414,16 @@ describe('permissions', () => {
 
   test('each role × each operation', async () => {
     const { owner, org, people } = await orgWithPersonas(t);
-    const { data: space } = await owner.api.orgs.createSpace(org.id, { title: 'Matrix' });
-    await publish(owner, space.id, [insert('Base')]);
+    const space = await newSpace(owner, org.id, 'Matrix');
+    await mergeChanges(owner, space.id, [insert('Base')]);
     const results: string[] = [];
     const failures: string[] = [];
     for (const persona of PERSONAS) {
       const user = people.get(persona)!;
       const name = personaName(persona);
       // A change request of the owner's for each persona, with a change, so merging has work to do.
-      const cr = await openCr(owner, space.id, `For ${name}`);
-      await edit(owner, space.id, cr.id, [insert(`Page for ${name}`)]);
+      const cr = await openChangeRequest(owner, space.id, `For ${name}`);
+      await editChangeRequest(owner, space.id, cr.id, [insert(`Page for ${name}`)]);
       const checks: [string, 'read' | 'edit' | 'review', number, () => Promise<{ status: number }>][] = [
         ['read content', 'read', 200, () => user.api.spaces.getRevisionOfChangeRequestById(space.id, cr.id)],
         ['read pages', 'read', 200, () => user.api.spaces.listPagesInChangeRequest(space.id, cr.id)],
@@ -479,12 +456,12 @@ describe('permissions', () => {
   });
 
   test('a guest with a grant on the space gets what the grant allows', async () => {
-    const { ann, org, space } = await setup();
+    const { admin: ann, org, space } = await orgWithSpace(t);
     const guest = await member(org.id, null, 'Guest');
-    const cr = await openCr(ann, space.id);
+    const cr = await openChangeRequest(ann, space.id);
     await expectStatus(guest.api.spaces.getChangeRequestById(space.id, cr.id), 404);
     await ann.api.spaces.inviteToSpace(space.id, { role: MemberRole.Edit, users: [guest.id] });
-    await edit(guest, space.id, cr.id, [insert('By guest')]);
+    await editChangeRequest(guest, space.id, cr.id, [insert('By guest')]);
     assert.equal((await guest.api.spaces.createChangeRequest(space.id, { subject: 'Guest CR' })).status, 201);
     await expectStatus(guest.api.spaces.mergeChangeRequest(space.id, cr.id), 403);
   });
@@ -492,10 +469,10 @@ describe('permissions', () => {
 
 describe('bad input', () => {
   test('malformed bodies are 4xx naming the problem, never 500', async () => {
-    const { ann, space } = await setup();
-    await publish(ann, space.id, [insert('Existing')]);
+    const { admin: ann, space } = await orgWithSpace(t);
+    await mergeChanges(ann, space.id, [insert('Existing')]);
     const pageId = (await ann.api.spaces.listPages(space.id)).data.pages[0]!.id;
-    const cr = await openCr(ann, space.id);
+    const cr = await openChangeRequest(ann, space.id);
     const content = `/v1/spaces/${space.id}/change-requests/${cr.id}/content`;
     const cases: [string, string, unknown, RegExp][] = [
       ['POST', content, undefined, /body|changes/],

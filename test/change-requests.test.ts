@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import { expectStatus, startTestServer, type TestServer, type TestUser } from './support/server.ts';
+import { type Change, editChangeRequest, openChangeRequest, orgWithSpace } from './support/factories.ts';
+import { expectStatus, startTestServer, type TestServer } from './support/server.ts';
 
 let t: TestServer;
 before(async () => {
@@ -10,32 +11,15 @@ after(async () => {
   await t?.close();
 });
 
-type Change = Parameters<TestUser['api']['spaces']['updateChangeRequestContent']>[2]['changes'][number];
-
-async function setup() {
-  const ann = await t.user('Ann');
-  const { data: org } = await ann.api.orgs.createOrganization({ title: 'Docs' });
-  const { data: space } = await ann.api.orgs.createSpace(org.id, { title: 'Handbook' });
-  return { ann, org, space };
-}
-
-async function openCr(user: TestUser, spaceId: string, subject: string) {
-  return (await user.api.spaces.createChangeRequest(spaceId, { subject })).data;
-}
-
-async function edit(user: TestUser, spaceId: string, crId: string, changes: Change[]) {
-  return (await user.api.spaces.updateChangeRequestContent(spaceId, crId, { changes })).data;
-}
-
 const md = (markdown: string) => ({ markdown });
 
 describe('change requests', () => {
   test('insert a tree of pages, merge, read back as markdown and as a document', async () => {
-    const { ann, space } = await setup();
-    const cr = await openCr(ann, space.id, 'First pages');
+    const { admin: ann, space } = await orgWithSpace(t);
+    const cr = await openChangeRequest(ann, space.id, 'First pages');
     assert.equal(cr.number, 1);
     assert.equal(cr.revision, space.revision);
-    const edited = await edit(ann, space.id, cr.id, [
+    const edited = await editChangeRequest(ann, space.id, cr.id, [
       { operation: 'insert_page', ref: 'guide', document: md('# Guide\n\nWelcome to the **guide**.\n') } as Change,
       { operation: 'insert_page', into: 'guide', title: 'Install', document: md('Run `npm ci`.\n\n## Requirements\n\nNode 20.\n') } as Change,
       { operation: 'insert_page', title: 'FAQ', document: md('Questions.\n') } as Change,
@@ -72,16 +56,16 @@ describe('change requests', () => {
   });
 
   test('two change requests editing different paragraphs of one page both merge', async () => {
-    const { ann, space } = await setup();
-    const seed = await openCr(ann, space.id, 'Seed');
-    await edit(ann, space.id, seed.id, [{ operation: 'insert_page', title: 'Page', document: md('Alpha one.\n\nBeta two.\n\nGamma three.\n') } as Change]);
+    const { admin: ann, space } = await orgWithSpace(t);
+    const seed = await openChangeRequest(ann, space.id, 'Seed');
+    await editChangeRequest(ann, space.id, seed.id, [{ operation: 'insert_page', title: 'Page', document: md('Alpha one.\n\nBeta two.\n\nGamma three.\n') } as Change]);
     await ann.api.spaces.mergeChangeRequest(space.id, seed.id);
     const pageId = (await ann.api.spaces.listPages(space.id)).data.pages[0]!.id;
 
-    const a = await openCr(ann, space.id, 'A');
-    const b = await openCr(ann, space.id, 'B');
-    await edit(ann, space.id, a.id, [{ operation: 'update_page', page: pageId, document: md('Alpha ONE.\n\nBeta two.\n\nGamma three.\n') } as Change]);
-    await edit(ann, space.id, b.id, [{ operation: 'update_page', page: pageId, document: md('Alpha one.\n\nBeta two.\n\nGamma THREE.\n') } as Change]);
+    const a = await openChangeRequest(ann, space.id, 'A');
+    const b = await openChangeRequest(ann, space.id, 'B');
+    await editChangeRequest(ann, space.id, a.id, [{ operation: 'update_page', page: pageId, document: md('Alpha ONE.\n\nBeta two.\n\nGamma three.\n') } as Change]);
+    await editChangeRequest(ann, space.id, b.id, [{ operation: 'update_page', page: pageId, document: md('Alpha one.\n\nBeta two.\n\nGamma THREE.\n') } as Change]);
     await ann.api.spaces.mergeChangeRequest(space.id, a.id);
     assert.equal((await ann.api.spaces.getChangeRequestById(space.id, b.id)).data.outdated, true);
     await ann.api.spaces.mergeChangeRequest(space.id, b.id);
@@ -90,15 +74,15 @@ describe('change requests', () => {
   });
 
   test('a conflicting pair: 409 listing the page, space unchanged; update marks, edit resolves, merge succeeds', async () => {
-    const { ann, space } = await setup();
-    const seed = await openCr(ann, space.id, 'Seed');
-    await edit(ann, space.id, seed.id, [{ operation: 'insert_page', title: 'Page', document: md('Same line.\n') } as Change]);
+    const { admin: ann, space } = await orgWithSpace(t);
+    const seed = await openChangeRequest(ann, space.id, 'Seed');
+    await editChangeRequest(ann, space.id, seed.id, [{ operation: 'insert_page', title: 'Page', document: md('Same line.\n') } as Change]);
     await ann.api.spaces.mergeChangeRequest(space.id, seed.id);
     const pageId = (await ann.api.spaces.listPages(space.id)).data.pages[0]!.id;
-    const a = await openCr(ann, space.id, 'A');
-    const b = await openCr(ann, space.id, 'B');
-    await edit(ann, space.id, a.id, [{ operation: 'update_page', page: pageId, document: md('Line from A.\n') } as Change]);
-    await edit(ann, space.id, b.id, [{ operation: 'update_page', page: pageId, document: md('Line from B.\n') } as Change]);
+    const a = await openChangeRequest(ann, space.id, 'A');
+    const b = await openChangeRequest(ann, space.id, 'B');
+    await editChangeRequest(ann, space.id, a.id, [{ operation: 'update_page', page: pageId, document: md('Line from A.\n') } as Change]);
+    await editChangeRequest(ann, space.id, b.id, [{ operation: 'update_page', page: pageId, document: md('Line from B.\n') } as Change]);
     await ann.api.spaces.mergeChangeRequest(space.id, a.id);
     const before = (await ann.api.spaces.getSpaceById(space.id)).data.revision;
 
@@ -120,22 +104,22 @@ describe('change requests', () => {
     assert.match(text, /Line from B\./);
     await expectStatus(ann.api.spaces.mergeChangeRequest(space.id, b.id), 409);
 
-    await edit(ann, space.id, b.id, [{ operation: 'update_page', page: pageId, document: md('Line from A and B.\n') } as Change]);
+    await editChangeRequest(ann, space.id, b.id, [{ operation: 'update_page', page: pageId, document: md('Line from A and B.\n') } as Change]);
     assert.equal((await ann.api.spaces.mergeChangeRequest(space.id, b.id)).data.result, 'merge');
     const { data } = await ann.api.spaces.getPageById(space.id, pageId, { format: 'markdown' });
     assert.equal((data as { markdown: string }).markdown, 'Line from A and B.\n');
   });
 
   test('edited on one side and deleted on the other is a conflict', async () => {
-    const { ann, space } = await setup();
-    const seed = await openCr(ann, space.id, 'Seed');
-    await edit(ann, space.id, seed.id, [{ operation: 'insert_page', title: 'Doomed', document: md('Text.\n') } as Change]);
+    const { admin: ann, space } = await orgWithSpace(t);
+    const seed = await openChangeRequest(ann, space.id, 'Seed');
+    await editChangeRequest(ann, space.id, seed.id, [{ operation: 'insert_page', title: 'Doomed', document: md('Text.\n') } as Change]);
     await ann.api.spaces.mergeChangeRequest(space.id, seed.id);
     const pageId = (await ann.api.spaces.listPages(space.id)).data.pages[0]!.id;
-    const a = await openCr(ann, space.id, 'Delete');
-    const b = await openCr(ann, space.id, 'Edit');
-    await edit(ann, space.id, a.id, [{ operation: 'delete_page', page: pageId } as Change]);
-    await edit(ann, space.id, b.id, [{ operation: 'update_page', page: pageId, document: md('Better text.\n') } as Change]);
+    const a = await openChangeRequest(ann, space.id, 'Delete');
+    const b = await openChangeRequest(ann, space.id, 'Edit');
+    await editChangeRequest(ann, space.id, a.id, [{ operation: 'delete_page', page: pageId } as Change]);
+    await editChangeRequest(ann, space.id, b.id, [{ operation: 'update_page', page: pageId, document: md('Better text.\n') } as Change]);
     await ann.api.spaces.mergeChangeRequest(space.id, a.id);
     const refused = await t.request('POST', `/v1/spaces/${space.id}/change-requests/${b.id}/merge`, { token: ann.token });
     assert.equal(refused.status, 409);
@@ -143,11 +127,11 @@ describe('change requests', () => {
   });
 
   test('20 concurrent merges of non-conflicting change requests keep every change', async () => {
-    const { ann, space } = await setup();
+    const { admin: ann, space } = await orgWithSpace(t);
     const crs = [];
     for (let i = 0; i < 20; i++) {
-      const cr = await openCr(ann, space.id, `CR ${i}`);
-      await edit(ann, space.id, cr.id, [{ operation: 'insert_page', title: `Page ${i}`, document: md(`Body ${i}.\n`) } as Change]);
+      const cr = await openChangeRequest(ann, space.id, `CR ${i}`);
+      await editChangeRequest(ann, space.id, cr.id, [{ operation: 'insert_page', title: `Page ${i}`, document: md(`Body ${i}.\n`) } as Change]);
       crs.push(cr);
     }
     const results = await Promise.all(crs.map((cr) => ann.api.spaces.mergeChangeRequest(space.id, cr.id)));
@@ -157,17 +141,17 @@ describe('change requests', () => {
   });
 
   test('merge rules: required reviewers must approve the latest changes', async () => {
-    const { ann, org, space } = await setup();
+    const { admin: ann, org, space } = await orgWithSpace(t);
     const rita = await t.user('Rita');
     await t.server.services.db.insertInto('members').values({ organization_id: org.id, user_id: rita.id, role: 'review', joined_at: new Date(), last_seen_at: null }).execute();
     await ann.api.spaces.updateSpaceById(space.id, { mergeRules: { type: 'rules', rules: [{ rule: 'require_specific_reviewers' as never, users: [rita.id] }] } } as never);
-    const cr = await openCr(ann, space.id, 'Needs review');
-    await edit(ann, space.id, cr.id, [{ operation: 'insert_page', title: 'P', document: md('x\n') } as Change]);
+    const cr = await openChangeRequest(ann, space.id, 'Needs review');
+    await editChangeRequest(ann, space.id, cr.id, [{ operation: 'insert_page', title: 'P', document: md('x\n') } as Change]);
     await expectStatus(ann.api.spaces.mergeChangeRequest(space.id, cr.id), 403);
     await ann.api.spaces.requestReviewersForChangeRequest(space.id, cr.id, { users: [rita.id] });
     const { data: review } = await rita.api.spaces.submitChangeRequestReview(space.id, cr.id, { status: 'approved' as never });
     assert.equal(review.status, 'approved');
-    await edit(ann, space.id, cr.id, [{ operation: 'insert_page', title: 'Q', document: md('y\n') } as Change]);
+    await editChangeRequest(ann, space.id, cr.id, [{ operation: 'insert_page', title: 'Q', document: md('y\n') } as Change]);
     // The approval was for an older head.
     await expectStatus(ann.api.spaces.mergeChangeRequest(space.id, cr.id), 403);
     await rita.api.spaces.submitChangeRequestReview(space.id, cr.id, { status: 'approved' as never });
@@ -175,30 +159,30 @@ describe('change requests', () => {
   });
 
   test('a locked space refuses content edits and merges', async () => {
-    const { ann, space } = await setup();
-    const cr = await openCr(ann, space.id, 'Locked');
+    const { admin: ann, space } = await orgWithSpace(t);
+    const cr = await openChangeRequest(ann, space.id, 'Locked');
     await ann.api.spaces.updateSpaceById(space.id, { editMode: 'locked' as never });
-    await expectStatus(edit(ann, space.id, cr.id, [{ operation: 'insert_page', title: 'P', document: md('x\n') } as Change]), 403);
+    await expectStatus(editChangeRequest(ann, space.id, cr.id, [{ operation: 'insert_page', title: 'P', document: md('x\n') } as Change]), 403);
     await expectStatus(ann.api.spaces.mergeChangeRequest(space.id, cr.id), 403);
     await ann.api.spaces.updateSpaceById(space.id, { editMode: 'live' as never });
-    await edit(ann, space.id, cr.id, [{ operation: 'insert_page', title: 'P', document: md('x\n') } as Change]);
+    await editChangeRequest(ann, space.id, cr.id, [{ operation: 'insert_page', title: 'P', document: md('x\n') } as Change]);
   });
 });
 
 describe('space counters', () => {
   test('changeRequests, changeRequestsOpen and changeRequestsDraft stay true', async () => {
-    const { ann, space } = await setup();
+    const { admin: ann, space } = await orgWithSpace(t);
     const counts = async () => {
       const { data } = await ann.api.spaces.getSpaceById(space.id);
       return [data.changeRequests, data.changeRequestsOpen, data.changeRequestsDraft];
     };
     assert.deepEqual(await counts(), [0, 0, 0]);
-    const a = await openCr(ann, space.id, 'A');
-    const b = await openCr(ann, space.id, 'B');
+    const a = await openChangeRequest(ann, space.id, 'A');
+    const b = await openChangeRequest(ann, space.id, 'B');
     assert.deepEqual(await counts(), [2, 2, 0]);
     await ann.api.spaces.updateChangeRequestById(space.id, b.id, { status: 'draft' as never });
     assert.deepEqual(await counts(), [2, 1, 1]);
-    await edit(ann, space.id, a.id, [{ operation: 'insert_page', title: 'P', document: md('x\n') } as Change]);
+    await editChangeRequest(ann, space.id, a.id, [{ operation: 'insert_page', title: 'P', document: md('x\n') } as Change]);
     await ann.api.spaces.mergeChangeRequest(space.id, a.id);
     assert.deepEqual(await counts(), [2, 0, 1]);
     const { data: listed } = await ann.api.orgs.listSpacesInOrganizationById(space.organization);

@@ -17,6 +17,7 @@ import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import pg from 'pg';
 import { folioEnv, killAll, PROCESS_TIMEOUT_MS, runCli, serve, type CliResult, type ServeProcess } from './support/process.ts';
+import { eventually } from './support/wait.ts';
 
 const childEnv = folioEnv;
 
@@ -46,14 +47,6 @@ function oneJsonLine(out: string): any {
   return JSON.parse(lines[0]!);
 }
 
-async function waitFor(what: string, check: () => boolean | Promise<boolean>, timeoutMs = PROCESS_TIMEOUT_MS): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    if (await check()) return;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 50));
-  }
-}
 
 async function http(method: string, url: string, opts: { token?: string; body?: unknown } = {}) {
   const headers: Record<string, string> = {};
@@ -490,7 +483,7 @@ describe('folio CLI on PostgreSQL', () => {
     // A token revoked from the CLI stops working in the running server within AUTH_CACHE_TTL_MS.
     const revoke = await runCli(['tokens', 'revoke', oneJsonLine(more.stdout).id], env);
     assert.equal(revoke.code, 0, revoke.stderr);
-    await waitFor('the revoked token to be refused', async () => (await http('GET', `${server!.url}/v1/user`, { token: second })).status === 401, 2000);
+    await eventually(async () => (await http('GET', `${server!.url}/v1/user`, { token: second })).status === 401, { what: 'the revoked token to be refused', timeoutMs: 2000 });
     assert.equal((await http('GET', `${server.url}/v1/user`, { token })).status, 200, 'other tokens still work');
 
     const stopped = await server.stop('SIGTERM');
@@ -522,7 +515,7 @@ describe('folio CLI on PostgreSQL', () => {
         assert.match(w.stderr(), /Running background jobs only \(no HTTP API\)/);
         assert.match(w.stderr(), /^Ready in \d+\.\d s/m);
       }
-      await waitFor('every job to be done', async () => (await client.query(`SELECT count(*)::int AS n FROM jobs WHERE type = 'space.purge' AND status <> 'done'`)).rows[0].n === 0, 30_000);
+      await eventually(async () => (await client.query(`SELECT count(*)::int AS n FROM jobs WHERE type = 'space.purge' AND status <> 'done'`)).rows[0].n === 0, { what: 'every job to be done', timeoutMs: 30_000 });
       // A claim adds one attempt: a job claimed by two workers would show two.
       const rows = await client.query(`SELECT attempts, count(*)::int AS n FROM jobs WHERE type = 'space.purge' GROUP BY attempts`);
       assert.deepEqual(rows.rows, [{ attempts: 1, n: count }]);

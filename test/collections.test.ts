@@ -3,7 +3,7 @@ import { after, before, describe, test } from 'node:test';
 import type { Collection } from '@gitbook/api';
 import type { Role, RoleOrGuest } from '../src/platform/db/schema.ts';
 import * as factories from './support/factories.ts';
-import { addMember, orgWithPersonas, PERSONAS, personaName, statusOf, type Persona } from './support/factories.ts';
+import { addMember, newCollection, newSpace, orgWithPersonas, PERSONAS, personaName, statusOf, type Persona } from './support/factories.ts';
 import { expectStatus, startTestServer, type TestServer, type TestUser } from './support/server.ts';
 
 let t: TestServer;
@@ -18,14 +18,6 @@ const newOrg = (title = 'Collections Inc') => factories.newOrg(t, title);
 const newMember = (organizationId: string, role: RoleOrGuest, name?: string) => factories.newMember(t, organizationId, role, name);
 const grant = (...args: Parameters<typeof factories.grantDirect> extends [unknown, ...infer R] ? R : never) => factories.grantDirect(t, ...args);
 const atLeast = factories.atLeast;
-
-async function newCollection(user: TestUser, organizationId: string, title = 'Collection', parent?: string) {
-  return (await user.api.orgs.createCollection(organizationId, { title, ...(parent ? { parent } : {}) })).data;
-}
-
-async function newSpace(user: TestUser, organizationId: string, title = 'Space', parent?: string) {
-  return (await user.api.orgs.createSpace(organizationId, { title, ...(parent ? { parent } : {}) })).data;
-}
 
 async function collectionIds(user: TestUser, organizationId: string, nested?: boolean) {
   const { data } = await user.api.orgs.listCollectionsInOrganizationById(organizationId, {
@@ -106,7 +98,7 @@ describe('collections', () => {
     assert.equal(created.headers.get('location'), guides.urls.location);
     assert.deepEqual((await admin.api.collections.getCollectionById(guides.id)).data, guides);
 
-    const { data: nested } = await admin.api.orgs.createCollection(org.id, { title: 'x'.repeat(50), parent: guides.id });
+    const nested = await newCollection(admin, org.id, { title: 'x'.repeat(50), parent: guides.id });
     assert.equal(nested.title.length, 50);
     assert.equal(nested.parent, guides.id);
     const { data: untitled } = await admin.api.orgs.createCollection(org.id, {});
@@ -467,7 +459,7 @@ describe('collection access', () => {
     await admin.api.collections.updateCollectionById(outer.id, { defaultLevel: 'create' as never });
     assert.deepEqual(await perms(outer), collectionPermissionsFor('create'));
     assert.deepEqual(await perms(inner), collectionPermissionsFor('create'), 'inherit follows the parent');
-    const { data: space } = await reader.api.orgs.createSpace(org.id, { title: 'By reader', parent: inner.id });
+    const space = await newSpace(reader, org.id, { title: 'By reader', parent: inner.id });
     assert.equal(space.parent, inner.id);
     assert.equal((await reader.api.orgs.createCollection(org.id, { title: 'Sub', parent: inner.id })).status, 201);
     // Not at the top level, where only the organization role counts.
@@ -506,7 +498,7 @@ describe('collection access', () => {
     await expectStatus(guest.api.collections.getCollectionById(hidden.id), 404);
 
     // Create in a granted collection; not elsewhere.
-    const { data: made } = await guest.api.orgs.createSpace(org.id, { title: 'Guest made', parent: below.id });
+    const made = await newSpace(guest, org.id, { title: 'Guest made', parent: below.id });
     assert.deepEqual(made.permissions.admin, false);
     assert.equal(made.permissions.view, true);
     await expectStatus(guest.api.orgs.createSpace(org.id, { title: 'No', parent: viaTeam.id }), 403);

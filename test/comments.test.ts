@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import { addMember, statusOf } from './support/factories.ts';
+import { addMember, newSpace, openChangeRequest, statusOf } from './support/factories.ts';
 import { expectStatus, startTestServer, type TestServer } from './support/server.ts';
 
 let t: TestServer;
@@ -18,7 +18,7 @@ async function setup() {
   const { data: org } = await ann.api.orgs.createOrganization({ title: 'Talk' });
   await addMember(t, org.id, carl, 'comment');
   await addMember(t, org.id, rita, 'read');
-  const { data: space } = await ann.api.orgs.createSpace(org.id, { title: 'Notes' });
+  const space = await newSpace(ann, org.id, 'Notes');
   return { ann, carl, rita, org, space };
 }
 
@@ -81,7 +81,7 @@ describe('comments on a space', () => {
 
   test('change-request comments are their own thread, with their own counter', async () => {
     const { ann, carl, space } = await setup();
-    const { data: cr } = await ann.api.spaces.createChangeRequest(space.id, { subject: 'Review me' });
+    const cr = await openChangeRequest(ann, space.id, 'Review me');
     const { data: c } = await carl.api.spaces.postCommentInChangeRequest(space.id, cr.id, { body: body('Looks good') });
     assert.equal(c.target.changeRequest, cr.id);
     assert.equal((await ann.api.spaces.getChangeRequestById(space.id, cr.id)).data.comments, 1);

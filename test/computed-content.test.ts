@@ -5,6 +5,7 @@ import * as factories from './support/factories.ts';
 import { textOf } from './support/content.ts';
 import { expectStatus, startTestServer, type TestServer, type TestUser } from './support/server.ts';
 import { fakeEngine, type FakeEngine } from './support/translation-engine.ts';
+import { settleJobs } from './support/wait.ts';
 
 // Computed content: getComputedDocument and getComputedRevision, from an OpenAPI spec of the
 // organization (builtin:openapi) and from an integration installed on the space. Every answer
@@ -69,17 +70,15 @@ const petstore = {
   },
 };
 
-/** Creates a spec (from text, or a URL) and waits until its first version is processed. */
+/** Creates a spec (from text, or a URL) and processes its first version (a job). */
 async function addSpec(user: TestUser, orgId: string, slug: string, source: { text: string } | { url: string }) {
   await user.api.orgs.createOpenApiSpec(orgId, { slug, source });
-  const deadline = Date.now() + 60_000;
-  for (;;) {
-    const { data } = await user.api.orgs.getOpenApiSpecBySlug(orgId, slug);
-    if (data.processingState === 'complete' && data.lastVersion) return data;
-    if (data.processingState === 'complete' && data.lastProcessErrorCode) throw new Error(`spec ${slug} failed: ${JSON.stringify(data.lastProcessedErrors)}`);
-    if (Date.now() > deadline) throw new Error(`spec ${slug} was not processed in time`);
-    await new Promise((r) => setTimeout(r, 50));
-  }
+  await settleJobs(t);
+  const { data } = await user.api.orgs.getOpenApiSpecBySlug(orgId, slug);
+  if (data.lastProcessErrorCode) throw new Error(`spec ${slug} failed: ${JSON.stringify(data.lastProcessedErrors)}`);
+  assert.equal(data.processingState, 'complete', `spec ${slug} processed`);
+  assert.ok(data.lastVersion, `spec ${slug} has a version`);
+  return data;
 }
 
 const specDep = (slug: string) => ({ spec: { ref: { kind: 'openapi' as const, spec: slug } } });
@@ -104,7 +103,7 @@ function petstoreOrg() {
   shared ??= (async () => {
     const { admin, org } = await factories.newOrg(t);
     await addSpec(admin, org.id, 'pets', { text: JSON.stringify(petstore) });
-    const { data: space } = await admin.api.orgs.createSpace(org.id, { title: 'API' });
+    const space = await factories.newSpace(admin, org.id, 'API');
     return { admin, org, space };
   })();
   return shared;
@@ -164,9 +163,7 @@ describe('getComputedDocument from an OpenAPI spec', () => {
   test('a computed document stored as a page resolves against the spec like a hand-written one', async () => {
     const { admin, space } = await petstoreOrg();
     const { data: doc } = await admin.api.spaces.getComputedDocument(space.id, { source: openapiDoc('pets', { doc: 'operation', page: '/pets/{id}', method: 'get' }), seed: 'x' });
-    const { data: cr } = await admin.api.spaces.createChangeRequest(space.id, { subject: 'Reference' });
-    const change = { operation: 'insert_page', title: 'Get a pet', document: { document: doc } };
-    await admin.api.spaces.updateChangeRequestContent(space.id, cr.id, { changes: [change as never] });
+    const cr = await factories.changeRequestWith(admin, space.id, [{ operation: 'insert_page', title: 'Get a pet', document: { document: doc } }], { subject: 'Reference' });
     const { data: page } = (await admin.api.spaces.getPageInChangeRequestByPath(space.id, cr.id, 'get-a-pet', { format: 'markdown' } as never)) as { data: any };
     assert.match(page.markdown, /\{% openapi-operation spec="pets" path="\/pets\/\{id\}" method="get" %\}/);
     const { data: read } = (await admin.api.spaces.getPageInChangeRequestById(space.id, cr.id, page.id, { format: 'document', computed: true } as never)) as { data: any };
@@ -193,10 +190,8 @@ describe('getComputedDocument from an OpenAPI spec', () => {
     assert.match(noSeed.body.error.message, /seed/);
     // A spec whose processing failed has no version to compute from.
     await admin.api.orgs.createOpenApiSpec(org.id, { slug: 'broken', source: { text: 'openapi: [unclosed' } });
-    for (let i = 0; (await admin.api.orgs.getOpenApiSpecBySlug(org.id, 'broken')).data.processingState !== 'complete'; i++) {
-      assert.ok(i < 600, 'the broken spec was processed');
-      await new Promise((r) => setTimeout(r, 50));
-    }
+    await settleJobs(t);
+    assert.equal((await admin.api.orgs.getOpenApiSpecBySlug(org.id, 'broken')).data.processingState, 'complete', 'the broken spec was processed');
     await expectStatus(call(openapiDoc('broken', { doc: 'models' })), 409, /"broken" has no processed version yet/);
     // Someone who cannot read the space does not learn it exists.
     const outsider = await t.user('Outsider');
@@ -325,14 +320,12 @@ export default {
 describe('computed content from an integration', () => {
   test('the integration installed on the space computes documents and revisions; failures are 404 or 502 saying why', async () => {
     const { admin, org, space } = await petstoreOrg();
-    const name = `pages-${Date.now().toString(36)}`;
-    await admin.api.integrations.publishIntegration(name, {
+    const { name } = await factories.newIntegration(admin, org.id, {
       title: 'Pages',
-      organization: org.id,
       scopes: ['space:content:read'],
       script,
       contentSources: [{ id: 'pages', title: 'Pages', configuration: { componentId: 'pages' } }],
-    } as never);
+    });
     const source = (props: Record<string, unknown>, dependencies?: Record<string, unknown>) => ({ type: `integration:${name}:pages`, props, ...(dependencies ? { dependencies } : {}) }) as never;
 
     // Not installed on the space yet.
@@ -341,12 +334,9 @@ describe('computed content from an integration', () => {
     await admin.api.integrations.installIntegrationOnSpace(name, inst.id, { space: space.id });
     // The setup events go to the script first: a runtime started for them is then the one the
     // computations use (two dispatches starting one integration's runtime at once each start one).
-    for (let i = 0; ; i++) {
-      const items = (await admin.api.integrations.listIntegrationEvents(name)).data.items as any[];
-      if (items.length >= 2 && items.every((e) => e.status === 'success')) break;
-      assert.ok(i < 600, `setup events delivered: ${JSON.stringify(items.map((e) => [e.payload.type, e.status]))}`);
-      await new Promise((r) => setTimeout(r, 50));
-    }
+    await settleJobs(t);
+    const setupEvents = (await admin.api.integrations.listIntegrationEvents(name)).data.items as any[];
+    assert.ok(setupEvents.length >= 2 && setupEvents.every((e) => e.status === 'success'), `setup events delivered: ${JSON.stringify(setupEvents.map((e) => [e.payload.type, e.status]))}`);
 
     const { data: doc } = (await admin.api.spaces.getComputedDocument(space.id, { source: source({ title: 'Hello' }, { self: { ref: { kind: 'space', space: space.id } } }), seed: 's' })) as { data: any };
     assert.deepEqual(doc.nodes.map((n: any) => [n.type, textOf(n)]), [
@@ -355,10 +345,8 @@ describe('computed content from an integration', () => {
     ]);
     // A translation dependency is resolved to the translation's result: none before it has run (or
     // for a translation that does not exist), its target space, revision and language after.
-    const { data: handbook } = await admin.api.orgs.createSpace(org.id, { title: 'Handbook' });
-    const { data: cr } = await admin.api.spaces.createChangeRequest(handbook.id, { subject: 'Write' });
-    await admin.api.spaces.updateChangeRequestContent(handbook.id, cr.id, { changes: [{ operation: 'insert_page', title: 'Hello', document: { markdown: 'Hello world.\n' } }] as never });
-    await admin.api.spaces.mergeChangeRequest(handbook.id, cr.id);
+    const handbook = await factories.newSpace(admin, org.id, 'Handbook');
+    await factories.mergeChanges(admin, handbook.id, [{ operation: 'insert_page', title: 'Hello', document: { markdown: 'Hello world.\n' } }], { subject: 'Write' });
     const { data: translation } = await admin.api.orgs.createTranslation(org.id, { language: 'fr' as never, source: { space: handbook.id, language: 'en' as never } });
     const trDoc = async () => {
       const dependencies = { tr: { ref: { kind: 'translation', translation: translation.id } }, missing: { ref: { kind: 'translation', translation: 'nope' } } };
@@ -367,13 +355,10 @@ describe('computed content from an integration', () => {
     };
     assert.equal(await trDoc(), 'Space none from pages. Translation none.');
     await admin.api.orgs.runTranslation(org.id, translation.id);
-    let result: any;
-    for (let i = 0; !result; i++) {
-      const { data } = (await admin.api.orgs.getTranslation(org.id, translation.id)) as { data: any };
-      if (data.status === 'completed') result = data.result;
-      assert.ok(i < 600 && !data.error, `translation run finished: ${JSON.stringify(data)}`);
-      await new Promise((r) => setTimeout(r, 50));
-    }
+    await settleJobs(t);
+    const { data: ran } = (await admin.api.orgs.getTranslation(org.id, translation.id)) as { data: any };
+    assert.ok(ran.status === 'completed' && !ran.error, `translation run finished: ${JSON.stringify(ran)}`);
+    const result = ran.result;
     assert.equal(await trDoc(), `Space none from pages. Translation ${result.space} ${result.revision} fr.`);
     // A page of the integration's revision computed from the translation gets the translated document.
     const hello = ((await admin.api.spaces.listPages(handbook.id)).data.pages[0] as any).documentId;

@@ -1,10 +1,11 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import type { Translation } from '@gitbook/api';
-import { grantDirect, newMember, newOrg } from './support/factories.ts';
+import { grantDirect, mergeChanges, newCollection, newMember, newOrg, newSpace } from './support/factories.ts';
 import { textOf } from './support/content.ts';
 import { expectStatus, startTestServer, type TestServer, type TestUser } from './support/server.ts';
 import { fakeEngine, type FakeEngine } from './support/translation-engine.ts';
+import { settleJobs } from './support/wait.ts';
 
 // Computed content from a translation (`builtin:translation`): getComputedRevision answers the
 // pages of the translation's result, getComputedDocument a source document translated. Runs use a
@@ -24,28 +25,15 @@ after(async () => {
   engine?.server.close();
 });
 
-type Change = Parameters<TestUser['api']['spaces']['updateChangeRequestContent']>[2]['changes'][number];
-
-async function edit(user: TestUser, spaceId: string, changes: unknown[]) {
-  const { data: cr } = await user.api.spaces.createChangeRequest(spaceId, { subject: 'Edit' });
-  await user.api.spaces.updateChangeRequestContent(spaceId, cr.id, { changes: changes as Change[] });
-  await user.api.spaces.mergeChangeRequest(spaceId, cr.id);
-}
-
-/** Runs the translation and waits until that run is over. */
+/** Runs the translation (a job) to its end. */
 async function run(user: TestUser, organizationId: string, id: string): Promise<Translation> {
   const before = (await user.api.orgs.getTranslation(organizationId, id)).data.stats.runs;
   await user.api.orgs.runTranslation(organizationId, id);
-  const deadline = Date.now() + 30_000;
-  for (;;) {
-    const { data } = await user.api.orgs.getTranslation(organizationId, id);
-    if (data.stats.runs > before && data.status !== 'running') {
-      assert.equal(data.status, 'completed', JSON.stringify(data));
-      return data;
-    }
-    if (Date.now() > deadline) throw new Error(`translation run did not finish: ${JSON.stringify(data)}`);
-    await new Promise((r) => setTimeout(r, 50));
-  }
+  await settleJobs(t);
+  const { data } = await user.api.orgs.getTranslation(organizationId, id);
+  assert.ok(data.stats.runs > before, `the run was made: ${JSON.stringify(data)}`);
+  assert.equal(data.status, 'completed', JSON.stringify(data));
+  return data;
 }
 
 function keysOf(value: any): string[] {
@@ -74,14 +62,14 @@ interface SourcePage {
 /** An organization with a source space of three pages (one nested) and its translation to French. */
 async function setup() {
   const { admin, org } = await newOrg(t, 'Computed Translations Inc');
-  const { data: collection } = await admin.api.orgs.createCollection(org.id, { title: 'Docs' });
-  const { data: space } = await admin.api.orgs.createSpace(org.id, { title: 'Handbook', parent: collection.id });
-  await edit(admin, space.id, [
+  const collection = await newCollection(admin, org.id, 'Docs');
+  const space = await newSpace(admin, org.id, { title: 'Handbook', parent: collection.id });
+  await mergeChanges(admin, space.id, [
     { operation: 'insert_page', title: 'Getting started', description: 'Where to begin', document: { markdown: 'Install the tool today.\n\n## First steps\n\nRead the guide.\n' } },
     { operation: 'insert_page', title: 'Reference', document: { markdown: 'Every option explained.\n' } },
   ]);
   let pages = (await admin.api.spaces.listPages(space.id)).data.pages as unknown as SourcePage[];
-  await edit(admin, space.id, [{ operation: 'insert_page', title: 'Details', into: pages[0]!.id, document: { markdown: 'Some details here.\n' } }]);
+  await mergeChanges(admin, space.id, [{ operation: 'insert_page', title: 'Details', into: pages[0]!.id, document: { markdown: 'Some details here.\n' } }]);
   pages = (await admin.api.spaces.listPages(space.id)).data.pages as unknown as SourcePage[];
   const { data: translation } = await admin.api.orgs.createTranslation(org.id, { language: 'fr' as never, source: { space: space.id, language: 'en' as never } });
   return { admin, org, collection, space, translation, start: pages[0]!, reference: pages[1]!, details: pages[0]!.pages[0]! };
@@ -134,7 +122,7 @@ describe('computed content from a translation', () => {
     assert.deepEqual(resolved, revision);
 
     // Computed from any space of the organization (the path only scopes the lookup).
-    const { data: elsewhere } = await admin.api.orgs.createSpace(org.id, { title: 'Elsewhere' });
+    const elsewhere = await newSpace(admin, org.id, 'Elsewhere');
     const fromElsewhere = ((await admin.api.spaces.getComputedRevision(elsewhere.id, { source: revisionSource(translation.id), seed: 'r1' })).data as any);
     assert.deepEqual(fromElsewhere.pages.map((p: any) => p.title), ['GETTING STARTED', 'REFERENCE']);
   });
@@ -167,7 +155,7 @@ describe('computed content from a translation', () => {
 
     // The source page changes: its new text has no translation until the translation runs again,
     // while its old text still answers the translation the latest run made of it.
-    await edit(admin, space.id, [{ operation: 'update_page', page: reference.id, document: { markdown: 'Every option, explained again.\n' } }]);
+    await mergeChanges(admin, space.id, [{ operation: 'update_page', page: reference.id, document: { markdown: 'Every option, explained again.\n' } }]);
     const changed = ((await admin.api.spaces.getPageById(space.id, reference.id)).data as any).documentId as string;
     assert.notEqual(changed, reference.documentId);
     await expectStatus(admin.api.spaces.getComputedDocument(space.id, { source: documentSource(translation.id, space.id, changed), seed: 'd' }), 409, /translated no page from document .*\(run the translation again\)/);
@@ -178,13 +166,13 @@ describe('computed content from a translation', () => {
     await expectStatus(admin.api.spaces.getComputedDocument(space.id, { source: documentSource(translation.id, space.id, reference.documentId!), seed: 'd' }), 409, /translated no page from document/);
 
     // props.space must be the translation's source.
-    const { data: other } = await admin.api.orgs.createSpace(org.id, { title: 'Other' });
+    const other = await newSpace(admin, org.id, 'Other');
     await expectStatus(admin.api.spaces.getComputedDocument(space.id, { source: documentSource(translation.id, other.id, start.documentId!), seed: 'd' }), 400, /source\.props\.space: .* is not the source of the translation/);
   });
 
   test('the caller reads the translation\'s spaces with their own rights; unknown translations are 404s', async () => {
     const { admin, org, collection, space, translation, start } = await setup();
-    const { data: elsewhere } = await admin.api.orgs.createSpace(org.id, { title: 'Elsewhere' });
+    const elsewhere = await newSpace(admin, org.id, 'Elsewhere');
     // A guest granted the source space (and another space) only.
     const guest = await newMember(t, org.id, null, 'Guest');
     await grantDirect(t, org.id, { space: space.id }, { user: guest.id }, 'read');
@@ -218,7 +206,7 @@ describe('computed content from a translation', () => {
     await expectStatus(outsider.api.spaces.getComputedRevision(space.id, { source: revisionSource(translation.id), seed: 's' }), 404, /Space not found/);
     // A translation of another organization, or none, is not found from this one.
     const { admin: otherAdmin, org: otherOrg } = await newOrg(t, 'Other Inc');
-    const { data: otherSpace } = await otherAdmin.api.orgs.createSpace(otherOrg.id, { title: 'Theirs' });
+    const otherSpace = await newSpace(otherAdmin, otherOrg.id, 'Theirs');
     await expectStatus(otherAdmin.api.spaces.getComputedRevision(otherSpace.id, { source: revisionSource(translation.id), seed: 's' }), 404, /no translation/);
     await expectStatus(admin.api.spaces.getComputedRevision(space.id, { source: revisionSource('nope'), seed: 's' }), 404, /no translation "nope"/);
   });

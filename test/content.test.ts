@@ -6,6 +6,7 @@ import { deflateSync } from 'node:zlib';
 import { ContentEditor } from '../src/content/model.ts';
 import { json } from '../src/platform/db/database.ts';
 import { newId } from '../src/platform/ids.ts';
+import { type Change, editChangeRequest, mergeChanges, newSpace, openChangeRequest, orgWithSpace } from './support/factories.ts';
 import { expectStatus, startTestServer, type TestServer, type TestUser } from './support/server.ts';
 
 let t: TestServer;
@@ -16,7 +17,6 @@ after(async () => {
   await t?.close();
 });
 
-type Change = Parameters<TestUser['api']['spaces']['updateChangeRequestContent']>[2]['changes'][number];
 /** The page fields these tests read (the client's page type is a union of page kinds). */
 type PageView = {
   id: string;
@@ -36,31 +36,9 @@ const md = (markdown: string) => ({ markdown });
 const insertPage = (title: string) => ({ operation: 'insert_page', title, document: { markdown: `${title}.\n` } });
 const c = (change: Record<string, unknown>) => change as unknown as Change;
 
-async function setup(name = 'Ann') {
-  const ann = await t.user(name);
-  const { data: org } = await ann.api.orgs.createOrganization({ title: 'Docs' });
-  const { data: space } = await ann.api.orgs.createSpace(org.id, { title: 'Handbook' });
-  return { ann, org, space };
-}
-
-async function openCr(user: TestUser, spaceId: string, subject = 'Edits') {
-  return (await user.api.spaces.createChangeRequest(spaceId, { subject })).data;
-}
-
-async function edit(user: TestUser, spaceId: string, crId: string, changes: Change[]) {
-  return (await user.api.spaces.updateChangeRequestContent(spaceId, crId, { changes })).data as { id: string; revision: string };
-}
-
 /** Raw edit, for answers the client would throw on. */
 function rawEdit(user: TestUser, spaceId: string, crId: string, body: unknown) {
   return t.request('POST', `/v1/spaces/${spaceId}/change-requests/${crId}/content`, { token: user.token, body });
-}
-
-/** Applies changes through a change request and merges it; returns the merged revision id. */
-async function publish(user: TestUser, spaceId: string, changes: Change[]) {
-  const cr = await openCr(user, spaceId, 'Publish');
-  await edit(user, spaceId, cr.id, changes);
-  return (await user.api.spaces.mergeChangeRequest(spaceId, cr.id)).data.revision;
 }
 
 async function pagesOf(user: TestUser, spaceId: string): Promise<PageView[]> {
@@ -182,14 +160,14 @@ const TREE: Change[] = [
 
 describe('content reads', () => {
   test('the space content: revision, pages tree, git paths, metadata=false', async () => {
-    const { ann, space } = await setup();
+    const { admin: ann, space } = await orgWithSpace(t);
     const initial = await ann.api.spaces.getCurrentRevision(space.id);
     assert.equal(initial.data.id, space.revision);
     assert.deepEqual(initial.data.pages, []);
     assert.deepEqual(initial.data.files, []);
     assert.deepEqual(initial.data.parents, []);
 
-    const merged = await publish(ann, space.id, TREE);
+    const merged = await mergeChanges(ann, space.id, TREE);
     const { data: revision } = await ann.api.spaces.getCurrentRevision(space.id);
     assert.equal(revision.object, 'revision');
     assert.equal(revision.id, merged);
@@ -229,8 +207,8 @@ describe('content reads', () => {
   });
 
   test('a page by id and by path, in markdown and as a document', async () => {
-    const { ann, space } = await setup();
-    await publish(ann, space.id, [
+    const { admin: ann, space } = await orgWithSpace(t);
+    await mergeChanges(ann, space.id, [
       ...TREE,
       c({ operation: 'insert_page', title: 'Rich', document: md('# Ignored title line\n\nA **bold** start.\n\n## Part\n\n- one\n- two\n\n```js\nx()\n```\n\n> quoted\n') }),
     ]);
@@ -295,8 +273,8 @@ describe('content reads', () => {
   });
 
   test('evaluated=true resolves space variables; false leaves expressions', async () => {
-    const { ann, space } = await setup();
-    await publish(ann, space.id, [
+    const { admin: ann, space } = await orgWithSpace(t);
+    await mergeChanges(ann, space.id, [
       c({ operation: 'insert_page', title: 'Vars', document: md('Hello <code class="expression">space.vars.product</code>, see <code class="expression">space.vars.missing</code>.\n') }),
     ]);
     await setSpaceVariables(space.id, { product: 'Folio' });
@@ -324,10 +302,10 @@ describe('content reads', () => {
   });
 
   test('revisions by id: each revision keeps its own content', async () => {
-    const { ann, space } = await setup();
-    const first = await publish(ann, space.id, [c({ operation: 'insert_page', title: 'One', document: md('First text.\n') })]);
+    const { admin: ann, space } = await orgWithSpace(t);
+    const first = await mergeChanges(ann, space.id, [c({ operation: 'insert_page', title: 'One', document: md('First text.\n') })]);
     const pageId = (await pagesOf(ann, space.id))[0]!.id;
-    const second = await publish(ann, space.id, [
+    const second = await mergeChanges(ann, space.id, [
       c({ operation: 'update_page', page: pageId, document: md('Second text.\n') }),
       c({ operation: 'insert_page', title: 'Two', document: md('More.\n') }),
     ]);
@@ -364,14 +342,14 @@ describe('content reads', () => {
   });
 
   test("a change request's content: edits, then update from the space", async () => {
-    const { ann, space } = await setup();
-    await publish(ann, space.id, TREE);
+    const { admin: ann, space } = await orgWithSpace(t);
+    await mergeChanges(ann, space.id, TREE);
     const faq = byTitle(await pagesOf(ann, space.id), 'FAQ');
-    const cr = await openCr(ann, space.id);
+    const cr = await openChangeRequest(ann, space.id);
     const { data: start } = await ann.api.spaces.getRevisionOfChangeRequestById(space.id, cr.id);
     assert.equal(start.id, (await ann.api.spaces.getSpaceById(space.id)).data.revision);
 
-    const edited = await edit(ann, space.id, cr.id, [
+    const edited = await editChangeRequest(ann, space.id, cr.id, [
       c({ operation: 'update_page', page: faq.id, document: md('Answers.\n') }),
       c({ operation: 'insert_page', into: faq.id, title: 'Billing', document: md('Money.\n') }),
     ]);
@@ -399,7 +377,7 @@ describe('content reads', () => {
     await expectStatus(ann.api.spaces.getRevisionOfChangeRequestById(space.id, '99'), 404);
 
     // Another change merges into the space; the update makes an `update` revision with two parents.
-    const merged = await publish(ann, space.id, [c({ operation: 'insert_page', title: 'News', document: md('Fresh.\n') })]);
+    const merged = await mergeChanges(ann, space.id, [c({ operation: 'insert_page', title: 'News', document: md('Fresh.\n') })]);
     const { data: pulled } = await ann.api.spaces.updateChangeRequest(space.id, cr.id);
     assert.equal(pulled.result, 'update');
     const { data: updated } = await ann.api.spaces.getRevisionOfChangeRequestById(space.id, cr.id);
@@ -413,11 +391,11 @@ describe('content reads', () => {
 
 describe('files', () => {
   test('base64 files: listing, paging, reading, bytes and image dimensions', async () => {
-    const { ann, space } = await setup();
+    const { admin: ann, space } = await orgWithSpace(t);
     const image = png(3, 2);
     const text = Buffer.from('plain text\n');
-    const cr = await openCr(ann, space.id);
-    await edit(ann, space.id, cr.id, [
+    const cr = await openChangeRequest(ann, space.id);
+    await editChangeRequest(ann, space.id, cr.id, [
       c({
         operation: 'insert_files',
         files: [
@@ -475,8 +453,8 @@ describe('files', () => {
   });
 
   test('base64 limits and malformed file entries are refused with 400, nothing applied', async () => {
-    const { ann, space } = await setup();
-    const cr = await openCr(ann, space.id);
+    const { admin: ann, space } = await orgWithSpace(t);
+    const cr = await openChangeRequest(ann, space.id);
     const file = (f: Record<string, unknown>) => ({ changes: [{ operation: 'insert_files', files: [{ name: 'f.bin', ...f }] }] });
     const cases: [string, unknown, RegExp][] = [
       ['over 1 MB', file({ contentType: 'application/octet-stream', base64: Buffer.alloc(1024 * 1024 + 1).toString('base64') }), /larger than/],
@@ -496,16 +474,16 @@ describe('files', () => {
       assert.match(res.body.error.message, message, name);
     }
     // Exactly 1 MB is accepted.
-    await edit(ann, space.id, cr.id, [c({ operation: 'insert_files', files: [{ name: 'big.bin', contentType: 'application/octet-stream', base64: Buffer.alloc(1024 * 1024, 7).toString('base64') }] })]);
+    await editChangeRequest(ann, space.id, cr.id, [c({ operation: 'insert_files', files: [{ name: 'big.bin', contentType: 'application/octet-stream', base64: Buffer.alloc(1024 * 1024, 7).toString('base64') }] })]);
     const { data } = await ann.api.spaces.listFilesInChangeRequestById(space.id, cr.id);
     assert.deepEqual(data.items.map((f) => [f.name, f.size]), [['big.bin', 1024 * 1024]]);
   });
 
   test('URLs on private addresses are refused by default', async () => {
-    const { ann, space } = await setup();
+    const { admin: ann, space } = await orgWithSpace(t);
     const local = await fileServer({ '/a.txt': { type: 'text/plain', body: Buffer.from('secret') } });
     try {
-      const cr = await openCr(ann, space.id);
+      const cr = await openChangeRequest(ann, space.id);
       const port = new URL(local.url).port;
       const urls = [
         `${local.url}/a.txt`,
@@ -545,8 +523,8 @@ describe('files', () => {
     try {
       const ann = await open.user('Ann');
       const { data: org } = await ann.api.orgs.createOrganization({ title: 'Docs' });
-      const { data: space } = await ann.api.orgs.createSpace(org.id, { title: 'Handbook' });
-      const { data: cr } = await ann.api.spaces.createChangeRequest(space.id, { subject: 'Files' });
+      const space = await newSpace(ann, org.id, 'Handbook');
+      const cr = await openChangeRequest(ann, space.id, 'Files');
       await ann.api.spaces.updateChangeRequestContent(space.id, cr.id, {
         changes: [
           // The page comes first: refs resolve whatever the order of the operations.
@@ -604,17 +582,17 @@ describe('files', () => {
 
 describe('editing pages', () => {
   test('update_page: title and slug, move with into/at, never under itself', async () => {
-    const { ann, space } = await setup();
-    await publish(ann, space.id, TREE);
-    const cr = await openCr(ann, space.id);
+    const { admin: ann, space } = await orgWithSpace(t);
+    await mergeChanges(ann, space.id, TREE);
+    const cr = await openChangeRequest(ann, space.id);
     const pages = await crPages(ann, space.id, cr.id);
     const [guide, install, config, advanced, faq] = ['Guide', 'Install', 'Config', 'Advanced', 'FAQ'].map((n) => byTitle(pages, n));
 
     // A new title gives a new slug (so a new path); an explicit slug keeps the title.
-    await edit(ann, space.id, cr.id, [c({ operation: 'update_page', page: install!.id, title: 'Setup Steps' })]);
+    await editChangeRequest(ann, space.id, cr.id, [c({ operation: 'update_page', page: install!.id, title: 'Setup Steps' })]);
     let read = (await ann.api.spaces.getPageInChangeRequestById(space.id, cr.id, install!.id, { format: 'markdown' })).data as unknown as PageView;
     assert.deepEqual([read.title, read.slug, read.path, read.markdown], ['Setup Steps', 'setup-steps', 'guide/setup-steps', 'Run `npm ci`.\n']);
-    await edit(ann, space.id, cr.id, [c({ operation: 'update_page', page: install!.id, slug: 'setup' })]);
+    await editChangeRequest(ann, space.id, cr.id, [c({ operation: 'update_page', page: install!.id, slug: 'setup' })]);
     read = (await ann.api.spaces.getPageInChangeRequestById(space.id, cr.id, install!.id)).data as unknown as PageView;
     assert.deepEqual([read.title, read.path], ['Setup Steps', 'guide/setup']);
     // A slug taken by a sibling is refused.
@@ -626,7 +604,7 @@ describe('editing pages', () => {
     assert.match(badSlug.body.error.message, /slug/);
 
     // Move FAQ under Guide at index 0; then Advanced to the root at index 0.
-    await edit(ann, space.id, cr.id, [
+    await editChangeRequest(ann, space.id, cr.id, [
       c({ operation: 'update_page', page: faq!.id, into: guide!.id, at: 0 }),
       c({ operation: 'update_page', page: advanced!.id, into: null, at: 0 }),
     ]);
@@ -635,7 +613,7 @@ describe('editing pages', () => {
     assert.equal(byTitle(tree, 'FAQ').path, 'guide/faq');
     assert.equal(byTitle(tree, 'Config').git?.path, 'guide/config.md');
     // `at` alone reorders among the same siblings.
-    await edit(ann, space.id, cr.id, [c({ operation: 'update_page', page: config!.id, at: 0 })]);
+    await editChangeRequest(ann, space.id, cr.id, [c({ operation: 'update_page', page: config!.id, at: 0 })]);
     tree = await crPages(ann, space.id, cr.id);
     assert.deepEqual(outline(tree), ['Advanced', ['Guide', ['Config', 'FAQ', 'Setup Steps']]]);
 
@@ -656,13 +634,13 @@ describe('editing pages', () => {
   });
 
   test('delete_page removes the subtree; revert_page restores, resets and removes', async () => {
-    const { ann, space } = await setup();
-    await publish(ann, space.id, TREE);
-    const cr = await openCr(ann, space.id);
+    const { admin: ann, space } = await orgWithSpace(t);
+    await mergeChanges(ann, space.id, TREE);
+    const cr = await openChangeRequest(ann, space.id);
     const pages = await crPages(ann, space.id, cr.id);
     const [install, config] = ['Install', 'Config'].map((n) => byTitle(pages, n));
 
-    await edit(ann, space.id, cr.id, [
+    await editChangeRequest(ann, space.id, cr.id, [
       c({ operation: 'delete_page', page: config!.id }),
       c({ operation: 'update_page', page: install!.id, title: 'Setup', document: md('Changed.\n') }),
       c({ operation: 'insert_page', title: 'Extra', document: md('New.\n') }),
@@ -677,7 +655,7 @@ describe('editing pages', () => {
     assert.match(again.body.error.message, new RegExp(config!.id));
 
     const extra = byTitle(tree, 'Extra');
-    await edit(ann, space.id, cr.id, [
+    await editChangeRequest(ann, space.id, cr.id, [
       c({ operation: 'revert_page', page: config!.id }),
       c({ operation: 'revert_page', page: install!.id }),
       c({ operation: 'revert_page', page: extra.id }),
@@ -689,10 +667,10 @@ describe('editing pages', () => {
 
     // Revert to a given revision: the page as it was there.
     const before = (await ann.api.spaces.getChangeRequestById(space.id, cr.id)).data.revision;
-    await edit(ann, space.id, cr.id, [c({ operation: 'update_page', page: install!.id, document: md('Third.\n') })]);
-    await edit(ann, space.id, cr.id, [c({ operation: 'update_page', page: install!.id, document: md('Fourth.\n') })]);
+    await editChangeRequest(ann, space.id, cr.id, [c({ operation: 'update_page', page: install!.id, document: md('Third.\n') })]);
+    await editChangeRequest(ann, space.id, cr.id, [c({ operation: 'update_page', page: install!.id, document: md('Fourth.\n') })]);
     const third = (await ann.api.spaces.getRevisionOfChangeRequestById(space.id, cr.id)).data.parents[0]!;
-    await edit(ann, space.id, cr.id, [c({ operation: 'revert_page', page: install!.id, revision: third })]);
+    await editChangeRequest(ann, space.id, cr.id, [c({ operation: 'revert_page', page: install!.id, revision: third })]);
     assert.equal(await crPageMarkdown(ann, space.id, cr.id, install!.id), 'Third.\n');
     const unknown = await rawEdit(ann, space.id, cr.id, { changes: [{ operation: 'revert_page', page: install!.id, revision: 'no-such-revision' }] });
     assert.equal(unknown.status, 400);
@@ -701,9 +679,9 @@ describe('editing pages', () => {
   });
 
   test('frontmatter and a leading heading become page metadata', async () => {
-    const { ann, space } = await setup();
-    const cr = await openCr(ann, space.id);
-    await edit(ann, space.id, cr.id, [
+    const { admin: ann, space } = await orgWithSpace(t);
+    const cr = await openChangeRequest(ann, space.id);
+    await editChangeRequest(ann, space.id, cr.id, [
       c({ operation: 'insert_page', document: md('---\ntitle: From Frontmatter\ndescription: "Short summary"\n---\n\n# Not the title\n\nBody.\n') }),
       c({ operation: 'insert_page', title: 'Given title', document: md('# Heading Title\n\nText.\n') }),
       c({ operation: 'insert_page', document: md('No heading here.\n') }),
@@ -719,14 +697,14 @@ describe('editing pages', () => {
     assert.equal(await crPageMarkdown(ann, space.id, cr.id, pages[0]!.id), '---\ndescription: Short summary\n---\n\n# Not the title\n\nBody.\n');
     assert.equal(await crPageMarkdown(ann, space.id, cr.id, pages[1]!.id), 'Text.\n');
     // On update too.
-    await edit(ann, space.id, cr.id, [c({ operation: 'update_page', page: pages[2]!.id, document: md('# Renamed\n\nNew body.\n') })]);
+    await editChangeRequest(ann, space.id, cr.id, [c({ operation: 'update_page', page: pages[2]!.id, document: md('# Renamed\n\nNew body.\n') })]);
     const read = (await ann.api.spaces.getPageInChangeRequestById(space.id, cr.id, pages[2]!.id, { format: 'markdown' })).data as unknown as PageView;
     assert.deepEqual([read.title, read.path, read.markdown], ['Renamed', 'renamed', 'New body.\n']);
   });
 
   test('a page body given as a JSON document is stored as markdown', async () => {
-    const { ann, space } = await setup();
-    const cr = await openCr(ann, space.id);
+    const { admin: ann, space } = await orgWithSpace(t);
+    const cr = await openChangeRequest(ann, space.id);
     const text = (t: string) => ({ object: 'text', leaves: [{ object: 'leaf', text: t, marks: [] }] });
     const document = {
       object: 'document',
@@ -736,7 +714,7 @@ describe('editing pages', () => {
         { object: 'block', type: 'paragraph', key: 'p', data: {}, nodes: [text('From a '), { object: 'text', leaves: [{ object: 'leaf', text: 'document', marks: [{ object: 'mark', type: 'bold', data: {} }] }] }, text('.')] },
       ],
     };
-    await edit(ann, space.id, cr.id, [c({ operation: 'insert_page', title: 'Doc', document: { document } })]);
+    await editChangeRequest(ann, space.id, cr.id, [c({ operation: 'insert_page', title: 'Doc', document: { document } })]);
     const page = (await crPages(ann, space.id, cr.id))[0]!;
     // A JSON document's heading stays in the body: only markdown reads a title from it.
     assert.equal(page.title, 'Doc');
@@ -744,15 +722,15 @@ describe('editing pages', () => {
     const { data } = await ann.api.spaces.getPageInChangeRequestById(space.id, cr.id, page.id, { format: 'document' });
     assert.deepEqual((data as unknown as PageView).document!.nodes.map((n) => n.type), ['heading-1', 'paragraph']);
     // An empty body is an empty page.
-    await edit(ann, space.id, cr.id, [c({ operation: 'update_page', page: page.id, document: {} })]);
+    await editChangeRequest(ann, space.id, cr.id, [c({ operation: 'update_page', page: page.id, document: {} })]);
     assert.equal(await crPageMarkdown(ann, space.id, cr.id, page.id), '');
   });
 
   test('compat=false answers the affected pages and the inserted files', async () => {
-    const { ann, space } = await setup();
-    await publish(ann, space.id, [c({ operation: 'insert_page', title: 'Old', document: md('Old.\n') }), c({ operation: 'insert_page', title: 'Gone', document: md('Gone.\n') })]);
+    const { admin: ann, space } = await orgWithSpace(t);
+    await mergeChanges(ann, space.id, [c({ operation: 'insert_page', title: 'Old', document: md('Old.\n') }), c({ operation: 'insert_page', title: 'Gone', document: md('Gone.\n') })]);
     const [old, gone] = await pagesOf(ann, space.id);
-    const cr = await openCr(ann, space.id);
+    const cr = await openChangeRequest(ann, space.id);
     const { data } = await ann.api.spaces.updateChangeRequestContent(
       space.id,
       cr.id,
@@ -798,10 +776,10 @@ describe('editing pages', () => {
   });
 
   test('a batch is atomic and holds at most 50 changes', async () => {
-    const { ann, space } = await setup();
-    await publish(ann, space.id, [c({ operation: 'insert_page', title: 'Keep', document: md('Original.\n') })]);
+    const { admin: ann, space } = await orgWithSpace(t);
+    await mergeChanges(ann, space.id, [c({ operation: 'insert_page', title: 'Keep', document: md('Original.\n') })]);
     const keep = (await pagesOf(ann, space.id))[0]!;
-    const cr = await openCr(ann, space.id);
+    const cr = await openChangeRequest(ann, space.id);
     const res = await rawEdit(ann, space.id, cr.id, {
       changes: [
         { operation: 'insert_page', title: 'First', document: { markdown: 'one\n' } },
@@ -822,7 +800,7 @@ describe('editing pages', () => {
     assert.match(tooMany.body.error.message, /changes/);
     const none = await rawEdit(ann, space.id, cr.id, { changes: [] });
     assert.equal(none.status, 400);
-    await edit(ann, space.id, cr.id, Array.from({ length: 50 }, (_, i) => insert(i) as unknown as Change));
+    await editChangeRequest(ann, space.id, cr.id, Array.from({ length: 50 }, (_, i) => insert(i) as unknown as Change));
     assert.equal((await crPages(ann, space.id, cr.id)).length, 51);
   });
 });

@@ -19,9 +19,10 @@ import pg from 'pg';
 import { openDatabase } from '../src/platform/db/database.ts';
 import { validatingFetch } from './support/official-schema.ts';
 import { folioEnv, killAll, runCli, serve, type ServeProcess } from './support/process.ts';
+import { changeRequestWith, mergeChanges, newSpace } from './support/factories.ts';
 import { freshDatabaseConfig } from './support/server.ts';
+import { eventually } from './support/wait.ts';
 
-type Change = Parameters<GitBookAPI['spaces']['updateChangeRequestContent']>[2]['changes'][number];
 interface TreePage {
   id: string;
   title: string;
@@ -103,14 +104,11 @@ describe(`durability on ${ENGINE}`, () => {
     let server: ServeProcess = await serve(env);
     let api = client(server.url, token);
     const { data: org } = await api.orgs.createOrganization({ title: 'Durable Inc' });
-    const { data: space } = await api.orgs.createSpace(org.id, { title: 'Handbook' });
+    const space = await newSpace({ api }, org.id, 'Handbook');
 
     // The seed: EDITS pages, merged before any kill.
-    const seed = (await api.spaces.createChangeRequest(space.id, { subject: 'Seed' })).data;
-    await api.spaces.updateChangeRequestContent(space.id, seed.id, {
-      changes: Array.from({ length: EDITS }, (_, i) => ({ operation: 'insert_page', title: `Page ${i}`, document: { markdown: `Seed text of page ${i}.\n` } }) as Change),
-    });
-    await api.spaces.mergeChangeRequest(space.id, seed.id);
+    const seed = Array.from({ length: EDITS }, (_, i) => ({ operation: 'insert_page', title: `Page ${i}`, document: { markdown: `Seed text of page ${i}.\n` } }));
+    await mergeChanges({ api }, space.id, seed, { subject: 'Seed' });
     const seeded = (await api.spaces.listPages(space.id)).data.pages as unknown as TreePage[];
     assert.equal(seeded.length, EDITS);
     const pageIds = new Map(seeded.map((p) => [p.title, p.id]));
@@ -118,16 +116,16 @@ describe(`durability on ${ENGINE}`, () => {
     // One change request per edit: EDITS that rewrite a distinct seeded page, INSERTS that add a page.
     interface Planned { crId: string; number: number; edit?: { pageId: string; markdown: string }; insert?: { title: string; markdown: string } }
     const plans = await pool(Array.from({ length: EDITS + INSERTS }, (_, i) => i), 6, async (i): Promise<Planned> => {
-      const cr = (await api.spaces.createChangeRequest(space.id, { subject: `Change ${i}` })).data;
+      const subject = `Change ${i}`;
       if (i < EDITS) {
         const pageId = pageIds.get(`Page ${i}`)!;
         const markdown = `Edited by change request ${i}.\n`;
-        await api.spaces.updateChangeRequestContent(space.id, cr.id, { changes: [{ operation: 'update_page', page: pageId, document: { markdown } } as Change] });
+        const cr = await changeRequestWith({ api }, space.id, [{ operation: 'update_page', page: pageId, document: { markdown } }], { subject });
         return { crId: cr.id, number: cr.number, edit: { pageId, markdown } };
       }
       const title = `Inserted ${i}`;
       const markdown = `Inserted by change request ${i}.\n`;
-      await api.spaces.updateChangeRequestContent(space.id, cr.id, { changes: [{ operation: 'insert_page', title, document: { markdown } } as Change] });
+      const cr = await changeRequestWith({ api }, space.id, [{ operation: 'insert_page', title, document: { markdown } }], { subject });
       return { crId: cr.id, number: cr.number, insert: { title, markdown } };
     });
     const setupMs = Date.now() - started;
@@ -301,14 +299,9 @@ describe(`search after a kill -9 on ${ENGINE}`, () => {
     let server = await serve(env);
     let api = client(server.url, token);
     const { data: org } = await api.orgs.createOrganization({ title: 'Search Inc' });
-    const { data: space } = await api.orgs.createSpace(org.id, { title: 'Handbook' });
-    const insert = async (title: string, markdown: string) => {
-      const cr = (await api.spaces.createChangeRequest(space.id, { subject: title })).data;
-      await api.spaces.updateChangeRequestContent(space.id, cr.id, { changes: [{ operation: 'insert_page', title, document: { markdown } } as Change] });
-      return cr;
-    };
-    await api.spaces.mergeChangeRequest(space.id, (await insert('Seed', 'Seed text.\n')).id);
-    const cr = await insert('Zeppelin', 'Airships and zeppelins.\n');
+    const space = await newSpace({ api }, org.id, 'Handbook');
+    await mergeChanges({ api }, space.id, [{ operation: 'insert_page', title: 'Seed', document: { markdown: 'Seed text.\n' } }], { subject: 'Seed' });
+    const cr = await changeRequestWith({ api }, space.id, [{ operation: 'insert_page', title: 'Zeppelin', document: { markdown: 'Airships and zeppelins.\n' } }], { subject: 'Zeppelin' });
 
     const holder = new pg.Client({ connectionString: db.config.databaseUrl });
     await holder.connect();
@@ -317,13 +310,13 @@ describe(`search after a kill -9 on ${ENGINE}`, () => {
       await holder.query('BEGIN');
       await holder.query('SELECT 1 FROM search_state WHERE space_id = $1 FOR UPDATE', [space.id]);
       const outcome = merge(api, space.id, cr.id);
-      const deadline = Date.now() + 20_000;
-      for (;;) {
-        const { rows } = await holder.query('SELECT status FROM change_requests WHERE id = $1', [cr.id]);
-        if (rows[0].status === 'merged') break;
-        assert.ok(Date.now() < deadline, 'the merge commits');
-        await new Promise((r) => setTimeout(r, 20));
-      }
+      await eventually(
+        async () => {
+          const { rows } = await holder.query('SELECT status FROM change_requests WHERE id = $1', [cr.id]);
+          assert.equal(rows[0].status, 'merged');
+        },
+        { what: 'the merge to commit', timeoutMs: 20_000 },
+      );
       server.child.kill('SIGKILL');
       await server.exited;
       assert.equal((await outcome).kind, 'lost', 'the merge got no answer');

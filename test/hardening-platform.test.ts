@@ -12,14 +12,12 @@ import { request as httpRequest } from 'node:http';
 import { connect, type Socket } from 'node:net';
 import { PassThrough } from 'node:stream';
 import { after, before, describe, test } from 'node:test';
-import type { GitBookAPI } from '@gitbook/api';
 import { sql } from 'kysely';
 import { buildFolioApp } from '../src/routes.ts';
 import { revokeApiToken } from '../src/platform/auth.ts';
-import { newOrg } from './support/factories.ts';
+import { editChangeRequest, newOrg, newSpace, openChangeRequest } from './support/factories.ts';
 import { startTestServer, type TestServer } from './support/server.ts';
-
-type Change = Parameters<GitBookAPI['spaces']['updateChangeRequestContent']>[2]['changes'][number];
+import { eventually } from './support/wait.ts';
 
 let t: TestServer;
 let logs = '';
@@ -31,8 +29,14 @@ const TIMEOUTS = { httpHeadersTimeoutMs: 1000, httpRequestTimeoutMs: 1500, httpK
 before(async () => {
   const stream = new PassThrough();
   stream.on('data', (chunk) => (logs += chunk.toString()));
-  t = await startTestServer({ logLevel: 'info', authCacheTtlMs: 1000 }, { logStream: stream });
-  limited = await startTestServer({ rateLimitMax: LIMIT, rateLimitWindowMs: 60_000, rateLimitMaxKeys: 50, ...TIMEOUTS });
+  // Started together: most of a start is waiting on the database, which two starts share well.
+  const started = await Promise.allSettled([
+    startTestServer({ logLevel: 'info', authCacheTtlMs: 1000 }, { logStream: stream }),
+    startTestServer({ rateLimitMax: LIMIT, rateLimitWindowMs: 60_000, rateLimitMaxKeys: 50, ...TIMEOUTS }),
+  ]);
+  [t, limited] = started.map((s) => (s.status === 'fulfilled' ? s.value : undefined!));
+  const failed = started.find((s) => s.status === 'rejected');
+  if (failed) throw failed.reason;
 });
 after(async () => {
   await t?.close();
@@ -126,7 +130,7 @@ describe('JSON bodies are bounded and strict', () => {
     assert.equal(deep.status, 400, JSON.stringify(deep.body).slice(0, 300));
     assert.match(deep.body.error.message, /128 levels/);
 
-    const { data: space } = await admin.api.orgs.createSpace(org.id, { title: 'Notes' });
+    const space = await newSpace(admin, org.id, 'Notes');
     const comment = await t.request('POST', `/v1/spaces/${space.id}/comments`, { token: admin.token, raw: `{"body":{"document":${deepDocumentJson(5_000)}}}` });
     assert.equal(comment.status, 400, JSON.stringify(comment.body).slice(0, 300));
     assert.match(comment.body.error.message, /128 levels/);
@@ -171,8 +175,8 @@ describe('JSON bodies are bounded and strict', () => {
     assert.equal(nested.status, 400);
     assert.match(nested.body.error.message, /instructions: unknown field "hidden"/);
 
-    const { data: space } = await admin.api.orgs.createSpace(org.id, { title: 'Files' });
-    const { data: cr } = await admin.api.spaces.createChangeRequest(space.id, { subject: 'x' });
+    const space = await newSpace(admin, org.id, 'Files');
+    const cr = await openChangeRequest(admin, space.id, 'x');
     const file = await t.request('POST', `/v1/spaces/${space.id}/change-requests/${cr.id}/content`, {
       token: admin.token,
       body: { changes: [{ operation: 'insert_files', files: [{ name: 'a.txt', base64: 'eA==', owner: 'someone' }] }] },
@@ -286,11 +290,11 @@ describe('health checks, rate limits and slow clients', () => {
 describe('file names', () => {
   test('non-ASCII file names download with an RFC 6266 / 5987 Content-Disposition', async () => {
     const { admin, org } = await newOrg(t);
-    const { data: space } = await admin.api.orgs.createSpace(org.id, { title: 'Files' });
-    const { data: cr } = await admin.api.spaces.createChangeRequest(space.id, { subject: 'Files' });
+    const space = await newSpace(admin, org.id, 'Files');
+    const cr = await openChangeRequest(admin, space.id, 'Files');
     const names = ['☃.txt', '日本語.png', 'emoji-😀.pdf', 'café.txt', 'quote "and" back\\slash.txt', 'plain name.txt'];
     const files = names.map((name, i) => ({ name, contentType: 'application/octet-stream', base64: Buffer.from(`file ${i}`).toString('base64') }));
-    await admin.api.spaces.updateChangeRequestContent(space.id, cr.id, { changes: [{ operation: 'insert_files', files } as unknown as Change] });
+    await editChangeRequest(admin, space.id, cr.id, [{ operation: 'insert_files', files }]);
     const { data: listed } = await admin.api.spaces.listFilesInChangeRequestById(space.id, cr.id);
     assert.equal(listed.items.length, names.length);
     for (const [i, name] of names.entries()) {
@@ -330,8 +334,12 @@ describe('file names', () => {
 });
 
 describe('API tokens: listing, expiry, revocation', () => {
-  const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
   const me = async (token: string) => (await t.request('GET', '/v1/user', { token })).status;
+  /** Waits until the request that answered `res` has written its last log line (its completion, written after the answer). */
+  const logged = (res: { headers: Headers }) => {
+    const reqId = res.headers.get('x-request-id');
+    return eventually(() => logs.split('\n').some((line) => line.includes(`"reqId":"${reqId}"`) && line.includes('request completed')), { what: 'the request to be logged' });
+  };
 
   test('a user lists, creates and revokes their own tokens; token values are shown once', async () => {
     const ann = await t.user('Ann');
@@ -370,7 +378,8 @@ describe('API tokens: listing, expiry, revocation', () => {
 
   test('expired tokens are refused, also when cached; a token cannot mint one that outlives it', async () => {
     const ann = await t.user('Ann');
-    const expiresAt = new Date(Date.now() + 1500).toISOString();
+    // An hour ahead: however slow the machine, the token is live until the clock is moved past it.
+    const expiresAt = new Date(Date.now() + 3600_000).toISOString();
     const short = await t.request('POST', '/v1/user/tokens', { token: ann.token, body: { expiresAt } });
     assert.equal(short.status, 201, JSON.stringify(short.body));
     assert.equal(short.body.expiresAt, expiresAt);
@@ -384,7 +393,7 @@ describe('API tokens: listing, expiry, revocation', () => {
     assert.equal(inherited.status, 201);
     assert.equal(inherited.body.expiresAt, expiresAt, 'a token made by an expiring token expires with it');
 
-    await sleep(1600);
+    t.clock.advance(3600_000 + 1000);
     assert.equal(await me(token), 401, 'expired');
     assert.equal(await me(inherited.body.token), 401, 'expired with its maker');
     assert.equal(await me(ann.token), 200);
@@ -405,7 +414,7 @@ describe('API tokens: listing, expiry, revocation', () => {
     // As `folio tokens revoke` does from another process: the database only, not this process's cache.
     assert.ok(await revokeApiToken(t.server.services.db, created.body.id));
     assert.equal(await me(token), 200, 'still trusted from the cache for up to AUTH_CACHE_TTL_MS (1 s here)');
-    await sleep(1100);
+    t.clock.advance(1100);
     assert.equal(await me(token), 401);
   });
 
@@ -413,8 +422,7 @@ describe('API tokens: listing, expiry, revocation', () => {
     const u = await t.user();
     const secrets = ['api-key-secret-1', 'apikey-secret-2', 't-secret-3', 'token-secret-4'];
     await t.request('GET', `/v1/user?api_key=${secrets[0]}&apikey=${secrets[1]}&t=${secrets[2]}&token=${secrets[3]}&page=visible-page`, { token: u.token });
-    await t.request('GET', `/v1/user?x=1&T=${secrets[2]}`, { token: u.token });
-    await sleep(50);
+    await logged(await t.request('GET', `/v1/user?x=1&T=${secrets[2]}`, { token: u.token }));
     for (const secret of secrets) assert.ok(!logs.includes(secret), `${secret} in logs`);
     assert.ok(logs.includes('page=visible-page'), 'other parameters stay readable');
     assert.ok(logs.includes('api_key=[redacted]'));
@@ -441,8 +449,9 @@ describe('API tokens: listing, expiry, revocation', () => {
     assert.ok(revoke.status < 300, JSON.stringify(revoke.body));
     assert.equal(await me(minted), 401);
     const unknown = `folio_${randomBytes(24).toString('base64url')}`;
-    assert.equal(await me(unknown), 401);
-    await sleep(50);
+    const refusedUnknown = await t.request('GET', '/v1/user', { token: unknown });
+    assert.equal(refusedUnknown.status, 401);
+    await logged(refusedUnknown);
     assert.match(logs, /"url":"\/v1\/user\?token=\[redacted\]"/, 'the requests were logged');
     for (const token of [...tokens, unknown]) assert.ok(!logs.includes(token), 'a token in the logs');
   });

@@ -3,7 +3,8 @@ import { after, before, describe, test } from 'node:test';
 import { migrate, openDatabase, type DatabaseHandle } from '../src/platform/db/database.ts';
 import { Jobs } from '../src/platform/jobs.ts';
 import { loadConfig } from '../src/platform/config.ts';
-import { freshDatabaseConfig } from './support/server.ts';
+import { freshDatabaseConfig, testClock } from './support/server.ts';
+import { eventually } from './support/wait.ts';
 
 let fresh: Awaited<ReturnType<typeof freshDatabaseConfig>>;
 let handle: DatabaseHandle;
@@ -106,9 +107,88 @@ describe('background jobs', () => {
       got = payload;
     });
     again.start();
-    for (let i = 0; i < 100 && (await jobRow(id)).status !== 'done'; i++) await new Promise((r) => setTimeout(r, 20));
+    await eventually(async () => (await jobRow(id)).status === 'done', { what: 'the worker loop to run the job queued before the restart' });
     await again.stop();
     assert.deepEqual(got, { hello: 'world' });
     assert.equal((await jobRow(id)).status, 'done');
+  });
+
+  test('settle() runs due jobs and the jobs they queue until the queue is idle', async () => {
+    const jobs = new Jobs(handle.db, { pollMs: 10, backoffMs: noBackoff });
+    const ran: number[] = [];
+    jobs.register('settle.chain', async (payload: { n: number }) => {
+      ran.push(payload.n);
+      if (payload.n > 0) await jobs.enqueue('settle.chain', { n: payload.n - 1 });
+    });
+    let failures = 0;
+    jobs.register('settle.flaky', async () => {
+      if (++failures < 3) throw new Error('not yet');
+    });
+    const flaky = await jobs.enqueue('settle.flaky', {});
+    await jobs.enqueue('settle.chain', { n: 3 });
+    // A job of a type this worker does not handle is no reason to wait.
+    await jobs.enqueue('settle.unknown', {});
+    assert.equal(await jobs.settle(), 7, 'four links of the chain, three attempts of the flaky job');
+    assert.deepEqual(ran, [3, 2, 1, 0]);
+    assert.equal((await jobRow(flaky)).status, 'done');
+    assert.equal(await jobs.settle(), 0, 'an idle queue settles at once');
+  });
+
+  test('settle() waits for the pass the worker loop has in progress', async () => {
+    const jobs = new Jobs(handle.db, { pollMs: 10 });
+    let release!: () => void;
+    const released = new Promise<void>((r) => (release = r));
+    let started = false;
+    jobs.register('settle.slow', async () => {
+      started = true;
+      await released;
+    });
+    const id = await jobs.enqueue('settle.slow', {});
+    jobs.start();
+    try {
+      await eventually(() => started, { what: 'the worker loop to take the job' });
+      let settled = false;
+      const settling = jobs.settle().then((n) => {
+        settled = true;
+        return n;
+      });
+      // However many round trips to the database settle() makes meanwhile, the job is running.
+      for (let i = 0; i < 5; i++) await jobRow(id);
+      assert.equal(settled, false, 'settle() returned while the loop was running a job');
+      release();
+      assert.equal(await settling, 0, 'the job ran in the loop, not in settle()');
+      assert.equal(settled, true);
+      assert.equal((await jobRow(id)).status, 'done', 'settle() returned once the job was done');
+    } finally {
+      release();
+      await jobs.stop();
+    }
+  });
+
+  test('settle() leaves jobs queued for later; moving the clock past their time makes them due', async () => {
+    const clock = testClock();
+    const jobs = new Jobs(handle.db, { pollMs: 10, backoffMs: () => 60_000, now: clock.now });
+    let calls = 0;
+    jobs.register('settle.retry', async () => {
+      if (++calls === 1) throw new Error('first attempt fails');
+    });
+    const id = await jobs.enqueue('settle.retry', {});
+    assert.equal(await jobs.settle(), 1, 'the retry is a minute away');
+    assert.equal((await jobRow(id)).status, 'queued');
+    clock.advance(60_000);
+    assert.equal(await jobs.settle(), 1);
+    const row = await jobRow(id);
+    assert.equal(row.status, 'done');
+    assert.equal(row.attempts, 2);
+  });
+
+  test('settle() gives up after its timeout, naming the jobs still pending', async () => {
+    const jobs = new Jobs(handle.db, { pollMs: 10 });
+    jobs.register('settle.held', async () => {});
+    const id = await jobs.enqueue('settle.held', {});
+    // Held by a worker elsewhere: running under a lease that has not expired.
+    await handle.db.updateTable('jobs').set({ status: 'running', attempts: 1, locked_until: new Date(Date.now() + 60_000) }).where('id', '=', id).execute();
+    await assert.rejects(jobs.settle({ timeoutMs: 50 }), new RegExp(`jobs did not settle in 50 ms: settle\\.held #${id} running`));
+    await handle.db.updateTable('jobs').set({ status: 'done', locked_until: null }).where('id', '=', id).execute();
   });
 });

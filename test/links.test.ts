@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
+import { changeRequestWith, mergeChanges, newSpace, orgWithSpace } from './support/factories.ts';
 import { startTestServer, type TestServer, type TestUser } from './support/server.ts';
 
 let t: TestServer;
@@ -9,9 +10,6 @@ before(async () => {
 after(async () => {
   await t?.close();
 });
-
-type Change = Parameters<TestUser['api']['spaces']['updateChangeRequestContent']>[2]['changes'][number];
-const c = (change: unknown) => change as Change;
 
 interface LinkItem {
   status: string;
@@ -29,13 +27,6 @@ interface Listing {
   stats: { total: number; broken: { total: number; changeRequest: number } };
 }
 
-async function edit(user: TestUser, spaceId: string, changes: unknown[], merge = true) {
-  const { data: cr } = await user.api.spaces.createChangeRequest(spaceId, { subject: 'Edit' });
-  await user.api.spaces.updateChangeRequestContent(spaceId, cr.id, { changes: changes.map(c) });
-  if (merge) await user.api.spaces.mergeChangeRequest(spaceId, cr.id);
-  return cr;
-}
-
 async function get<T = Listing>(user: TestUser, path: string, status = 200): Promise<T> {
   const res = await t.request('GET', path, { token: user.token });
   assert.equal(res.status, status, `GET ${path}: ${JSON.stringify(res.body)}`);
@@ -47,10 +38,8 @@ async function get<T = Listing>(user: TestUser, path: string, status = 200): Pro
  * target, existing and missing.
  */
 async function setup() {
-  const ann = await t.user('Ann');
-  const { data: org } = await ann.api.orgs.createOrganization({ title: 'Docs' });
-  const { data: space } = await ann.api.orgs.createSpace(org.id, { title: 'Handbook' });
-  await edit(ann, space.id, [
+  const { admin: ann, org, space } = await orgWithSpace(t);
+  await mergeChanges(ann, space.id, [
     { operation: 'insert_page', title: 'Target', document: { markdown: 'Intro.\n\n## Install steps\n\nRun it.\n' } },
     { operation: 'insert_files', files: [{ name: 'notes.txt', contentType: 'text/plain', base64: Buffer.from('notes').toString('base64') }] },
   ]);
@@ -75,7 +64,7 @@ async function setup() {
     'Here.',
     '',
   ].join('\n');
-  await edit(ann, space.id, [{ operation: 'insert_page', title: 'Links', document: { markdown } }]);
+  await mergeChanges(ann, space.id, [{ operation: 'insert_page', title: 'Links', document: { markdown } }]);
   const pages = (await ann.api.spaces.listPages(space.id)).data.pages;
   const linksId = pages.find((p) => p.title === 'Links')!.id;
   return { ann, org, space, targetId, fileId, linksId, inApp };
@@ -170,7 +159,7 @@ describe('links', () => {
   test('file backlinks: the pages referencing a file', async () => {
     const { ann, org, space, fileId, linksId } = await setup();
     // A second page referencing the file twice (a link and an image) is listed once.
-    await edit(ann, space.id, [
+    await mergeChanges(ann, space.id, [
       { operation: 'insert_page', title: 'Gallery', document: { markdown: `[notes](/files/${fileId})\n\n![img](/files/${fileId})\n` } },
       { operation: 'insert_page', title: 'Unrelated', document: { markdown: '[x](https://example.com)\n' } },
     ]);
@@ -217,16 +206,11 @@ describe('links', () => {
     const { ann, space, targetId, linksId } = await setup();
     // An open change request adding a page with one broken and one good link, and deleting the target
     // page (which breaks links of an unchanged page: not counted, that page is not in the change).
-    const cr = await edit(
-      ann,
-      space.id,
-      [
-        { operation: 'insert_page', title: 'Draft', document: { markdown: `[gone](/pages/gone) and [fine](/pages/${linksId})\n` } },
-      ],
-      false,
-    );
+    const cr = await changeRequestWith(ann, space.id, [
+      { operation: 'insert_page', title: 'Draft', document: { markdown: `[gone](/pages/gone) and [fine](/pages/${linksId})\n` } },
+    ]);
     // A second open change request editing the Links page: its 4 broken links count too.
-    await edit(ann, space.id, [{ operation: 'update_page', page: linksId, title: 'Links (edited)' }], false);
+    await changeRequestWith(ann, space.id, [{ operation: 'update_page', page: linksId, title: 'Links (edited)' }]);
     const body = await get(ann, `/v1/spaces/${space.id}/links`);
     assert.deepEqual(body.stats, { total: 11, broken: { total: 4, changeRequest: 5 } });
     const page = await get(ann, `/v1/spaces/${space.id}/content/page/${linksId}/links`);
@@ -240,14 +224,14 @@ describe('links', () => {
 
   test('links into other spaces, relative paths from a nested page, other schemes', async () => {
     const { ann, org, space, targetId, linksId } = await setup();
-    const { data: other } = await ann.api.orgs.createSpace(org.id, { title: 'Other' });
-    await edit(ann, other.id, [{ operation: 'insert_page', title: 'Elsewhere', document: { markdown: '## Part\n\nText.\n' } }]);
+    const other = await newSpace(ann, org.id, 'Other');
+    await mergeChanges(ann, other.id, [{ operation: 'insert_page', title: 'Elsewhere', document: { markdown: '## Part\n\nText.\n' } }]);
     const elsewhereId = (await ann.api.spaces.listPages(other.id)).data.pages[0]!.id;
     // A space Ann cannot read: its pages count as missing (their existence is not revealed).
     const bob = await t.user('Bob');
     const { data: bobOrg } = await bob.api.orgs.createOrganization({ title: 'Bob' });
-    const { data: hidden } = await bob.api.orgs.createSpace(bobOrg.id, { title: 'Hidden' });
-    await edit(bob, hidden.id, [{ operation: 'insert_page', title: 'Secret', document: { markdown: 'Shh.\n' } }]);
+    const hidden = await newSpace(bob, bobOrg.id, 'Hidden');
+    await mergeChanges(bob, hidden.id, [{ operation: 'insert_page', title: 'Secret', document: { markdown: 'Shh.\n' } }]);
     const secretId = (await bob.api.spaces.listPages(hidden.id)).data.pages[0]!.id;
     const markdown = [
       `[other](/spaces/${other.id}/pages/${elsewhereId})`,
@@ -261,7 +245,7 @@ describe('links', () => {
       `[space](/spaces/${other.id})`,
       '[gone space](/spaces/nope)',
     ].join('\n\n');
-    await edit(ann, space.id, [{ operation: 'insert_page', into: targetId, title: 'Child', document: { markdown } }]);
+    await mergeChanges(ann, space.id, [{ operation: 'insert_page', into: targetId, title: 'Child', document: { markdown } }]);
     const childId = (await ann.api.spaces.getPageByPath(space.id, 'target/child')).data.id;
     const body = await get(ann, `/v1/spaces/${space.id}/content/page/${childId}/links`);
     assert.deepEqual(

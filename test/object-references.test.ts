@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import { putDocuments } from '../src/content/model.ts';
-import { newMember, newOrg } from './support/factories.ts';
+import { mergePages, newCollection, newMember, newOrg, newSpace, openChangeRequest } from './support/factories.ts';
 import { startTestServer, type TestServer } from './support/server.ts';
 
 /**
@@ -22,24 +22,22 @@ after(async () => {
 async function world(title: string) {
   const { admin, org } = await newOrg(t, title);
   const member = await newMember(t, org.id, 'edit', `${title} member`);
-  const { data: collection } = await admin.api.orgs.createCollection(org.id, { title: `${title} collection` });
-  const { data: space } = await admin.api.orgs.createSpace(org.id, { title: `${title} space` });
+  const collection = await newCollection(admin, org.id, `${title} collection`);
+  const space = await newSpace(admin, org.id, `${title} space`);
   const { data: team } = await admin.api.orgs.createOrganizationTeam(org.id, { title: `${title} team` });
-  const { data: cr } = await admin.api.spaces.createChangeRequest(space.id, { subject: `${title} change` });
-  const edit = await t.request('POST', `/v1/spaces/${space.id}/change-requests/${cr.id}/content?compat=false`, {
-    token: admin.token,
-    body: {
-      changes: [
-        { operation: 'insert_page', title: `${title} secret page`, document: { markdown: `${title} secret text.\n` } },
-        { operation: 'insert_files', files: [{ name: 'secret.txt', contentType: 'text/plain', base64: Buffer.from(`${title} secret file`).toString('base64') }] },
-      ],
-    },
-  });
-  assert.equal(edit.status, 200, JSON.stringify(edit.body));
-  const page = edit.body.changes[0].page.id as string;
-  const file = edit.body.insertedFiles[0].id as string;
-  const { data: merged } = await admin.api.spaces.mergeChangeRequest(space.id, cr.id);
-  const { data: cr2 } = await admin.api.spaces.createChangeRequest(space.id, { subject: `${title} open change` });
+  const merged = await mergePages(
+    t,
+    admin,
+    space.id,
+    [
+      { operation: 'insert_page', title: `${title} secret page`, document: { markdown: `${title} secret text.\n` } },
+      { operation: 'insert_files', files: [{ name: 'secret.txt', contentType: 'text/plain', base64: Buffer.from(`${title} secret file`).toString('base64') }] },
+    ],
+    { subject: `${title} change` },
+  );
+  const page = merged.pageIds[0]!;
+  const file = merged.insertedFiles[0]!.id;
+  const cr2 = await openChangeRequest(admin, space.id, `${title} open change`);
   const comment = await t.request('POST', `/v1/spaces/${space.id}/comments`, { token: admin.token, body: { body: { markdown: `${title} secret comment` } } });
   assert.equal(comment.status, 200, JSON.stringify(comment.body));
   const [doc] = await putDocuments(t.server.services.db, space.id, [`${title} secret text.\n`]);

@@ -4,6 +4,7 @@ import { after, before, describe, test } from 'node:test';
 import { OpenAPISpecVisibility, type OpenAPISpec } from '@gitbook/api';
 import * as factories from './support/factories.ts';
 import { expectStatus, startTestServer, type TestServer, type TestUser } from './support/server.ts';
+import { eventually, settleJobs } from './support/wait.ts';
 
 // Specs are served by a local server on 127.0.0.1. The Folio under test may reach 127.0.0.1/32
 // only (FETCH_ALLOW_CIDRS), not the rest of loopback nor private ranges: so a redirect from
@@ -46,16 +47,12 @@ after(async () => {
 const json = (value: unknown): [string, string] => ['application/json', JSON.stringify(value, null, 2)];
 const yaml = (text: string): [string, string] => ['application/yaml', text];
 
-/** Waits until the spec has been processed since `since` (its job ran), and returns it. */
+/** Runs the job queue until idle (processing is a job) and returns the spec, which must have been processed since `since`. */
 async function processed(user: TestUser, orgId: string, slug: string, since: Date): Promise<OpenAPISpec> {
-  // Generous: the first job starts the worker thread, which takes long on a loaded machine.
-  const deadline = Date.now() + 60_000;
-  for (;;) {
-    const { data } = await user.api.orgs.getOpenApiSpecBySlug(orgId, slug);
-    if (data.processingState === 'complete' && data.lastProcessedAt && new Date(data.lastProcessedAt) >= since) return data;
-    if (Date.now() > deadline) throw new Error(`spec ${slug} was not processed in time: ${JSON.stringify(data)}`);
-    await new Promise((r) => setTimeout(r, 50));
-  }
+  await settleJobs(t);
+  const { data } = await user.api.orgs.getOpenApiSpecBySlug(orgId, slug);
+  assert.ok(data.processingState === 'complete' && data.lastProcessedAt && new Date(data.lastProcessedAt) >= since, `spec ${slug} processed: ${JSON.stringify(data)}`);
+  return data;
 }
 
 /** Creates a spec from a URL and waits for its processing. */
@@ -296,11 +293,13 @@ paths:
     const { data: pending } = await admin.api.orgs.createOrUpdateOpenApiSpecBySlug(org.id, 'slow', { source: { url: `${base}/slow.json` } });
     assert.equal(pending.processingState, 'pending');
     // While the job waits for the slow server (at least FETCH_TIMEOUT_MS), the spec says so.
-    let state = pending.processingState as string;
-    while (state === 'pending' && Date.now() - started < 15_000) {
-      await new Promise((r) => setTimeout(r, 20));
-      state = (await admin.api.orgs.getOpenApiSpecBySlug(org.id, 'slow')).data.processingState;
-    }
+    const state = await eventually(
+      async () => {
+        const now = (await admin.api.orgs.getOpenApiSpecBySlug(org.id, 'slow')).data.processingState as string;
+        return now !== 'pending' && now;
+      },
+      { what: 'the worker to take the spec', timeoutMs: 15_000 },
+    );
     assert.equal(state, 'progress');
     // The server would answer after 30 s (with a body that is no spec): FETCH_TIMEOUT says the deadline cut it first.
     const spec = await processed(admin, org.id, 'slow', since);
@@ -383,12 +382,10 @@ paths:
     try {
       const first = await addSpec(admin, org.id, 'refreshed', '/refresh.json');
       served.set('/refresh.json', json({ ...swagger2, info: { title: 'Petstore', version: '3.0.0' } }));
-      const deadline = Date.now() + 30_000;
-      let latest = first.lastVersion;
-      while (latest === first.lastVersion && Date.now() < deadline) {
-        await new Promise((r) => setTimeout(r, 100));
-        latest = (await admin.api.orgs.getOpenApiSpecBySlug(org.id, 'refreshed')).data.lastVersion;
-      }
+      // The refresh is a job queued OPENAPI_REFRESH_INTERVAL_MS ahead: move the clock there and run it.
+      t.clock.advance(200);
+      await settleJobs(t);
+      const latest = (await admin.api.orgs.getOpenApiSpecBySlug(org.id, 'refreshed')).data.lastVersion;
       assert.notEqual(latest, first.lastVersion);
     } finally {
       t.server.services.config.openapiRefreshMs = 0;
@@ -435,8 +432,6 @@ paths:
   });
 });
 
-type Change = Parameters<TestUser['api']['spaces']['updateChangeRequestContent']>[2]['changes'][number];
-
 describe('OpenAPI blocks in pages', () => {
   test('read with computed=true, blocks resolve against the latest version by slug (also legacy blocks by source URL)', async () => {
     for (const [path, text] of Object.entries(split30)) served.set(path, yaml(text));
@@ -444,8 +439,7 @@ describe('OpenAPI blocks in pages', () => {
     const { admin, org } = await factories.newOrg(t);
     await addSpec(admin, org.id, 'pets', '/split/api/openapi.yaml');
     await addSpec(admin, org.id, 'items', '/pages-big.json');
-    const { data: space } = await admin.api.orgs.createSpace(org.id, { title: 'API' });
-    const { data: cr } = await admin.api.spaces.createChangeRequest(space.id, { subject: 'Reference' });
+    const space = await factories.newSpace(admin, org.id, 'API');
     const markdown = [
       '# Reference',
       '',
@@ -462,8 +456,7 @@ describe('OpenAPI blocks in pages', () => {
       '{% openapi-operation spec="missing" path="/x" method="get" %}',
       '',
     ].join('\n');
-    await admin.api.spaces.updateChangeRequestContent(space.id, cr.id, { changes: [{ operation: 'insert_page', title: 'Reference', document: { markdown } } as Change] });
-    await admin.api.spaces.mergeChangeRequest(space.id, cr.id);
+    await factories.mergeChanges(admin, space.id, [{ operation: 'insert_page', title: 'Reference', document: { markdown } }], { subject: 'Reference' });
     const { data: pages } = await admin.api.spaces.listPages(space.id);
     const pageId = pages.pages[0]!.id;
 

@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { startTestServer, type TestServer } from './support/server.ts';
+import { settleJobs } from './support/wait.ts';
 
 const ALLOWED = 'https://docs.example.com';
 const METRICS_TOKEN = 'scrape-secret';
@@ -50,14 +51,6 @@ function sample(text: string, name: string, labels: Record<string, string> = {})
     if (Object.entries(labels).every(([k, v]) => labelText.includes(`${k}="${v}"`))) return Number(line.split(' ').at(-1));
   }
   return undefined;
-}
-
-async function until(check: () => Promise<boolean>, ms = 10_000): Promise<void> {
-  const end = Date.now() + ms;
-  while (!(await check())) {
-    if (Date.now() > end) throw new Error('condition not met in time');
-    await new Promise((r) => setTimeout(r, 50));
-  }
 }
 
 describe('the API reference', () => {
@@ -220,11 +213,9 @@ describe('metrics', () => {
     }, { maxAttempts: 1 });
     await jobs.enqueue('operator-test-later', {}, { runAt: new Date(Date.now() + 3600_000) });
     await jobs.enqueue('operator-test-fails', {});
-    let text = '';
-    await until(async () => {
-      text = await scrape(configured, METRICS_TOKEN);
-      return sample(text, 'folio_job_failures_total', { type: 'operator-test-fails', outcome: 'failed' }) === 1;
-    });
+    await settleJobs(configured);
+    const text = await scrape(configured, METRICS_TOKEN);
+    assert.equal(sample(text, 'folio_job_failures_total', { type: 'operator-test-fails', outcome: 'failed' }), 1, text);
     assert.equal(sample(text, 'folio_jobs', { type: 'operator-test-later', status: 'queued' }), 1);
     assert.equal(sample(text, 'folio_jobs', { type: 'operator-test-fails' }), undefined, 'a failed job has left the queue');
     assert.equal(typeof sample(text, 'folio_jobs_due'), 'number');

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
-import { newOrg } from './support/factories.ts';
-import { startTestServer, type TestServer, type TestUser } from './support/server.ts';
+import { mergePages, newOrg, newSpace } from './support/factories.ts';
+import { startTestServer, type TestServer } from './support/server.ts';
 
 /**
  * Links between pages and to files, written as GitBook's markdown writes them: they become content
@@ -18,14 +18,6 @@ after(async () => {
 });
 
 const PNG = Buffer.from('89504e470d0a1a0a0000000d4948445200000001000000010806000000', 'hex').toString('base64');
-
-async function editAndMerge(user: TestUser, spaceId: string, changes: unknown[]) {
-  const { data: cr } = await user.api.spaces.createChangeRequest(spaceId, { subject: 'edit' });
-  const res = await t.request('POST', `/v1/spaces/${spaceId}/change-requests/${cr.id}/content?compat=false`, { token: user.token, body: { changes } });
-  assert.equal(res.status, 200, JSON.stringify(res.body));
-  await user.api.spaces.mergeChangeRequest(spaceId, cr.id);
-  return res.body;
-}
 
 /** Every content reference in a document, in order. */
 function refs(node: any, out: any[] = []): any[] {
@@ -62,8 +54,8 @@ Back to [the intro](../intro.md), see ![the diagram](../.gitbook/assets/diagram.
 
 test('relative links become page and file references that survive moves and renames', async () => {
   const { admin, org } = await newOrg(t);
-  const { data: space } = await admin.api.orgs.createSpace(org.id, { title: 'Docs' });
-  const body = await editAndMerge(admin, space.id, [
+  const space = await newSpace(admin, org.id, 'Docs');
+  const body = await mergePages(t, admin, space.id, [
     { operation: 'insert_files', files: [{ name: 'diagram.png', contentType: 'image/png', base64: PNG }] },
     // The intro links to pages inserted after it in the same batch.
     { operation: 'insert_page', document: { markdown: INTRO } },
@@ -99,7 +91,7 @@ test('relative links become page and file references that survive moves and rena
   assert.match(await markdownOf(intro, { 'format.markdown.refs': 'stable' }), new RegExp(`\\[the setup\\]\\(/pages/${setup}#install\\)`));
 
   // Move the setup page to the top level and rename it: links follow it, both ways.
-  await editAndMerge(admin, space.id, [{ operation: 'update_page', page: setup, into: null, title: 'Installing' }]);
+  await mergePages(t, admin, space.id, [{ operation: 'update_page', page: setup, into: null, title: 'Installing' }]);
   const moved = await markdownOf(intro);
   assert.match(moved, /\[the setup\]\(installing\.md#install\)/);
   assert.match(moved, /\{% content-ref url="installing\.md" %\}\n\[setup\.md\]\(installing\.md\)/);

@@ -3,8 +3,8 @@ import { after, before, describe, test } from 'node:test';
 import { crc32, deflateSync } from 'node:zlib';
 import { SignJWT } from 'jose';
 import { PDFParse } from 'pdf-parse';
-import { addMember } from './support/factories.ts';
-import { expectStatus, startTestServer, type TestServer, type TestUser } from './support/server.ts';
+import { addMember, changeRequestWith, editChangeRequest, newSpace, openChangeRequest, orgWithSpace } from './support/factories.ts';
+import { expectStatus, startTestServer, type TestServer } from './support/server.ts';
 
 let t: TestServer;
 before(async () => {
@@ -14,26 +14,24 @@ after(async () => {
   await t?.close();
 });
 
-type Change = Parameters<TestUser['api']['spaces']['updateChangeRequestContent']>[2]['changes'][number];
-
 /** A space whose change request holds Guide (with Install below it) and FAQ; the space itself is empty. */
 async function setup() {
-  const ann = await t.user('Ann');
-  const { data: org } = await ann.api.orgs.createOrganization({ title: 'Docs' });
-  const { data: space } = await ann.api.orgs.createSpace(org.id, { title: 'Handbook' });
-  const { data: cr } = await ann.api.spaces.createChangeRequest(space.id, { subject: 'First draft' });
-  await ann.api.spaces.updateChangeRequestContent(space.id, cr.id, {
-    changes: [
+  const { admin: ann, org, space } = await orgWithSpace(t);
+  const cr = await changeRequestWith(
+    ann,
+    space.id,
+    [
       {
         operation: 'insert_page',
         ref: 'guide',
         title: 'Guide',
         document: { markdown: 'Welcome to the **guide** of Folio.\n\n## Steps\n\n- First bullet item\n- Second bullet item\n\n1. Numbered one\n\n```bash\nnpm run build-everything\n    npm run second-command\n```\n\n{% hint style="info" %}\nHinted remark here.\n{% endhint %}\n\n| Name | Value |\n| --- | --- |\n| alpha | beta |\n' },
-      } as Change,
-      { operation: 'insert_page', into: 'guide', title: 'Install', document: { markdown: 'Install with the installer program.\n' } } as Change,
-      { operation: 'insert_page', title: 'FAQ', document: { markdown: 'Frequently asked questions.\n\nUnicode: café — 日本 ✓\n' } } as Change,
+      },
+      { operation: 'insert_page', into: 'guide', title: 'Install', document: { markdown: 'Install with the installer program.\n' } },
+      { operation: 'insert_page', title: 'FAQ', document: { markdown: 'Frequently asked questions.\n\nUnicode: café — 日本 ✓\n' } },
     ],
-  });
+    { subject: 'First draft' },
+  );
   const { data: tree } = await ann.api.spaces.listPagesInChangeRequest(space.id, cr.id);
   const guide = tree.pages[0] as { id: string; pages: { id: string }[] };
   return { ann, org, space, cr, guide: guide.id, install: guide.pages[0]!.id, faq: tree.pages[1]!.id };
@@ -113,19 +111,17 @@ describe('change request PDF', () => {
     const png = pngOf(4, 3);
     // A PNG whose image data is not a valid zlib stream.
     const corrupt = Buffer.concat([png.subarray(0, 41), Buffer.from('garbage!'), png.subarray(49)]);
-    await ann.api.spaces.updateChangeRequestContent(space.id, cr.id, {
-      changes: [
-        {
-          operation: 'insert_files',
-          files: [
-            { name: 'dot.png', ref: 'dot', contentType: 'image/png', base64: png.toString('base64') },
-            { name: 'broken.png', ref: 'broken', contentType: 'image/png', base64: Buffer.from('not an image').toString('base64') },
-            { name: 'corrupt.png', ref: 'corrupt', contentType: 'image/png', base64: corrupt.toString('base64') },
-          ],
-        } as Change,
-        { operation: 'update_page', page: faq, document: { markdown: 'Pictures.\n\n![a red dot](dot)\n\n![a broken picture](broken)\n\n![a corrupt picture](corrupt)\n' } } as Change,
-      ],
-    });
+    await editChangeRequest(ann, space.id, cr.id, [
+      {
+        operation: 'insert_files',
+        files: [
+          { name: 'dot.png', ref: 'dot', contentType: 'image/png', base64: png.toString('base64') },
+          { name: 'broken.png', ref: 'broken', contentType: 'image/png', base64: Buffer.from('not an image').toString('base64') },
+          { name: 'corrupt.png', ref: 'corrupt', contentType: 'image/png', base64: corrupt.toString('base64') },
+        ],
+      },
+      { operation: 'update_page', page: faq, document: { markdown: 'Pictures.\n\n![a red dot](dot)\n\n![a broken picture](broken)\n\n![a corrupt picture](corrupt)\n' } },
+    ]);
     const { data } = await ann.api.spaces.getChangeRequestPdf(space.id, cr.id, { page: faq, only: true });
     const text = await download(data.url);
     assert.ok(text.includes('[image: a broken picture]'), text);
@@ -166,8 +162,8 @@ describe('change request PDF', () => {
     await expectStatus(outsider.api.spaces.getChangeRequestPdf(space.id, cr.id), 404);
     assert.equal((await t.request('GET', `/v1/spaces/${space.id}/change-requests/${cr.id}/pdf`)).status, 401);
     // An empty change request still prints.
-    const { data: empty } = await ann.api.orgs.createSpace(org.id, { title: 'Empty' });
-    const { data: emptyCr } = await ann.api.spaces.createChangeRequest(empty.id, { subject: 'Nothing' });
+    const empty = await newSpace(ann, org.id, 'Empty');
+    const emptyCr = await openChangeRequest(ann, empty.id, 'Nothing');
     assert.match(await download((await ann.api.spaces.getChangeRequestPdf(empty.id, emptyCr.id)).data.url), /no pages/);
   });
 });

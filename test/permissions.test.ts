@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { MemberRole } from '@gitbook/api';
-import { addMember, orgWithPersonas, PERSONAS, personaName, statusOf } from './support/factories.ts';
+import { addMember, newCollection, newSpace, orgWithPersonas, personaName, PERSONAS, statusOf } from './support/factories.ts';
 import { expectStatus, startTestServer, type TestServer, type TestUser } from './support/server.ts';
 
 let t: TestServer;
@@ -19,7 +19,7 @@ async function setup() {
   const reader = await t.user('Reader');
   await addMember(t, org.id, guest, null);
   await addMember(t, org.id, reader, 'read');
-  const { data: space } = await admin.api.orgs.createSpace(org.id, { title: 'Handbook' });
+  const space = await newSpace(admin, org.id, 'Handbook');
   return { admin, org, guest, reader, space };
 }
 
@@ -91,9 +91,9 @@ describe('space grants', () => {
 
   test('collection grants are inherited by everything inside', async () => {
     const { admin, org, guest } = await setup();
-    const { data: outer } = await admin.api.orgs.createCollection(org.id, { title: 'Outer' });
-    const { data: inner } = await admin.api.orgs.createCollection(org.id, { title: 'Inner', parent: outer.id });
-    const { data: deep } = await admin.api.orgs.createSpace(org.id, { title: 'Deep', parent: inner.id });
+    const outer = await newCollection(admin, org.id, 'Outer');
+    const inner = await newCollection(admin, org.id, { title: 'Inner', parent: outer.id });
+    const deep = await newSpace(admin, org.id, { title: 'Deep', parent: inner.id });
     await admin.api.orgs.createSpace(org.id, { title: 'Elsewhere' });
 
     await admin.api.collections.inviteToCollection(outer.id, { role: MemberRole.Edit, users: [guest.id] });
@@ -149,8 +149,8 @@ describe('space grants', () => {
 
   test('permission matrix: each role × each grant operation', async () => {
     const { org, people, owner } = await orgWithPersonas(t);
-    const { data: space } = await owner.api.orgs.createSpace(org.id, { title: 'Matrix' });
-    const { data: collection } = await owner.api.orgs.createCollection(org.id, { title: 'Matrix' });
+    const space = await newSpace(owner, org.id, 'Matrix');
+    const collection = await newCollection(owner, org.id, 'Matrix');
     const target = await t.user('Target');
     await addMember(t, org.id, target, null);
     for (const persona of PERSONAS) {

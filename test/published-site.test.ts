@@ -4,9 +4,10 @@ import { request } from 'node:http';
 import { after, before, test } from 'node:test';
 import { SignJWT } from 'jose';
 import { chromium, type Browser, type Page } from 'playwright-core';
-import { newOrg } from './support/factories.ts';
+import { mergeChanges, newOrg } from './support/factories.ts';
 import { startTestServer, type TestServer } from './support/server.ts';
 import { publishedSite } from './support/site.ts';
+import { eventually, settleJobs } from './support/wait.ts';
 
 /**
  * Published sites in a real browser (Debian's chromium driven by playwright-core): navigation,
@@ -153,11 +154,9 @@ test('OpenAPI blocks show the operation from the organization\'s spec', { timeou
     },
   };
   await admin.api.orgs.createOpenApiSpec(org.id, { slug: 'pets', source: { text: JSON.stringify(spec) } } as never);
-  for (let i = 0; i < 120; i++) {
-    const { data } = await admin.api.orgs.getOpenApiSpecBySlug(org.id, 'pets');
-    if (data.processingState === 'complete') break;
-    await new Promise((r) => setTimeout(r, 250));
-  }
+  // Processing the spec is a job.
+  await settleJobs(t);
+  assert.equal((await admin.api.orgs.getOpenApiSpecBySlug(org.id, 'pets')).data.processingState, 'complete');
   const { base } = await publishedSite(t, admin, org.id, [{ title: 'API', markdown: 'The API.\n\n{% openapi-operation spec="pets" path="/pets/{id}" method="get" %}\n{% endopenapi-operation %}\n' }]);
   const { page, problems } = await open();
   await page.goto(`${t.url}${base}`);
@@ -193,26 +192,30 @@ test('files for crawlers and agents, markdown pages, caching and what unlisted s
   const first = await get('guide');
   const etag = first.headers.get('etag')!;
   assert.equal((await get('guide', { 'if-none-match': etag })).status, 304);
-  const { data: cr } = await admin.api.spaces.createChangeRequest(space.id, { subject: 'edit' });
-  await t.request('POST', `/v1/spaces/${space.id}/change-requests/${cr.id}/content`, { token: admin.token, body: { changes: [{ operation: 'update_page', page: pageIds[1], document: { markdown: 'The new guide.\n' } }] } });
-  await admin.api.spaces.mergeChangeRequest(space.id, cr.id);
+  await mergeChanges(admin, space.id, [{ operation: 'update_page', page: pageIds[1], document: { markdown: 'The new guide.\n' } }], { subject: 'edit' });
   const changed = await get('guide', { 'if-none-match': etag });
   assert.equal(changed.status, 200);
   assert.match(await changed.text(), /The new guide\./);
 
   // On its own hostname the site is at the root, and its links too.
   await admin.api.orgs.updateSiteById(org.id, site.id, { hostname: 'docs.folio-test.example' } as never);
-  await new Promise((r) => setTimeout(r, 400));
-  const byHost = await new Promise<{ status: number; body: string }>((resolve, reject) => {
-    const url = new URL(`${t.url}/guide`);
-    const req = request({ host: url.hostname, port: url.port, path: url.pathname, headers: { host: 'docs.folio-test.example' } }, (res) => {
-      let body = '';
-      res.on('data', (c) => (body += c));
-      res.on('end', () => resolve({ status: res.statusCode!, body }));
+  const getByHost = () =>
+    new Promise<{ status: number; body: string }>((resolve, reject) => {
+      const url = new URL(`${t.url}/guide`);
+      const req = request({ host: url.hostname, port: url.port, path: url.pathname, headers: { host: 'docs.folio-test.example' } }, (res) => {
+        let body = '';
+        res.on('data', (c) => (body += c));
+        res.on('end', () => resolve({ status: res.statusCode!, body }));
+      });
+      req.on('error', reject);
+      req.end();
     });
-    req.on('error', reject);
-    req.end();
-  });
+  // The server learns new hostnames on its next refresh (SITE_HOSTS_REFRESH_MS, 100 ms here).
+  const byHost = await eventually(async () => {
+    const res = await getByHost();
+    assert.equal(res.status, 200);
+    return res;
+  }, { what: 'the site to answer on its hostname' });
   assert.equal(byHost.status, 200);
   assert.match(byHost.body, /<h1>Guide<\/h1>/);
   assert.match(byHost.body, /<a href="\/start">Start<\/a>/);

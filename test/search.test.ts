@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import { addMember } from './support/factories.ts';
-import { expectStatus, startTestServer, type TestServer, type TestUser } from './support/server.ts';
+import { addMember, mergeChanges, newSpace } from './support/factories.ts';
+import { expectStatus, startTestServer, type TestServer } from './support/server.ts';
 
 let t: TestServer;
 before(async () => {
@@ -11,18 +11,12 @@ after(async () => {
   await t?.close();
 });
 
-async function publish(user: TestUser, spaceId: string, changes: unknown[]) {
-  const { data: cr } = await user.api.spaces.createChangeRequest(spaceId, { subject: 'Content' });
-  await user.api.spaces.updateChangeRequestContent(spaceId, cr.id, { changes: changes as never });
-  await user.api.spaces.mergeChangeRequest(spaceId, cr.id);
-}
-
 describe('search', () => {
   test('space search: title matches first, sections with excerpts, ancestors; follows merges', async () => {
     const ann = await t.user('Ann');
     const { data: org } = await ann.api.orgs.createOrganization({ title: 'Searchers' });
-    const { data: space } = await ann.api.orgs.createSpace(org.id, { title: 'Manual' });
-    await publish(ann, space.id, [
+    const space = await newSpace(ann, org.id, 'Manual');
+    await mergeChanges(ann, space.id, [
       { operation: 'insert_page', ref: 'setup', title: 'Setup', document: { markdown: 'How to prepare.\n\n## Databases\n\nInstall PostgreSQL first.\n' } },
       { operation: 'insert_page', into: 'setup', title: 'Kubernetes deployment', document: { markdown: 'Deploy on a cluster.\n' } },
       { operation: 'insert_page', title: 'Operations', document: { markdown: 'Rolling kubernetes upgrades are covered elsewhere.\n' } },
@@ -43,7 +37,7 @@ describe('search', () => {
 
     // A merge re-indexes the changed page: old words go, new ones come.
     const opsId = data.items[1]!.id;
-    await publish(ann, space.id, [{ operation: 'update_page', page: opsId, document: { markdown: 'Now about monitoring.\n' } }]);
+    await mergeChanges(ann, space.id, [{ operation: 'update_page', page: opsId, document: { markdown: 'Now about monitoring.\n' } }]);
     assert.deepEqual((await ann.api.spaces.searchSpaceContent(space.id, { query: 'kubernetes' })).data.items.map((i) => i.title), ['Kubernetes deployment']);
     assert.deepEqual((await ann.api.spaces.searchSpaceContent(space.id, { query: 'monitoring' })).data.items.map((i) => i.id), [opsId]);
 
@@ -58,8 +52,8 @@ describe('search', () => {
     await addMember(t, org.id, guest, null);
     const spaces = [];
     for (const title of ['Alpha', 'Beta', 'Gamma']) {
-      const { data: space } = await ann.api.orgs.createSpace(org.id, { title });
-      await publish(ann, space.id, [{ operation: 'insert_page', title: `${title} zebra guide`, document: { markdown: 'Stripes.\n' } }]);
+      const space = await newSpace(ann, org.id, title);
+      await mergeChanges(ann, space.id, [{ operation: 'insert_page', title: `${title} zebra guide`, document: { markdown: 'Stripes.\n' } }]);
       spaces.push(space);
     }
     const { data } = await ann.api.orgs.searchOrganizationContent(org.id, { query: 'zebra' });
@@ -85,7 +79,7 @@ describe('search at scale', () => {
     const { bulkPages } = await import('./support/content.ts');
     const ann = await t.user('Ann');
     const { data: org } = await ann.api.orgs.createOrganization({ title: 'Big search' });
-    const { data: space } = await ann.api.orgs.createSpace(org.id, { title: 'Big' });
+    const space = await newSpace(ann, org.id, 'Big');
     await bulkPages(t.server.services.db, { id: space.id, organization_id: org.id }, 100, 99, (n) => ({
       title: n === 5000 ? 'Quasar handbook' : `Page ${n}`,
       markdown: n % 97 === 0 ? `This page mentions quasar once, among other things ${n}.\n` : `Ordinary text ${n}.\n`,

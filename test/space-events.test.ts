@@ -1,10 +1,11 @@
 import assert from 'node:assert/strict';
 import { createServer, type Server } from 'node:http';
 import { after, before, describe, test } from 'node:test';
-import { newOrg } from './support/factories.ts';
+import { installedIntegration, newCollection, newOrg } from './support/factories.ts';
 import { gitSyncHarness } from './support/git-sync.ts';
 import { officialSchema } from './support/official-schema.ts';
 import type { TestUser } from './support/server.ts';
+import { settleJobs } from './support/wait.ts';
 
 // One Folio server allowed to reach 127.0.0.1 (FETCH_ALLOW_PRIVATE), a git server, and a dev tunnel
 // receiver: integrations in development mode get their events there.
@@ -27,37 +28,29 @@ after(() => tunnel?.close());
 
 type Payload = { eventId: string; type: string; installationId: string; spaceId?: string } & Record<string, unknown>;
 
-let counter = 0;
 /** An integration in development mode towards the tunnel, installed on every space of the organization. */
 async function listening(user: TestUser, organization: string) {
-  const name = `events-${++counter}-${Date.now().toString(36)}`;
-  await user.api.integrations.publishIntegration(name, { title: 'Events', organization, scopes: ['space:content:read'] } as never);
-  await user.api.integrations.setIntegrationDevelopmentMode(name, { tunnelUrl: `http://127.0.0.1:${(tunnel.address() as { port: number }).port}/events` });
-  const { data: inst } = await user.api.integrations.installIntegration(name, { organization });
-  await user.api.integrations.updateIntegrationInstallation(name, inst.id, { space_selection: 'all' } as never);
-  return { name, installationId: inst.id };
+  const tunnelUrl = `http://127.0.0.1:${(tunnel.address() as { port: number }).port}/events`;
+  const { name, installation } = await installedIntegration(user, organization, { body: { title: 'Events', scopes: ['space:content:read'] }, tunnelUrl, spaces: 'all' });
+  return { name, installationId: installation.id };
 }
 
 /**
- * The delivered events of `type`, oldest first, once `count` of them are there; each is checked
- * against the official Event schema and was received by the tunnel.
+ * The delivered events of `type`, oldest first, once the job queue has delivered everything (at
+ * least `count` of them); each is checked against the official Event schema and was received by
+ * the tunnel.
  */
 async function delivered(user: TestUser, name: string, type: string, count: number): Promise<Payload[]> {
-  const until = Date.now() + 30_000;
-  for (;;) {
-    const { data } = await user.api.integrations.listIntegrationEvents(name, { limit: 100 });
-    const items = data.items.filter((e) => e.payload.type === type).reverse();
-    if (items.length >= count) {
-      for (const e of items) {
-        assert.equal(e.status, 'success');
-        assert.ok(validEvent(e.payload), `${type} does not match the official Event schema: ${validEvent.errors()}\n${JSON.stringify(e.payload)}`);
-        assert.ok(received.some((r) => r.eventId === e.payload.eventId), 'the tunnel received it');
-      }
-      return items.map((e) => e.payload as unknown as Payload);
-    }
-    if (Date.now() > until) assert.fail(`no ${count} ${type} events: ${JSON.stringify(data.items.map((e) => [e.payload.type, e.status]))}`);
-    await new Promise((r) => setTimeout(r, 50));
+  await settleJobs(h.t);
+  const { data } = await user.api.integrations.listIntegrationEvents(name, { limit: 100 });
+  const items = data.items.filter((e) => e.payload.type === type).reverse();
+  assert.ok(items.length >= count, `no ${count} ${type} events: ${JSON.stringify(data.items.map((e) => [e.payload.type, e.status]))}`);
+  for (const e of items) {
+    assert.equal(e.status, 'success');
+    assert.ok(validEvent(e.payload), `${type} does not match the official Event schema: ${validEvent.errors()}\n${JSON.stringify(e.payload)}`);
+    assert.ok(received.some((r) => r.eventId === e.payload.eventId), 'the tunnel received it');
   }
+  return items.map((e) => e.payload as unknown as Payload);
 }
 
 describe('space events', () => {
@@ -71,13 +64,13 @@ describe('space events', () => {
     await admin.api.spaces.updateSpaceById(space.id, { visibility: 'public' } as never);
     await admin.api.spaces.updateSpaceById(space.id, { title: 'Renamed' });
     // Leaving its collection, an "in-collection" space becomes private: by transfer to the top level,
-    const { data: collection } = await admin.api.orgs.createCollection(org.id, { title: 'Guides' });
+    const collection = await newCollection(admin, org.id, 'Guides');
     const { data: inside } = await admin.api.orgs.createSpace(org.id, { title: 'Inside', parent: collection.id, visibility: 'in-collection' } as never);
     const moved = await h.t.request('POST', `/v1/spaces/${inside.id}/transfer`, { token: admin.token, body: { organization: org.id } }); // no official operation
     assert.equal(moved.status, 200);
     assert.equal(moved.body.visibility, 'private');
     // and by restore once its collection was deleted.
-    const { data: other } = await admin.api.orgs.createCollection(org.id, { title: 'Doomed' });
+    const other = await newCollection(admin, org.id, 'Doomed');
     const { data: trashed } = await admin.api.orgs.createSpace(org.id, { title: 'Trashed', parent: other.id, visibility: 'in-collection' } as never);
     await admin.api.collections.deleteCollectionById(other.id);
     assert.equal((await admin.api.spaces.restoreSpace(trashed.id)).data.visibility, 'private');

@@ -1,10 +1,12 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { ContentVisibility, SpaceEditMode, TranslationLanguage, type Space } from '@gitbook/api';
+import { sql } from 'kysely';
 import type { Role, RoleOrGuest } from '../src/platform/db/schema.ts';
 import * as factories from './support/factories.ts';
-import { addMember, orgWithPersonas, PERSONAS, personaName, statusOf, type Persona } from './support/factories.ts';
+import { addMember, newCollection, newSpace, orgWithPersonas, PERSONAS, personaName, statusOf, type Persona } from './support/factories.ts';
 import { expectStatus, startTestServer, type TestServer, type TestUser } from './support/server.ts';
+import { settleJobs } from './support/wait.ts';
 
 let t: TestServer;
 before(async () => {
@@ -18,14 +20,6 @@ const newOrg = (title = 'Spaces Inc') => factories.newOrg(t, title);
 const newMember = (organizationId: string, role: RoleOrGuest, name?: string) => factories.newMember(t, organizationId, role, name);
 const grant = (...args: Parameters<typeof factories.grantDirect> extends [unknown, ...infer R] ? R : never) => factories.grantDirect(t, ...args);
 const atLeast = factories.atLeast;
-
-async function newSpace(user: TestUser, organizationId: string, body: Parameters<TestUser['api']['orgs']['createSpace']>[1] = {}) {
-  return (await user.api.orgs.createSpace(organizationId, { title: 'Space', ...body })).data;
-}
-
-async function newCollection(user: TestUser, organizationId: string, title = 'Collection', parent?: string) {
-  return (await user.api.orgs.createCollection(organizationId, { title, ...(parent ? { parent } : {}) })).data;
-}
 
 async function orgSpaceIds(user: TestUser, organizationId: string) {
   const { data } = await user.api.orgs.listSpacesInOrganizationById(organizationId, { limit: 1000 });
@@ -382,52 +376,47 @@ describe('spaces', () => {
   });
 
   test('deleted spaces are purged once the retention period passes, and cannot be restored', async () => {
-    const short = await startTestServer({ spaceRetentionMs: 1500, jobPollMs: 50 });
-    try {
-      const admin = await short.user('Ann Admin');
-      const guest = await short.user('Gus Guest');
-      const { data: org } = await admin.api.orgs.createOrganization({ title: 'Purge Inc' });
-      await addMember(short, org.id, guest, null);
-      const doomed = (await admin.api.orgs.createSpace(org.id, { title: 'Doomed' })).data;
-      const kept = (await admin.api.orgs.createSpace(org.id, { title: 'Kept' })).data;
-      await short.server.services.db
-        .insertInto('content_permissions')
-        .values({ organization_id: org.id, target_type: 'space', target_id: doomed.id, principal_type: 'user', principal_id: guest.id, role: 'read', created_at: new Date() })
-        .execute();
+    const admin = await t.user('Ann Admin');
+    const guest = await t.user('Gus Guest');
+    const { data: org } = await admin.api.orgs.createOrganization({ title: 'Purge Inc' });
+    await addMember(t, org.id, guest, null);
+    const doomed = await newSpace(admin, org.id, { title: 'Doomed' });
+    const kept = await newSpace(admin, org.id, { title: 'Kept' });
+    await t.server.services.db
+      .insertInto('content_permissions')
+      .values({ organization_id: org.id, target_type: 'space', target_id: doomed.id, principal_type: 'user', principal_id: guest.id, role: 'read', created_at: new Date() })
+      .execute();
 
-      await admin.api.spaces.deleteSpaceById(doomed.id);
-      // Kept is deleted and restored within the retention period: its purge job must not remove it.
-      await admin.api.spaces.deleteSpaceById(kept.id);
-      await admin.api.spaces.restoreSpace(kept.id);
+    await admin.api.spaces.deleteSpaceById(doomed.id);
+    // Kept is deleted and restored within the retention period: its purge job must not remove it.
+    await admin.api.spaces.deleteSpaceById(kept.id);
+    await admin.api.spaces.restoreSpace(kept.id);
 
-      const db = short.server.services.db;
-      const deadline = Date.now() + 15_000;
-      while ((await db.selectFrom('spaces').select('id').where('id', '=', doomed.id).executeTakeFirst()) && Date.now() < deadline) {
-        await new Promise((r) => setTimeout(r, 100));
-      }
-      assert.equal(await db.selectFrom('spaces').select('id').where('id', '=', doomed.id).executeTakeFirst(), undefined, 'purged');
-      assert.equal(await db.selectFrom('revisions').select('id').where('space_id', '=', doomed.id).executeTakeFirst(), undefined);
-      assert.equal(
-        await db.selectFrom('content_permissions').select('target_id').where('target_id', '=', doomed.id).executeTakeFirst(),
-        undefined,
-      );
-      await expectStatus(admin.api.spaces.restoreSpace(doomed.id), 404);
-      await expectStatus(admin.api.spaces.getSpaceById(doomed.id), 404);
-      assert.equal((await admin.api.spaces.deleteSpaceById(doomed.id)).status, 204);
+    const db = t.server.services.db;
+    const purgeJobs = (status: ('queued' | 'running' | 'failed')[]) =>
+      db.selectFrom('jobs').select(['id', 'status', 'last_error']).where('type', '=', 'space.purge').where(sql<string>`payload->>'spaceId'`, 'in', [doomed.id, kept.id]).where('status', 'in', status).execute();
+    // Within the retention period, nothing is purged.
+    await settleJobs(t);
+    assert.ok(await db.selectFrom('spaces').select('id').where('id', '=', doomed.id).executeTakeFirst(), 'not purged before its time');
+    assert.equal((await purgeJobs(['queued'])).length, 2);
+    // The retention period passes on the server's clock: the purge jobs are due and run.
+    t.clock.advance(t.server.services.config.spaceRetentionMs);
+    await settleJobs(t);
+    assert.equal(await db.selectFrom('spaces').select('id').where('id', '=', doomed.id).executeTakeFirst(), undefined, 'purged');
+    assert.equal(await db.selectFrom('revisions').select('id').where('space_id', '=', doomed.id).executeTakeFirst(), undefined);
+    assert.equal(
+      await db.selectFrom('content_permissions').select('target_id').where('target_id', '=', doomed.id).executeTakeFirst(),
+      undefined,
+    );
+    await expectStatus(admin.api.spaces.restoreSpace(doomed.id), 404);
+    await expectStatus(admin.api.spaces.getSpaceById(doomed.id), 404);
+    assert.equal((await admin.api.spaces.deleteSpaceById(doomed.id)).status, 204);
 
-      // Wait for Kept's (stale) purge job to have run: the space survives it.
-      const jobsDeadline = Date.now() + 15_000;
-      const pending = () =>
-        db.selectFrom('jobs').select('id').where('type', '=', 'space.purge').where('status', 'in', ['queued', 'running']).executeTakeFirst();
-      while ((await pending()) && Date.now() < jobsDeadline) await new Promise((r) => setTimeout(r, 100));
-      assert.equal(await pending(), undefined);
-      const { data: alive } = await admin.api.spaces.getSpaceById(kept.id);
-      assert.equal(alive.title, 'Kept');
-      const failed = await db.selectFrom('jobs').select(['id', 'last_error']).where('status', '=', 'failed').execute();
-      assert.deepEqual(failed, []);
-    } finally {
-      await short.close();
-    }
+    // Kept's (stale) purge job has run too: the space survives it.
+    assert.deepEqual(await purgeJobs(['queued', 'running']), []);
+    const { data: alive } = await admin.api.spaces.getSpaceById(kept.id);
+    assert.equal(alive.title, 'Kept');
+    assert.deepEqual(await purgeJobs(['failed']), []);
   });
 
   test('a space whose retention has passed but is not purged yet cannot be restored', async () => {

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import { addMember } from './support/factories.ts';
+import { addMember, mergeChanges, openChangeRequest, orgWithSpace } from './support/factories.ts';
 import { expectStatus, startTestServer, type TestServer, type TestUser } from './support/server.ts';
 
 let t: TestServer;
@@ -11,15 +11,7 @@ after(async () => {
   await t?.close();
 });
 
-type Change = Parameters<TestUser['api']['spaces']['updateChangeRequestContent']>[2]['changes'][number];
 type Tree = { id: string; title: string; path: string; pages?: Tree[] };
-
-async function setup() {
-  const ann = await t.user('Ann');
-  const { data: org } = await ann.api.orgs.createOrganization({ title: 'Docs' });
-  const { data: space } = await ann.api.orgs.createSpace(org.id, { title: 'Handbook' });
-  return { ann, org, space };
-}
 
 async function pages(user: TestUser, spaceId: string): Promise<Tree[]> {
   return (await user.api.spaces.listPages(spaceId)).data.pages as Tree[];
@@ -35,18 +27,14 @@ const outline = (tree: Tree[]): unknown[] => tree.map((p) => (p.pages?.length ? 
 /** A space whose content holds one PNG file; answers its id. */
 async function spaceWithLogo(user: TestUser, spaceId: string): Promise<string> {
   const png = Buffer.from('89504e470d0a1a0a0000000d49484452000000010000000108060000001f15c4890000000d4944415478da63f8cfc0f01f0005000201a5b3a1f40000000049454e44ae426082', 'hex');
-  const { data: cr } = await user.api.spaces.createChangeRequest(spaceId, { subject: 'Logo' });
-  await user.api.spaces.updateChangeRequestContent(spaceId, cr.id, {
-    changes: [{ operation: 'insert_files', files: [{ name: 'logo.png', contentType: 'image/png', base64: png.toString('base64') }] } as Change],
-  });
-  await user.api.spaces.mergeChangeRequest(spaceId, cr.id);
+  await mergeChanges(user, spaceId, [{ operation: 'insert_files', files: [{ name: 'logo.png', contentType: 'image/png', base64: png.toString('base64') }] }], { subject: 'Logo' });
   const { data: files } = await user.api.spaces.listFiles(spaceId);
   return files.items[0]!.id;
 }
 
 describe('templates', () => {
   test('getting-started: nested pages merged into the space, linking to each other', async () => {
-    const { ann, space } = await setup();
+    const { admin: ann, space } = await orgWithSpace(t);
     const res = await ann.api.spaces.applyTemplateToSpace(space.id, { id: 'getting-started' });
     assert.equal(res.status, 201);
     const tree = await pages(ann, space.id);
@@ -65,7 +53,7 @@ describe('templates', () => {
   });
 
   test('api-reference and changelog land after existing pages', async () => {
-    const { ann, space } = await setup();
+    const { admin: ann, space } = await orgWithSpace(t);
     await ann.api.spaces.applyTemplateToSpace(space.id, { id: 'api-reference' });
     await ann.api.spaces.applyTemplateToSpace(space.id, { id: 'changelog' });
     const tree = await pages(ann, space.id);
@@ -81,8 +69,8 @@ describe('templates', () => {
   });
 
   test('into a change request: the space is unchanged until the merge', async () => {
-    const { ann, space } = await setup();
-    const { data: cr } = await ann.api.spaces.createChangeRequest(space.id, { subject: 'Docs' });
+    const { admin: ann, space } = await orgWithSpace(t);
+    const cr = await openChangeRequest(ann, space.id, 'Docs');
     const res = await ann.api.spaces.applyTemplateToSpace(space.id, { id: 'api-reference', changeRequestId: cr.id });
     assert.equal(res.status, 201);
     assert.deepEqual(await pages(ann, space.id), []);
@@ -100,7 +88,7 @@ describe('templates', () => {
   });
 
   test('contentRefs: the given file is placed where the template references it', async () => {
-    const { ann, space } = await setup();
+    const { admin: ann, space } = await orgWithSpace(t);
     const fileId = await spaceWithLogo(ann, space.id);
     await ann.api.spaces.applyTemplateToSpace(space.id, { id: 'getting-started', params: { contentRefs: { logo: { kind: 'file', file: fileId } } } });
     const tree = await pages(ann, space.id);
@@ -115,7 +103,7 @@ describe('templates', () => {
   });
 
   test('bad requests: unknown template, unknown or missing files, other kinds; nothing is written', async () => {
-    const { ann, space } = await setup();
+    const { admin: ann, space } = await orgWithSpace(t);
     const fileId = await spaceWithLogo(ann, space.id);
     const before = (await ann.api.spaces.getSpaceById(space.id)).data.revision;
     const post = (body: unknown) => t.request('POST', `/v1/spaces/${space.id}/content/template`, { token: ann.token, body });
@@ -146,7 +134,7 @@ describe('templates', () => {
   });
 
   test('permissions: readers get 403, outsiders 404, a locked space 403, editors apply into change requests', async () => {
-    const { ann, org, space } = await setup();
+    const { admin: ann, org, space } = await orgWithSpace(t);
     const bob = await t.user('Bob');
     const eve = await t.user('Eve');
     const cat = await t.user('Cat');
@@ -159,7 +147,7 @@ describe('templates', () => {
     assert.equal((await t.request('POST', `/v1/spaces/${space.id}/content/template`, { body: { id: 'changelog' } })).status, 401);
     // Changing the space's content is a merge: an editor applies into a change request instead.
     assert.equal((await post(cat, { id: 'changelog' })).status, 403);
-    const { data: cr } = await cat.api.spaces.createChangeRequest(space.id, { subject: 'Changelog' });
+    const cr = await openChangeRequest(cat, space.id, 'Changelog');
     assert.equal((await post(cat, { id: 'changelog', changeRequestId: cr.id })).status, 201);
     assert.equal((await post(bob, { id: 'changelog', changeRequestId: cr.id })).status, 403);
 
@@ -172,7 +160,7 @@ describe('templates', () => {
 
 describe('change requests created from a template', () => {
   test('the template lands in the new change request; an unknown template creates nothing', async () => {
-    const { ann, space } = await setup();
+    const { admin: ann, space } = await orgWithSpace(t);
     const { data: cr } = await ann.api.spaces.createChangeRequest(space.id, { subject: 'Start', template: { id: 'changelog' } } as never);
     assert.notEqual(cr.revision, cr.revisionInitial);
     const { data: head } = await ann.api.spaces.listPagesInChangeRequest(space.id, cr.id);

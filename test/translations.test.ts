@@ -5,8 +5,9 @@ import type { Translation } from '@gitbook/api';
 import { sql } from 'kysely';
 import { markdownToDocument } from '../src/content/markdown.ts';
 import { expectStatus, startTestServer, type TestServer, type TestUser } from './support/server.ts';
-import { newMember, newOrg } from './support/factories.ts';
+import { mergeChanges, newCollection, newMember, newOrg, newSpace } from './support/factories.ts';
 import { fakeEngine, type FakeEngine } from './support/translation-engine.ts';
+import { settleJobs } from './support/wait.ts';
 
 // Translation runs against two fake engines on 127.0.0.1 (test/support/translation-engine.ts): a
 // LibreTranslate-compatible one and an OpenAI-compatible one, both upper-casing what they get and
@@ -32,43 +33,33 @@ function useEngine(engine: 'libretranslate' | 'openai' | undefined) {
   config.translationModel = engine === 'openai' ? 'fake-model' : undefined;
 }
 
-type Change = Parameters<TestUser['api']['spaces']['updateChangeRequestContent']>[2]['changes'][number];
-
-async function edit(user: TestUser, spaceId: string, changes: unknown[]) {
-  const { data: cr } = await user.api.spaces.createChangeRequest(spaceId, { subject: 'Edit' });
-  await user.api.spaces.updateChangeRequestContent(spaceId, cr.id, { changes: changes as Change[] });
-  await user.api.spaces.mergeChangeRequest(spaceId, cr.id);
-}
-
 const BLOCKS = readFileSync(new URL('./fixtures/content-format/blocks.md', import.meta.url), 'utf8').replace(/^# .*\n+/, '');
 
 /** An organization with a source space of three pages (one with every block type, one linking to another). */
 async function setup() {
   const { admin, org } = await newOrg(t, 'Translations Inc');
-  const { data: collection } = await admin.api.orgs.createCollection(org.id, { title: 'Docs' });
-  const { data: space } = await admin.api.orgs.createSpace(org.id, { title: 'Handbook', parent: collection.id });
-  await edit(admin, space.id, [
+  const collection = await newCollection(admin, org.id, 'Docs');
+  const space = await newSpace(admin, org.id, { title: 'Handbook', parent: collection.id });
+  await mergeChanges(admin, space.id, [
     { operation: 'insert_page', title: 'Field guide', description: 'Every kind of block', document: { markdown: BLOCKS } },
     { operation: 'insert_page', title: 'Getting started', document: { markdown: 'Install Folio with GitBook today.\n\n## First steps\n\nRead the guide.\n' } },
   ]);
   const pages = (await admin.api.spaces.listPages(space.id)).data.pages;
   const guide = pages.find((p) => p.title === 'Field guide')!;
   const start = pages.find((p) => p.title === 'Getting started')!;
-  await edit(admin, space.id, [
+  await mergeChanges(admin, space.id, [
     { operation: 'insert_page', title: 'Links', into: start.id, document: { markdown: `See [the guide](/pages/${guide.id}) and [first steps](/pages/${start.id}#first-steps).\n` } },
   ]);
   return { admin, org, collection, space, guide, start };
 }
 
+/** Runs the job queue until idle (runs are jobs), then answers the translation, which has made `runs` runs by then. */
 async function waitForRun(user: TestUser, organizationId: string, id: string, runs: number): Promise<Translation> {
-  const deadline = Date.now() + 30_000;
-  for (;;) {
-    const { data } = await user.api.orgs.getTranslation(organizationId, id);
-    if (data.stats.runs >= runs && data.status !== 'running' && data.status !== 'pending') return data;
-    if (data.stats.runs >= runs && (data as { error?: unknown }).error) return data;
-    if (Date.now() > deadline) throw new Error(`translation run did not finish: ${JSON.stringify(data)}`);
-    await new Promise((r) => setTimeout(r, 50));
-  }
+  await settleJobs(t);
+  const { data } = await user.api.orgs.getTranslation(organizationId, id);
+  const over = (data.status !== 'running' && data.status !== 'pending') || !!(data as { error?: unknown }).error;
+  assert.ok(data.stats.runs >= runs && over, `translation run ${runs} finished: ${JSON.stringify(data)}`);
+  return data;
 }
 
 async function pageMarkdown(user: TestUser, spaceId: string, pageId: string) {
@@ -127,7 +118,7 @@ describe('translations', () => {
     assert.equal(res.status, 400);
     assert.match(res.body.error.message, /must differ from the source language/);
     const other = await newOrg(t, 'Elsewhere');
-    const { data: hidden } = await other.admin.api.orgs.createSpace(other.org.id, { title: 'Secret' });
+    const hidden = await newSpace(other.admin, other.org.id, 'Secret');
     res = await post({ language: 'de', source: { space: hidden.id, language: 'en' } });
     assert.equal(res.status, 400);
     assert.match(res.body.error.message, /source\.space/);
@@ -212,7 +203,7 @@ describe('translations', () => {
     assert.match(JSON.stringify(startDoc), /"id":"first-steps"/);
 
     // A one-page edit: the re-run sends only that page's changed segment, and keeps the page ids.
-    await edit(admin, space.id, [{ operation: 'update_page', page: start.id, document: { markdown: 'Install Folio with GitBook today.\n\n## First steps\n\nRead the whole guide.\n' } }]);
+    await mergeChanges(admin, space.id, [{ operation: 'update_page', page: start.id, document: { markdown: 'Install Folio with GitBook today.\n\n## First steps\n\nRead the whole guide.\n' } }]);
     const sentBeforeRerun = libre.texts.length;
     const requestsBefore = libre.requests;
     await admin.api.orgs.runTranslation(org.id, translation.id);
@@ -308,8 +299,8 @@ describe('translations', () => {
     const { admin, org, space } = await setup();
     const { data: translation } = await admin.api.orgs.createTranslation(org.id, { language: 'pl' as never, source: { space: space.id, language: 'en' as never } });
     await Promise.all([1, 2, 3, 4].map(() => admin.api.orgs.runTranslation(org.id, translation.id)));
+    // waitForRun ran the job queue until idle: a run queued behind the first one has run too.
     const done = await waitForRun(admin, org.id, translation.id, 1);
-    await new Promise((r) => setTimeout(r, 300));
     const jobs = await t.server.services.db.selectFrom('jobs').select(['id', 'status']).where('type', '=', 'translation.run').where(sql<string>`payload->>'translation'`, '=', translation.id).execute();
     assert.ok(jobs.length >= 1 && jobs.length <= 2, `at most one run queued behind the running one, got ${jobs.length}`);
     const final = (await admin.api.orgs.getTranslation(org.id, translation.id)).data;

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
-import { newOrg } from './support/factories.ts';
-import { expectStatus, startTestServer, type TestServer, type TestUser } from './support/server.ts';
+import { changeRequestWith, mergePages, newOrg, newSpace, openChangeRequest } from './support/factories.ts';
+import { expectStatus, startTestServer, type TestServer } from './support/server.ts';
 
 /**
  * Variables (space and page), reusable contents and the document reads GitBook's renderer uses:
@@ -16,19 +16,6 @@ before(async () => {
 after(async () => {
   await t?.close();
 });
-
-async function edit(user: TestUser, spaceId: string, changes: unknown[]) {
-  const { data: cr } = await user.api.spaces.createChangeRequest(spaceId, { subject: 'edit' });
-  const res = await t.request('POST', `/v1/spaces/${spaceId}/change-requests/${cr.id}/content?compat=false`, { token: user.token, body: { changes } });
-  assert.equal(res.status, 200, JSON.stringify(res.body));
-  return { cr, body: res.body };
-}
-
-async function editAndMerge(user: TestUser, spaceId: string, changes: unknown[]) {
-  const { cr, body } = await edit(user, spaceId, changes);
-  await user.api.spaces.mergeChangeRequest(spaceId, cr.id);
-  return body;
-}
 
 /** The texts of a document, block by block (leaves joined). */
 function texts(node: any): string[] {
@@ -60,8 +47,8 @@ Plan <code class="expression">space.vars.plan</code> for <code class="expression
 
 test('space and page variables are set and evaluated; reusable contents are stored, listed, read and expanded', async () => {
   const { admin, org } = await newOrg(t);
-  const { data: space } = await admin.api.orgs.createSpace(org.id, { title: 'Docs' });
-  const body = await editAndMerge(admin, space.id, [
+  const space = await newSpace(admin, org.id, 'Docs');
+  const body = await mergePages(t, admin, space.id, [
     { operation: 'update_variables', variables: { plan: 'Pro', gone: 'x' } },
     { operation: 'update_variables', variables: { gone: null, enabled: true } },
     { operation: 'insert_reusable_content', reusableContent: 'support', title: 'Support', document: { markdown: 'Write to **help@example.com**.\n' } },
@@ -98,7 +85,7 @@ test('space and page variables are set and evaluated; reusable contents are stor
   assert.deepEqual(inRevision, reusable);
   const { data: doc } = await admin.api.spaces.getReusableContentDocumentInRevisionById(space.id, revision.id, 'support');
   assert.deepEqual(texts(doc), ['Write to help@example.com.']);
-  const { cr } = await edit(admin, space.id, [{ operation: 'update_reusable_content', reusableContent: 'support', title: 'Help', document: { markdown: 'Call us.\n' } }]);
+  const cr = await changeRequestWith(admin, space.id, [{ operation: 'update_reusable_content', reusableContent: 'support', title: 'Help', document: { markdown: 'Call us.\n' } }]);
   const { data: inCr } = await admin.api.spaces.getReusableContentInChangeRequestById(space.id, cr.id, 'support');
   assert.equal(inCr.title, 'Help');
   assert.notEqual('document' in inCr && inCr.document, 'document' in reusable && reusable.document);
@@ -119,7 +106,7 @@ test('space and page variables are set and evaluated; reusable contents are stor
   assert.match(JSON.stringify(byId), /"expression":"space\.vars\.plan"/);
 
   // Deleting the reusable content leaves the include unexpanded (nothing invented).
-  await editAndMerge(admin, space.id, [{ operation: 'delete_reusable_content', reusableContent: 'support' }]);
+  await mergePages(t, admin, space.id, [{ operation: 'delete_reusable_content', reusableContent: 'support' }]);
   await expectStatus(admin.api.spaces.getReusableContentById(space.id, 'support'), 404);
   const { data: orphan } = await admin.api.spaces.getPageById(space.id, pageId, { format: 'document', dereferenced: true });
   assert.ok('document' in orphan && orphan.document?.nodes.some((n: any) => n.type === 'reusable-content'));
@@ -128,10 +115,10 @@ test('space and page variables are set and evaluated; reusable contents are stor
 test('documents are read only through a space that holds them', async () => {
   const a = await newOrg(t, 'Alpha');
   const b = await newOrg(t, 'Bravo');
-  const { data: spaceA } = await a.admin.api.orgs.createSpace(a.org.id, { title: 'A' });
-  const { data: spaceA2 } = await a.admin.api.orgs.createSpace(a.org.id, { title: 'A2' });
-  const { data: spaceB } = await b.admin.api.orgs.createSpace(b.org.id, { title: 'B' });
-  const body = await editAndMerge(b.admin, spaceB.id, [{ operation: 'insert_page', title: 'Secret', document: { markdown: 'Bravo secret.\n' } }]);
+  const spaceA = await newSpace(a.admin, a.org.id, 'A');
+  const spaceA2 = await newSpace(a.admin, a.org.id, 'A2');
+  const spaceB = await newSpace(b.admin, b.org.id, 'B');
+  const body = await mergePages(t, b.admin, spaceB.id, [{ operation: 'insert_page', title: 'Secret', document: { markdown: 'Bravo secret.\n' } }]);
   const { data: secret } = await b.admin.api.spaces.getPageById(spaceB.id, body.changes[0].page.id, {});
   const documentId = 'documentId' in secret ? secret.documentId! : '';
   assert.ok(documentId);
@@ -148,8 +135,8 @@ test('documents are read only through a space that holds them', async () => {
 
 test('bad variables and reusable contents are refused with what to fix', async () => {
   const { admin, org } = await newOrg(t);
-  const { data: space } = await admin.api.orgs.createSpace(org.id, { title: 'Docs' });
-  const { data: cr } = await admin.api.spaces.createChangeRequest(space.id, { subject: 'bad' });
+  const space = await newSpace(admin, org.id, 'Docs');
+  const cr = await openChangeRequest(admin, space.id, 'bad');
   const bad = async (change: unknown, message: RegExp) => {
     const res = await t.request('POST', `/v1/spaces/${space.id}/change-requests/${cr.id}/content`, { token: admin.token, body: { changes: [change] } });
     assert.equal(res.status, 400, JSON.stringify(res.body));

@@ -106,7 +106,7 @@ export async function deleteCollection(ctx: Ctx, collectionId: string): Promise<
     throw err;
   }
   assertContentRole(access.role, 'admin', 'delete the collection');
-  const now = new Date();
+  const now = new Date(ctx.now()); // the services' clock, as space deletion and its retention
   await ctx.db.transaction().execute(async (trx) => {
     await lockTree(trx, access.collection.organization_id);
     try {

@@ -175,7 +175,7 @@ export function deliverJob(services: Services) {
     const installationId = payload.installationId;
     if (!(await takeLease(db, installationId, LEASE_MS))) {
       // Another worker is delivering this installation's events; look again once it may be done.
-      await jobs.enqueue(DELIVER_JOB, { installationId }, { runAt: new Date(Date.now() + 1000) });
+      await jobs.enqueue(DELIVER_JOB, { installationId }, { runAt: new Date(services.now() + 1000) });
       return;
     }
     // The lease is renewed while this worker delivers; a worker that dies loses it within LEASE_MS.
@@ -192,7 +192,7 @@ export function deliverJob(services: Services) {
           .limit(1)
           .executeTakeFirst();
         if (!event) return;
-        if (event.next_attempt_at.getTime() > Date.now()) {
+        if (event.next_attempt_at.getTime() > services.now()) {
           await jobs.enqueue(DELIVER_JOB, { installationId }, { runAt: event.next_attempt_at });
           return;
         }
@@ -207,7 +207,7 @@ export function deliverJob(services: Services) {
             .execute();
           continue;
         }
-        const next = new Date(Date.now() + retryDelay(config.integrationRetryBaseMs, attempt));
+        const next = new Date(services.now() + retryDelay(config.integrationRetryBaseMs, attempt));
         await db.updateTable('integration_events').set({ attempts: attempt, logs: json(logs), next_attempt_at: next }).where('id', '=', event.id).execute();
         await jobs.enqueue(DELIVER_JOB, { installationId }, { runAt: next });
         return;
@@ -223,7 +223,7 @@ export function deliverJob(services: Services) {
 export function pruneJob(services: Services) {
   return async () => {
     await pruneEvents(services.db, services.config.integrationEventRetentionMs);
-    await services.jobs.enqueue(PRUNE_EVENTS_JOB, {}, { runAt: new Date(Date.now() + 3600_000) });
+    await services.jobs.enqueue(PRUNE_EVENTS_JOB, {}, { runAt: new Date(services.now() + 3600_000) });
   };
 }
 
@@ -232,7 +232,7 @@ export async function registerIntegrationJobs(services: Services): Promise<void>
   services.jobs.register(DELIVER_JOB, deliverJob(services), { maxAttempts: 1000 });
   services.jobs.register(PRUNE_EVENTS_JOB, pruneJob(services));
   const queued = await services.db.selectFrom('jobs').select('id').where('type', '=', PRUNE_EVENTS_JOB).where('status', 'in', ['queued', 'running']).executeTakeFirst();
-  if (!queued) await services.jobs.enqueue(PRUNE_EVENTS_JOB, {}, { runAt: new Date(Date.now() + 60_000) });
+  if (!queued) await services.jobs.enqueue(PRUNE_EVENTS_JOB, {}, { runAt: new Date(services.now() + 60_000) });
   // A delivery cut off by a crash resumes now (once its lease runs out), not when its job's lease does.
   const pending = await services.db.selectFrom('integration_events').select('installation_id').distinct().where('status', '=', 'pending').execute();
   for (const { installation_id } of pending) if (installation_id) await services.jobs.enqueue(DELIVER_JOB, { installationId: installation_id });

@@ -187,7 +187,8 @@ export function processSpecJob(services: Services) {
     await db.transaction().execute(async (trx) => {
       const current = await trx.selectFrom('openapi_specs').selectAll().where('id', '=', spec.id).forUpdate().executeTakeFirst();
       if (!current || current.generation !== payload.generation) return;
-      const now = new Date();
+      // The services' clock: the next refresh is due by the clock the job queue reads.
+      const now = new Date(services.now());
       if (outcome.ok) {
         const latest = current.last_version_id
           ? await trx.selectFrom('openapi_spec_versions').select('content_hash').where('id', '=', current.last_version_id).executeTakeFirst()

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
-import Ajv from 'ajv';
+import Ajv, { type ValidateFunction } from 'ajv';
 import addFormats from 'ajv-formats';
 import Fastify, { type FastifyBaseLogger, type FastifyInstance, type FastifyServerOptions, type RawServerDefault } from 'fastify';
 import type { IncomingMessage, ServerResponse } from 'node:http';
@@ -134,14 +134,27 @@ export function strictBodySchema(schema: unknown): unknown {
  * is an error), while path and query parameters, which arrive as text, are coerced to their
  * declared types.
  */
-function validators() {
+function validators(lazy: boolean) {
   const base = { allErrors: false, strict: false, useDefaults: true } as const;
   const body = new Ajv({ ...base, coerceTypes: false, removeAdditional: false });
   const params = new Ajv({ ...base, coerceTypes: 'array', removeAdditional: false });
   addFormats(body);
   addFormats(params);
-  return ({ schema, httpPart }: { schema: object; httpPart?: string }) =>
+  const compile = ({ schema, httpPart }: { schema: object; httpPart?: string }) =>
     httpPart === 'body' ? body.compile(strictBodySchema(schema) as object) : params.compile(schema);
+  if (!lazy) return compile;
+  return (route: { schema: object; httpPart?: string }) => {
+    let compiled: ValidateFunction | undefined;
+    // Fastify reads `errors` off the function it was given, as off an Ajv validator.
+    const validate = (data: unknown) => {
+      compiled ??= compile(route);
+      const valid = compiled(data);
+      validate.errors = compiled.errors;
+      return valid;
+    };
+    validate.errors = undefined as ValidateFunction['errors'];
+    return validate;
+  };
 }
 
 /**
@@ -151,7 +164,16 @@ function validators() {
  */
 export async function buildApp(
   services: Services,
-  opts: { logLevel: string; logStream?: NodeJS.WritableStream | undefined },
+  opts: {
+    logLevel: string;
+    logStream?: NodeJS.WritableStream | undefined;
+    /**
+     * Compile each route's validators on its first request instead of at start. Compiling the
+     * ~300 routes' validators is most of a start's CPU, while a test server calls few of them;
+     * `folio serve` compiles them all at start, so a schema that does not compile stops it there.
+     */
+    lazyValidators?: boolean | undefined;
+  },
   composition: AppComposition,
 ): Promise<FolioApp> {
   const hosts = composition.hostRewriter?.(services);
@@ -187,7 +209,7 @@ export async function buildApp(
     },
   }).withTypeProvider<TypeBoxTypeProvider>();
 
-  app.setValidatorCompiler(validators());
+  app.setValidatorCompiler(validators(opts.lazyValidators ?? false));
   app.setSchemaErrorFormatter((errors, dataVar) => {
     const e = errors[0]!;
     const where = `${dataVar}${e.instancePath ? e.instancePath.replace(/\//g, '.') : ''}`;
@@ -263,6 +285,7 @@ export async function buildApp(
     max: services.config.rateLimitMax,
     windowMs: services.config.rateLimitWindowMs,
     maxKeys: services.config.rateLimitMaxKeys,
+    now: services.now,
   });
 
   app.setNotFoundHandler((req, reply) => {

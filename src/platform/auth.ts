@@ -117,15 +117,21 @@ export interface SiteGrant {
  */
 export class TokenCache {
   private readonly entries = new Map<string, { auth: Authenticated; expires: number }>();
+  private readonly maxEntries: number;
+  /** The clock entries expire by (Services.now). */
+  readonly now: () => number;
   constructor(
     private readonly ttlMs: number,
-    private readonly maxEntries = 10_000,
-  ) {}
+    opts: { maxEntries?: number; now?: () => number } = {},
+  ) {
+    this.maxEntries = opts.maxEntries ?? 10_000;
+    this.now = opts.now ?? Date.now;
+  }
 
   get(hash: string): Authenticated | undefined {
     const entry = this.entries.get(hash);
     if (!entry) return undefined;
-    if (entry.expires > Date.now()) return entry.auth;
+    if (entry.expires > this.now()) return entry.auth;
     this.entries.delete(hash);
     return undefined;
   }
@@ -135,7 +141,7 @@ export class TokenCache {
     // Oldest first: a Map iterates in insertion order.
     if (this.entries.size >= this.maxEntries) this.entries.delete(this.entries.keys().next().value!);
     // Never trusted past the token's own expiry.
-    const expires = Math.min(Date.now() + this.ttlMs, auth.tokenExpiresAt?.getTime() ?? Infinity);
+    const expires = Math.min(this.now() + this.ttlMs, auth.tokenExpiresAt?.getTime() ?? Infinity);
     this.entries.set(hash, { auth, expires });
   }
 
@@ -155,7 +161,8 @@ export class TokenCache {
 
 /**
  * The user and token a bearer token authenticates, from its hash (`hashToken`, computed once per
- * request by the rate limiter); undefined for an unknown, expired or revoked token.
+ * request by the rate limiter); undefined for an unknown, expired or revoked token. Expiry is judged
+ * by the cache's clock when there is a cache (Services.now), else by Date.now.
  */
 export async function authenticateTokenHash(db: Db, hash: string, cache?: TokenCache): Promise<Authenticated | undefined> {
   const cached = cache?.get(hash);
@@ -181,7 +188,7 @@ export async function authenticateTokenHash(db: Db, hash: string, cache?: TokenC
         AND o.id IS DISTINCT FROM api_tokens.sso_organization_id)`.as('sso_blocked'),
     )
     .where('api_tokens.token_hash', '=', hash)
-    .where(liveTokens(new Date()))
+    .where(liveTokens(new Date(cache?.now() ?? Date.now())))
     // A derived (content) token stops when the token it was derived from is revoked (it never
     // outlives that token's expiry: its own is set no later).
     .where((eb) =>

@@ -16,6 +16,11 @@ export interface Services {
   tokenCache: TokenCache;
   /** Named prepared statements for per-request hot paths (see DatabaseHandle.prepared). */
   prepared: Prepared;
+  /**
+   * The time in milliseconds, as Date.now(): what token expiry, the token cache, rate-limit windows
+   * and job due times are measured with. A test passes a clock it moves forward instead of sleeping.
+   */
+  now: () => number;
 }
 
 export interface Caller {

@@ -24,6 +24,8 @@ export interface JobsOptions {
   leaseMs?: number;
   /** Delay before retry number `attempt` (1-based). */
   backoffMs?: (attempt: number) => number;
+  /** The clock due times and leases are read from (tests move it forward instead of waiting). */
+  now?: () => number;
 }
 
 const defaultBackoff = (attempt: number) => Math.min(60_000 * 10, 1000 * 2 ** (attempt - 1));
@@ -50,6 +52,9 @@ export class Jobs {
   private halted = false;
   private readonly leaseMs: number;
   private readonly backoffMs: (attempt: number) => number;
+  private readonly now: () => number;
+  /** settle() calls in progress: the worker loop starts no pass meanwhile, so settle() alone runs jobs. */
+  private settling = 0;
 
   constructor(
     private readonly db: Db,
@@ -57,6 +62,7 @@ export class Jobs {
   ) {
     this.leaseMs = options.leaseMs ?? 5 * 60_000;
     this.backoffMs = options.backoffMs ?? defaultBackoff;
+    this.now = options.now ?? Date.now;
   }
 
   register(type: string, handler: JobHandler, opts: { maxAttempts?: number } = {}): void {
@@ -74,7 +80,7 @@ export class Jobs {
       .values({
         type,
         payload: json(payload),
-        run_at: opts.runAt ?? new Date(),
+        run_at: opts.runAt ?? new Date(this.now()),
         max_attempts: opts.maxAttempts ?? this.handlers.get(type)?.maxAttempts ?? 5,
         created_at: new Date(),
         locked_until: null,
@@ -105,6 +111,7 @@ export class Jobs {
   private schedule(delay: number): void {
     if (this.stopped) return;
     this.timer = setTimeout(() => {
+      if (this.settling) return this.schedule(this.options.pollMs);
       this.running = this.drain()
         .then(() => undefined)
         .catch((err) => this.logger?.error({ err }, 'job worker failed'))
@@ -127,6 +134,50 @@ export class Jobs {
     return count;
   }
 
+  /**
+   * Runs the queue until it is idle: due jobs of the registered types run here, one at a time,
+   * until none is queued and due and none is running. The pass the worker loop may have in
+   * progress is waited for first, and the loop starts no new pass meanwhile; a job another process
+   * holds is waited for (polling every few milliseconds). Jobs queued for later (a retry after its
+   * backoff, a periodic job) are not waited for. Returns how many jobs ran here.
+   *
+   * For tests and tools that need "everything queued so far has happened": `folio serve` never
+   * calls it. Throws after `timeoutMs` with the jobs still pending.
+   */
+  async settle(opts: { timeoutMs?: number } = {}): Promise<number> {
+    const deadline = Date.now() + (opts.timeoutMs ?? 60_000);
+    this.settling++;
+    try {
+      let count = 0;
+      for (;;) {
+        await this.running;
+        count += await this.drain();
+        const pending = await this.pending();
+        if (pending.length === 0) return count;
+        if (Date.now() > deadline) {
+          throw new Error(`jobs did not settle in ${opts.timeoutMs ?? 60_000} ms: ${pending.map((j) => `${j.type} #${j.id} ${j.status}`).join(', ')}`);
+        }
+        await new Promise((r) => setTimeout(r, 10));
+      }
+    } finally {
+      this.settling--;
+    }
+  }
+
+  /** Jobs of the registered types that are running, or queued and due. */
+  private async pending(): Promise<{ id: number; type: string; status: string }[]> {
+    const types = [...this.handlers.keys()];
+    if (types.length === 0) return [];
+    return this.db
+      .selectFrom('jobs')
+      .select(['id', 'type', 'status'])
+      .where('type', 'in', types)
+      .where((eb) => eb.or([eb('status', '=', 'running'), eb.and([eb('status', '=', 'queued'), eb('run_at', '<=', new Date(this.now()))])]))
+      .orderBy('id')
+      .limit(10)
+      .execute();
+  }
+
   /** Claims and runs one due job of a registered type; false when none was due. */
   async runOne(): Promise<boolean> {
     const types = [...this.handlers.keys()];
@@ -141,7 +192,7 @@ export class Jobs {
     const heartbeat = setInterval(() => {
       this.db
         .updateTable('jobs')
-        .set({ locked_until: new Date(Date.now() + this.leaseMs) })
+        .set({ locked_until: new Date(this.now() + this.leaseMs) })
         .where('id', '=', job.id)
         .where('status', '=', 'running')
         .execute()
@@ -163,7 +214,7 @@ export class Jobs {
             status: 'queued',
             locked_until: null,
             last_error: message,
-            run_at: new Date(Date.now() + this.backoffMs(job.attempts)),
+            run_at: new Date(this.now() + this.backoffMs(job.attempts)),
           })
           .where('id', '=', job.id)
           .execute();
@@ -177,7 +228,7 @@ export class Jobs {
   }
 
   private async claim(types: string[]): Promise<JobRow | undefined> {
-    const now = new Date();
+    const now = new Date(this.now());
     const result = await sql<JobRow>`
       UPDATE jobs SET status = 'running', attempts = attempts + 1, locked_until = ${new Date(now.getTime() + this.leaseMs)}
       WHERE id = (
@@ -195,7 +246,7 @@ export class Jobs {
   private async finish(id: number, status: 'done' | 'failed', error: string | null): Promise<void> {
     await this.db
       .updateTable('jobs')
-      .set({ status, locked_until: null, last_error: error, finished_at: new Date() })
+      .set({ status, locked_until: null, last_error: error, finished_at: new Date(this.now()) })
       .where('id', '=', id)
       .execute();
   }

@@ -190,7 +190,8 @@ export async function deleteSpace(ctx: Ctx, spaceId: string): Promise<void> {
     throw err;
   }
   assertContentRole(access.role, 'admin', 'delete the space');
-  const deletedAt = new Date();
+  // On the services' clock, as the retention checks below: a test moves it past the retention.
+  const deletedAt = new Date(ctx.now());
   await ctx.db.transaction().execute(async (trx) => {
     await trx.updateTable('spaces').set({ deleted_at: deletedAt, updated_at: deletedAt }).where('id', '=', spaceId).execute();
     await spaceHooks.run('deleted', trx, { spaceId });
@@ -201,7 +202,7 @@ export async function deleteSpace(ctx: Ctx, spaceId: string): Promise<void> {
 export async function restoreSpace(ctx: Ctx, spaceId: string) {
   const access = await requireSpaceRole(ctx, spaceId, 'admin', 'restore the space', { includeDeleted: true });
   const { space } = access;
-  if (space.deleted_at && space.deleted_at.getTime() + ctx.config.spaceRetentionMs <= Date.now()) {
+  if (space.deleted_at && space.deleted_at.getTime() + ctx.config.spaceRetentionMs <= ctx.now()) {
     throw new NotFoundError('Space');
   }
   if (!space.deleted_at) return { space, role: access.role };
@@ -235,9 +236,9 @@ export async function restoreSpace(ctx: Ctx, spaceId: string) {
 }
 
 /** Background job: removes a space whose retention period has passed (no-op if it was restored). */
-export function purgeSpaceJob(services: Pick<Services, 'config'>) {
+export function purgeSpaceJob(services: Pick<Services, 'config' | 'now'>) {
   return async (payload: { spaceId: string }, { db }: { db: Db }) => {
-    const cutoff = new Date(Date.now() - services.config.spaceRetentionMs);
+    const cutoff = new Date(services.now() - services.config.spaceRetentionMs);
     await db.transaction().execute(async (trx) => {
       const due = await trx
         .selectFrom('spaces')

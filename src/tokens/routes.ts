@@ -41,6 +41,7 @@ export async function tokenRoutes(app: FolioApp): Promise<void> {
         { name: body.name, expiresAt: body.expiresAt ? new Date(body.expiresAt) : undefined },
         ctx.token?.expiresAt,
         ctx.token?.ssoOrganizationId,
+        ctx.now(),
       );
       return reply.status(201).send({ ...presentToken(info, ctx.token?.id), token });
     },

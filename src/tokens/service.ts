@@ -24,7 +24,7 @@ export async function listAllTokens(db: Db, userId: string): Promise<ApiTokenInf
 /** The caller's own tokens that still authenticate, newest first (at most MAX_LIVE_TOKENS); derived content tokens are not listed. */
 export async function listLiveTokens(ctx: Ctx): Promise<ApiTokenInfo[]> {
   // Content tokens (derived by URL resolution, hours-long, gone with their parent) are not the user's own.
-  return store.liveTokensOf(ctx.db, ctx.user.id, new Date());
+  return store.liveTokensOf(ctx.db, ctx.user.id, new Date(ctx.now()));
 }
 
 /**
@@ -38,8 +38,9 @@ export async function createToken(
   limitTo?: Date | null,
   /** The organization whose SSO issued the token making the request: the new token carries it too. */
   ssoOrganizationId?: string | null,
+  /** The time "in the future" and "live" are judged at (Services.now). */
+  now = Date.now(),
 ): Promise<{ token: string; info: ApiTokenInfo }> {
-  const now = Date.now();
   if (input.expiresAt && input.expiresAt.getTime() <= now) throw new BadRequestError('expiresAt must be in the future');
   let expiresAt = input.expiresAt ?? null;
   if (limitTo) {

@@ -1,3 +1,4 @@
+import type { ChangeRequest } from '@gitbook/api';
 import type { Role, RoleOrGuest } from '../../src/platform/db/schema.ts';
 import type { TestServer, TestUser } from './server.ts';
 
@@ -79,4 +80,160 @@ export async function grantDirect(
       created_at: new Date(),
     })
     .execute();
+}
+
+// ---------------------------------------------------------------------------------------------
+// Content: spaces, collections, change requests and edits, sites, integrations. All go through
+// the official client (responses checked against the official schema) except `editPages`, whose
+// `compat=false` answer (the affected pages' ids) is a Folio extension the client does not know.
+
+type Api = TestUser['api'];
+/** Who acts: a test user, or anything holding an official client (`{ api }`, e.g. for a server in a child process). */
+export type Caller = Pick<TestUser, 'api'>;
+/** One change of a content batch (updateChangeRequestContent) as the official client types it. */
+export type Change = Parameters<Api['spaces']['updateChangeRequestContent']>[2]['changes'][number];
+/** A change as tests write it: the official shape, or Folio's additions (`ref`, `into`, `insert_files`…). */
+export type ChangeInput = Change | Record<string, unknown>;
+type CreateSpaceBody = Parameters<Api['orgs']['createSpace']>[1];
+type CreateCollectionBody = Parameters<Api['orgs']['createCollection']>[1];
+
+/**
+ * A space created by `user` in the organization: a title, or the whole createSpace body (default
+ * title "Handbook"); `parent`, a collection to create it in.
+ */
+export async function newSpace(user: Caller, organizationId: string, opts: string | CreateSpaceBody = {}, parent?: string) {
+  const body = typeof opts === 'string' ? { title: opts } : { title: 'Handbook', ...opts };
+  return (await user.api.orgs.createSpace(organizationId, { ...body, ...(parent ? { parent } : {}) })).data;
+}
+
+/**
+ * A collection created by `user` in the organization: a title, or the whole createCollection body
+ * (default title "Collection"); `parent`, a collection to nest it in.
+ */
+export async function newCollection(user: Caller, organizationId: string, opts: string | CreateCollectionBody = {}, parent?: string) {
+  const body = typeof opts === 'string' ? { title: opts } : { title: 'Collection', ...opts };
+  return (await user.api.orgs.createCollection(organizationId, { ...body, ...(parent ? { parent } : {}) })).data;
+}
+
+/** The most common start: a new user (`user`, default "Ann") administering a new organization with one space. */
+export async function orgWithSpace(t: TestServer, opts: { user?: string; org?: string; space?: string | CreateSpaceBody } = {}) {
+  const admin = await t.user(opts.user ?? 'Ann');
+  const { data: org } = await admin.api.orgs.createOrganization({ title: opts.org ?? 'Docs' });
+  const space = await newSpace(admin, org.id, opts.space);
+  return { admin, org, space };
+}
+
+/** An open change request on the space. */
+export async function openChangeRequest(user: Caller, spaceId: string, subject = 'Edits') {
+  return (await user.api.spaces.createChangeRequest(spaceId, { subject })).data;
+}
+
+/** Applies a batch of changes to an open change request through the official client; the change request's answer. */
+export async function editChangeRequest(user: Caller, spaceId: string, changeRequestId: string, changes: ChangeInput[]): Promise<ChangeRequest> {
+  // Without compat=false the answer is the change request (the client types both answers).
+  return (await user.api.spaces.updateChangeRequestContent(spaceId, changeRequestId, { changes: changes as Change[] })).data as ChangeRequest;
+}
+
+/** The `compat=false` answer of a content batch: the change request, one entry per affected page, the inserted files. */
+export interface PagesEdit {
+  changeRequest: { id: string; revision: string; [key: string]: unknown };
+  /** `created_page` and `updated_page` entries carry the page (`{ object: 'page', id, urls }`); `deleted_page` ones its id. */
+  changes: { object: 'created_page' | 'updated_page' | 'deleted_page'; ref?: string; page: any }[];
+  insertedFiles: { id: string; name: string; [key: string]: unknown }[];
+  /** Ids of the pages the batch created or updated, in the order of `changes`. */
+  pageIds: string[];
+}
+
+/**
+ * Applies a batch of changes with `compat=false`, which also answers the affected pages and the
+ * inserted files (so a test learns the ids of the pages it created); asserts a 200.
+ */
+export async function editPages(t: TestServer, user: TestUser, spaceId: string, changeRequestId: string, changes: ChangeInput[]): Promise<PagesEdit> {
+  const res = await t.request('POST', `/v1/spaces/${spaceId}/change-requests/${changeRequestId}/content?compat=false`, { token: user.token, body: { changes } });
+  if (res.status !== 200) throw new Error(`editing the content of change request ${changeRequestId} answered ${res.status}: ${JSON.stringify(res.body)}`);
+  const body = res.body as Omit<PagesEdit, 'pageIds'>;
+  return { ...body, pageIds: body.changes.flatMap((c) => (c.object === 'deleted_page' ? [] : [c.page.id as string])) };
+}
+
+/** An open change request holding `changes` (not merged). */
+export async function changeRequestWith(user: Caller, spaceId: string, changes: ChangeInput[], opts: { subject?: string } = {}) {
+  const cr = await openChangeRequest(user, spaceId, opts.subject ?? 'Edits');
+  return editChangeRequest(user, spaceId, cr.id, changes);
+}
+
+/** Applies `changes` through a change request of their own and merges it; returns the merged revision's id. */
+export async function mergeChanges(user: Caller, spaceId: string, changes: ChangeInput[], opts: { subject?: string } = {}): Promise<string> {
+  const cr = await openChangeRequest(user, spaceId, opts.subject ?? 'Publish');
+  await editChangeRequest(user, spaceId, cr.id, changes);
+  return (await user.api.spaces.mergeChangeRequest(spaceId, cr.id)).data.revision;
+}
+
+/**
+ * Like `mergeChanges`, answering what `editPages` answers (the ids of the pages created or
+ * updated, the inserted files) and the merged revision.
+ */
+export async function mergePages(t: TestServer, user: TestUser, spaceId: string, changes: ChangeInput[], opts: { subject?: string } = {}) {
+  const cr = await openChangeRequest(user, spaceId, opts.subject ?? 'Publish');
+  const edit = await editPages(t, user, spaceId, cr.id, changes);
+  const { data: merged } = await user.api.spaces.mergeChangeRequest(spaceId, cr.id);
+  return { ...edit, revision: merged.revision };
+}
+
+/** A page written in markdown, for `pagesChanges`: nested under another page of the batch by its title (`parent`). */
+export interface MarkdownPage {
+  title: string;
+  markdown: string;
+  parent?: string;
+  description?: string;
+}
+
+/** `insert_page` changes for pages written in markdown, in order; each is its own `ref` (its title), so later pages may nest under earlier ones. */
+export function pagesChanges(pages: MarkdownPage[]): ChangeInput[] {
+  return pages.map((p) => ({
+    operation: 'insert_page',
+    ref: p.title,
+    title: p.title,
+    ...(p.parent ? { into: p.parent } : {}),
+    ...(p.description ? { description: p.description } : {}),
+    document: { markdown: p.markdown },
+  }));
+}
+
+type Visibility = 'public' | 'unlisted' | 'share-link' | 'visitor-auth';
+
+/** A site of the organization with these spaces; published unless `publish: false`. */
+export async function newSite(user: Caller, organizationId: string, opts: { title?: string; visibility?: Visibility; spaces?: string[]; publish?: boolean } = {}) {
+  const { data: site } = await user.api.orgs.createSite(organizationId, { title: opts.title ?? 'Handbook Site', ...(opts.visibility ? { visibility: opts.visibility } : {}) } as never);
+  for (const spaceId of opts.spaces ?? []) await user.api.orgs.addSpaceToSite(organizationId, site.id, { spaceId });
+  if (opts.publish !== false) await user.api.orgs.publishSite(organizationId, site.id, {} as never);
+  return site;
+}
+
+let integrationCount = 0;
+
+/**
+ * An integration published by `user` for the organization (a unique name unless given): `body`
+ * is the rest of publishIntegration's body (script, scopes, contentSources…).
+ */
+export async function newIntegration(user: Caller, organizationId: string, body: Record<string, unknown> = {}, name?: string) {
+  const chosen = name ?? `integration-${++integrationCount}-${Date.now().toString(36)}`;
+  const { data } = await user.api.integrations.publishIntegration(chosen, { title: 'Test integration', organization: organizationId, ...body } as never);
+  return { name: chosen, integration: data };
+}
+
+/**
+ * An integration published and installed in the organization, and on some spaces (`spaces`) or on
+ * all of them (`spaces: 'all'`). `tunnelUrl` puts it in development mode, its events going to that URL.
+ */
+export async function installedIntegration(
+  user: Caller,
+  organizationId: string,
+  opts: { name?: string; body?: Record<string, unknown>; spaces?: string[] | 'all'; tunnelUrl?: string } = {},
+) {
+  const { name, integration } = await newIntegration(user, organizationId, opts.body, opts.name);
+  if (opts.tunnelUrl) await user.api.integrations.setIntegrationDevelopmentMode(name, { tunnelUrl: opts.tunnelUrl });
+  const { data: installation } = await user.api.integrations.installIntegration(name, { organization: organizationId });
+  if (opts.spaces === 'all') await user.api.integrations.updateIntegrationInstallation(name, installation.id, { space_selection: 'all' } as never);
+  else for (const space of opts.spaces ?? []) await user.api.integrations.installIntegrationOnSpace(name, installation.id, { space });
+  return { name, integration, installation };
 }

@@ -2,8 +2,10 @@ import assert from 'node:assert/strict';
 import { PassThrough } from 'node:stream';
 import { after, before } from 'node:test';
 import { GIT_EXPORT_JOB, GIT_IMPORT_JOB } from '../../src/git/service.ts';
+import { mergeChanges, newSpace as newSpaceIn, type ChangeInput } from './factories.ts';
 import { startGitServer, type GitServer } from './git-server.ts';
 import { startTestServer, type TestServer, type TestUser } from './server.ts';
+import { eventually, settleJobs } from './wait.ts';
 
 export const PASSWORD = 's3cret-pass';
 
@@ -23,14 +25,17 @@ export function gitSyncHarness() {
   const t = () => h.t;
   const g = () => h.g;
 
+  /** Runs the job queue until idle, and again until no git job is left (one retried after its backoff included). */
   async function gitJobsDone() {
     const db = t().server.services.db;
-    for (let i = 0; i < 600; i++) {
-      const pending = await db.selectFrom('jobs').select('id').where('type', 'in', [GIT_IMPORT_JOB, GIT_EXPORT_JOB]).where('status', 'in', ['queued', 'running']).execute();
-      if (!pending.length) return;
-      await new Promise((r) => setTimeout(r, 50));
-    }
-    throw new Error('git jobs did not finish');
+    await eventually(
+      async () => {
+        await settleJobs(t());
+        const pending = await db.selectFrom('jobs').select(['id', 'type', 'status']).where('type', 'in', [GIT_IMPORT_JOB, GIT_EXPORT_JOB]).where('status', 'in', ['queued', 'running']).execute();
+        assert.deepEqual(pending, [], 'git jobs still queued or running');
+      },
+      { what: 'git jobs to finish', timeoutMs: 30_000 },
+    );
   }
 
   async function info(user: TestUser, spaceId: string) {
@@ -68,13 +73,11 @@ export function gitSyncHarness() {
   }
 
   async function editAndMerge(user: TestUser, spaceId: string, changes: unknown[]) {
-    const cr = (await user.api.spaces.createChangeRequest(spaceId, { subject: 'Edit' })).data;
-    await user.api.spaces.updateChangeRequestContent(spaceId, cr.id, { changes } as never);
-    await user.api.spaces.mergeChangeRequest(spaceId, cr.id);
+    await mergeChanges(user, spaceId, changes as ChangeInput[], { subject: 'Edit' });
   }
 
   async function newSpace(user: TestUser, orgId: string, title = 'Docs') {
-    return (await user.api.orgs.createSpace(orgId, { title })).data;
+    return newSpaceIn(user, orgId, title);
   }
 
   return { h, t, g, gitJobsDone, info, importRepo, exportRepo, flatten, pages, markdownOf, editAndMerge, newSpace };

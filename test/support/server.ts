@@ -54,9 +54,32 @@ export interface TestUser {
   api: GitBookAPI;
 }
 
+/**
+ * The test server's clock: real time plus an offset the test moves forward with `advance(ms)`,
+ * so a test that waits for a token to expire or a rate-limit window to end takes no time. It never
+ * goes backwards, so time-stamps written by the server keep their order.
+ */
+export interface TestClock {
+  now(): number;
+  advance(ms: number): void;
+}
+
+export function testClock(): TestClock {
+  let offset = 0;
+  return {
+    now: () => Date.now() + offset,
+    advance(ms: number) {
+      if (!(ms >= 0)) throw new Error(`a test clock only moves forward (asked ${ms} ms)`);
+      offset += ms;
+    },
+  };
+}
+
 export interface TestServer {
   url: string;
   server: RunningServer;
+  /** The server's clock (Services.now): `t.clock.advance(ms)` instead of sleeping. */
+  clock: TestClock;
   /** Creates a user (as `folio users create` does) with a unique email. */
   user(name?: string, opts?: { email?: string }): Promise<TestUser>;
   client(token: string): GitBookAPI;
@@ -80,9 +103,12 @@ export async function startTestServer(
     ...db.config,
     ...overrides,
   };
+  const clock = testClock();
   let server: Awaited<ReturnType<typeof startServer>>;
   try {
-    server = await startServer(config, { purpose: 'test', ...opts });
+    // Validators are compiled as routes are first called: a test file calls few of them. A real
+    // `folio serve` (test/cli.test.ts) still compiles them all at start.
+    server = await startServer(config, { purpose: 'test', now: clock.now, lazyValidators: true, ...opts });
   } catch (err) {
     await db.cleanup();
     throw err;
@@ -97,6 +123,7 @@ export async function startTestServer(
   return {
     url,
     server,
+    clock,
     client,
     async user(name = 'Test User', opts = {}) {
       counter++;
