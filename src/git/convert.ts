@@ -5,7 +5,7 @@ import { readMarkdownMetadata } from '../change-requests/service.ts';
 import { getBlob, imageDimensions, putBlob } from '../content/files.ts';
 import { readFrontMatter, variablesOf, withFrontMatter } from '../content/front-matter.ts';
 import { parse as parseYaml, stringify as stringifyYaml } from 'yaml';
-import { ContentEditor, ContentReader, EMPTY, getDocuments, putDocuments, REUSABLE_CONTENT_ID, slugify, sortPages, type FileEntry, type PageEntry, type ReusableContentEntry, type Variables } from '../content/model.ts';
+import { ContentEditor, ContentReader, EMPTY, getDocuments, putDocuments, REUSABLE_CONTENT_ID, slugify, sortPages, type FileEntry, type PageEntry, type PageType, type ReusableContentEntry, type Variables } from '../content/model.ts';
 import { frontMatterOf, gitPath } from '../content/presenter.ts';
 import { hashOf } from '../content/tree.ts';
 import type { Db } from '../platform/db/database.ts';
@@ -39,6 +39,8 @@ export interface Manifest {
   includes?: Record<string, { path: string; oid: string; entry: string }>;
   /** Space variables ↔ `.gitbook/vars.yaml`. */
   vars?: { path: string; oid: string; hash: string };
+  /** The repository's `.gitbook.yaml` as imported: written again where an export finds none. */
+  config?: { path: string; text: string };
   /**
    * `.gitbook.yaml` redirects: a path of the space's URL (no leading slash) → the repository path
    * of the page it now goes to. Served by published sites (src/git/redirects.ts).
@@ -118,7 +120,8 @@ export async function importTree(
         seen.add(item.path!);
       }
       items.push({ item, parent });
-      walk(item.children, item);
+      // A link holds no pages: what SUMMARY.md nests below one follows it instead.
+      walk(item.children, item.kind === 'link' ? parent : item);
     }
   };
   walk(toc, null);
@@ -193,7 +196,7 @@ export async function importTree(
   const base = opts.base.root === EMPTY ? { pages: new Map<string, PageEntry>(), files: [] as FileEntry[], reusableContents: [] as ReusableContentEntry[], variables: {} as Variables } : await baseReader.all();
   const now = new Date().toISOString();
   const editor = new ContentEditor(db, EMPTY);
-  const manifest: Manifest = { commit, pages: {}, files: {} };
+  const manifest: Manifest = { commit, pages: {}, files: {}, ...(configFile && configText !== undefined ? { config: { path: configFile.path, text: configText } } : {}) };
 
   // Siblings, in table-of-contents order, per parent page.
   const siblings = new Map<string | null, TocItem[]>();
@@ -220,18 +223,22 @@ export async function importTree(
         const name = posix.basename(item.path!).replace(/\.md$/i, '');
         const dir = posix.basename(posix.dirname(item.path!));
         slug = /^readme$/i.test(name) ? (dir && dir !== '.' && posix.dirname(item.path!) !== config.root ? slugify(dir) : slugify(title)) : slugify(name);
-      } else slug = slugify(item.title);
+      } else slug = item.slug ? slugify(item.slug) : slugify(item.title);
+      // SUMMARY.md groups are group pages; the official model has them at the top level only,
+      // so a folder without README.md deeper down (no SUMMARY.md) stays an empty document.
+      const type: PageType = item.kind === 'link' ? 'link' : item.kind === 'group' && parentId === null ? 'group' : 'document';
       for (let n = 2; slugs.has(slug); n++) slug = `${slug.replace(/-\d+$/, '')}-${n}`;
       slugs.add(slug);
       const before = base.pages.get(id);
       const entry: PageEntry = {
         id,
-        type: 'document',
+        type,
         title,
         slug,
         parent: parentId,
         pos: positions[i]!,
         doc: item.kind === 'page' ? (docByPath.get(item.path!) ?? (await putDocuments(db, opts.spaceId, ['']))[0]!) : null,
+        ...(type === 'link' ? { target: { kind: 'url' as const, url: item.href! } } : {}),
         createdAt: before?.createdAt ?? now,
         updatedAt: now,
         ...(meta?.metadata ?? {}),
@@ -304,7 +311,18 @@ export async function importTree(
   // Without SUMMARY.md, the shape is kept too: an export of the same tree writes none either.
   // The shape uses the titles an export would write (a link title, else the page's title).
   const titled = (list: TocItem[]): TocItem[] =>
-    list.filter((i) => entries.has(i)).map((i) => ({ ...i, title: i.kind === 'group' ? i.title : (entries.get(i)!.linkTitle ?? entries.get(i)!.title), children: titled(i.children) }));
+    list.flatMap((i) => {
+      const entry = entries.get(i);
+      if (!entry) return [];
+      const item: TocItem = {
+        ...i,
+        title: i.kind === 'group' ? i.title : (entry.linkTitle ?? entry.title),
+        ...(i.kind === 'group' ? { slug: entry.slug } : {}),
+        children: i.kind === 'link' ? [] : titled(i.children),
+      };
+      // What SUMMARY.md nests below a link follows it (see walk).
+      return i.kind === 'link' ? [item, ...titled(i.children)] : [item];
+    });
   const shape = hashOf(shapeOf(titled(toc)));
   manifest.summary = summaryFile ? { path: summaryFile.path, oid: summaryFile.oid, shape } : { path: '', oid: '', shape };
   const root = await editor.commit(db);
@@ -320,7 +338,7 @@ export async function importTree(
 
 /** What SUMMARY.md says, without the text that does not matter (for comparisons). */
 function shapeOf(items: TocItem[]): unknown {
-  return items.map((i) => [i.kind, i.title, i.path ?? '', i.href ?? '', shapeOf(i.children)]);
+  return items.map((i) => [i.kind, i.title, i.path ?? '', i.href ?? '', ...(i.kind === 'group' ? [i.slug ?? ''] : []), shapeOf(i.children)]);
 }
 
 export interface ExportPlan {
@@ -337,7 +355,14 @@ export interface ExportPlan {
 export async function exportPlan(
   db: Db,
   root: string,
-  opts: { projectDir: string; existing: TreeFile[]; configText: string | undefined; manifest: Manifest | null },
+  opts: {
+    projectDir: string;
+    existing: TreeFile[];
+    configText: string | undefined;
+    manifest: Manifest | null;
+    /** Blobs of the last sync the target repository does not hold: what they held is written anew. */
+    missing?: Set<string>;
+  },
 ): Promise<ExportPlan> {
   const config = readGitbookConfig(opts.configText, opts.projectDir);
   const { pages, files, reusableContents, variables } = await new ContentReader(db, root).all();
@@ -350,6 +375,8 @@ export async function exportPlan(
   }
   for (const list of children.values()) sortPages(list);
   const m = opts.manifest;
+  /** A blob of the last sync, when the commit being made may point at it. */
+  const reusable = (oid: string | undefined): oid is string => !!oid && !opts.missing?.has(oid);
   const used = new Set<string>();
   const unique = (path: string) => {
     let candidate = path;
@@ -364,8 +391,12 @@ export async function exportPlan(
   const kindOf = new Map<string, 'page' | 'group' | 'link'>();
   for (const id of pages.keys()) {
     const known = m?.pages[id];
-    if (known?.kind === 'page' && known.path) pathOf.set(id, unique(known.path));
-    kindOf.set(id, known?.kind ?? 'page');
+    const page = pages.get(id)!;
+    // Groups and links are what their page says; an empty document keeps the role it had (a
+    // folder without README.md, imported without SUMMARY.md, writes no file).
+    const kind = page.type === 'group' ? 'group' : page.type === 'link' ? 'link' : known?.kind === 'group' ? 'group' : 'page';
+    if (kind === 'page' && known?.kind === 'page' && known.path) pathOf.set(id, unique(known.path));
+    kindOf.set(id, kind);
   }
   const assign = (parent: string | null, folder: string) => {
     for (const [index, p] of (children.get(parent) ?? []).entries()) {
@@ -388,14 +419,15 @@ export async function exportPlan(
   }
 
   // The repository's .gitbook.yaml is left as it is, so its redirects still hold.
-  const out: ExportPlan = { files: [], deletes: [], manifest: { pages: {}, files: {}, ...(m?.redirects ? { redirects: m.redirects } : {}) } };
+  const out: ExportPlan = { files: [], deletes: [], manifest: { pages: {}, files: {}, ...(m?.redirects ? { redirects: m.redirects } : {}), ...(m?.config ? { config: m.config } : {}) } };
   for (const p of pages.values()) {
     const kind = kindOf.get(p.id)!;
     const known = m?.pages[p.id];
     const hash = entryHash(p);
     const path = pathOf.get(p.id);
     if (kind !== 'page' || !path) {
-      out.manifest.pages[p.id] = { kind, entry: hash, ...(known?.href ? { href: kind === 'group' ? p.title : known.href } : kind === 'group' ? { href: p.title } : {}) };
+      const href = kind === 'group' ? p.title : kind === 'link' ? (p.target?.url ?? known?.href) : known?.href;
+      out.manifest.pages[p.id] = { kind, entry: hash, ...(href ? { href } : {}) };
       continue;
     }
     if (known && !known.oid && known.path === path && known.entry === hash) {
@@ -405,7 +437,7 @@ export async function exportPlan(
       continue;
     }
     let oid: string | undefined;
-    if (known?.oid && known.path === path && known.entry === hash) oid = known.oid;
+    if (reusable(known?.oid) && known.path === path && known.entry === hash) oid = known.oid;
     if (oid) out.files.push({ path, oid });
     else {
       const body = rewriteLinks(docs.get(p.doc ?? '') ?? '', (target) => {
@@ -430,7 +462,7 @@ export async function exportPlan(
   for (const f of files) {
     const path = filePath.get(f.id)!;
     const known = m?.files[f.id];
-    if (known && known.blob === f.blob && known.path === path) {
+    if (known && known.blob === f.blob && known.path === path && reusable(known.oid)) {
       out.files.push({ path, oid: known.oid });
       out.manifest.files[f.id] = known;
     } else {
@@ -448,15 +480,16 @@ export async function exportPlan(
     const hash = includeEntryHash(r);
     const path = known?.path ?? inRoot('.gitbook/includes', `${r.id}.md`);
     used.add(path);
-    if (known && known.entry === hash) out.files.push({ path, oid: known.oid });
+    const kept = known && known.entry === hash && reusable(known.oid);
+    if (kept) out.files.push({ path, oid: known.oid });
     else {
       const body = includeDocs.get(r.doc ?? '') ?? '';
       out.files.push({ path, data: Buffer.from(`---\n${stringifyYaml({ title: r.title }, { lineWidth: 0 })}---\n\n${body.replace(/\n*$/, '\n')}`, 'utf8') });
     }
-    out.manifest.includes[r.id] = { path, oid: known?.entry === hash ? known.oid : '', entry: hash };
+    out.manifest.includes[r.id] = { path, oid: kept ? known.oid : '', entry: hash };
   }
   const varsHash = hashOf(variables);
-  if (m?.vars && m.vars.hash === varsHash) {
+  if (m?.vars && m.vars.hash === varsHash && reusable(m.vars.oid)) {
     out.files.push({ path: m.vars.path, oid: m.vars.oid });
     out.manifest.vars = m.vars;
   } else if (Object.keys(variables).length) {
@@ -471,8 +504,8 @@ export async function exportPlan(
       const kind = kindOf.get(p.id)!;
       const title = p.linkTitle ?? p.title;
       const known = m?.pages[p.id];
-      if (kind === 'group') return { kind, title: p.title, children: toc(p.id) };
-      if (kind === 'link') return { kind, title, href: known?.href ?? '', children: toc(p.id) };
+      if (kind === 'group') return { kind, title: p.title, slug: p.slug, children: toc(p.id) };
+      if (kind === 'link') return { kind, title, href: p.target?.url ?? known?.href ?? '', children: toc(p.id) };
       const href = out.manifest.pages[p.id]?.href;
       return { kind, title, path: pathOf.get(p.id)!, ...(href ? { href } : {}), children: toc(p.id) };
     });
@@ -481,7 +514,7 @@ export async function exportPlan(
   const shape = hashOf(shapeOf(items));
   if (m?.summary && m.summary.shape === shape && m.summary.path === '') {
     out.manifest.summary = m.summary;
-  } else if (m?.summary && m.summary.shape === shape && m.summary.path === summaryPath) {
+  } else if (m?.summary && m.summary.shape === shape && m.summary.path === summaryPath && reusable(m.summary.oid)) {
     out.files.push({ path: summaryPath, oid: m.summary.oid });
     out.manifest.summary = m.summary;
   } else {
@@ -490,7 +523,10 @@ export async function exportPlan(
   }
   const configPath = repoPath(opts.projectDir, '.gitbook.yaml')!;
   const existing = new Set(opts.existing.map((f) => f.path));
-  if (!existing.has(configPath) && !m) {
+  if (!existing.has(configPath) && m?.config?.path === configPath) {
+    // The repository had one (a new branch of another repository, or an empty one, gets it too).
+    out.files.push({ path: configPath, data: Buffer.from(m.config.text, 'utf8') });
+  } else if (!existing.has(configPath) && !m) {
     const root = config.root === opts.projectDir ? './' : `./${posix.relative(opts.projectDir || '.', config.root)}/`;
     out.files.push({ path: configPath, data: Buffer.from(`root: ${root}\n\nstructure:\n  readme: ${config.readme}\n  summary: ${config.summary}\n`, 'utf8') });
   }

@@ -1,3 +1,4 @@
+import { slugify } from '../content/model.ts';
 import { GitError } from './git.ts';
 import { posix } from 'node:path';
 import { parse as parseYaml } from 'yaml';
@@ -65,8 +66,10 @@ export interface TocItem {
   title: string;
   /** Repository path of the page's markdown file (pages). */
   path?: string;
-  /** Anchor after the path (`page.md#section`), kept for the way back. */
+  /** Anchor after the path (`page.md#section`), kept for the way back; a link's URL. */
   href?: string;
+  /** A group's slug when its heading names one (`## Title <a href="#slug" id="slug"></a>`). */
+  slug?: string;
   children: TocItem[];
 }
 
@@ -84,6 +87,9 @@ function isExternal(target: string): boolean {
   return /^[a-z][a-z0-9+.-]*:/i.test(target) || target.startsWith('//');
 }
 
+/** The anchor GitBook puts after a group's title to keep its slug: `<a href="#slug" id="slug"></a>`. */
+const GROUP_ANCHOR = /\s*<a href="#([^"]+)" id="\1"><\/a>\s*$/;
+
 /** Parses SUMMARY.md (at `summaryPath`) into a tree of items; page paths resolved from its folder. */
 export function parseSummary(text: string, summaryPath: string): TocItem[] {
   const dir = posix.dirname(summaryPath) === '.' ? '' : posix.dirname(summaryPath);
@@ -96,7 +102,10 @@ export function parseSummary(text: string, summaryPath: string): TocItem[] {
     if (inFence) continue;
     const heading = /^(#{2,6})\s+(.+?)\s*#*\s*$/.exec(line);
     if (heading) {
-      const group: TocItem = { kind: 'group', title: unescapeMarkdown(heading[2]!), children: [] };
+      // GitBook writes the slug of a group whose title says another one as an empty anchor.
+      const anchor = GROUP_ANCHOR.exec(heading[2]!);
+      const title = unescapeMarkdown(anchor ? heading[2]!.slice(0, anchor.index).trimEnd() : heading[2]!);
+      const group: TocItem = { kind: 'group', title, ...(anchor ? { slug: anchor[1]! } : {}), children: [] };
       top.push(group);
       list = group.children;
       stack.length = 0;
@@ -189,7 +198,8 @@ export function writeSummary(items: TocItem[], summaryPath: string): string {
       const indent = '  '.repeat(depth);
       if (item.kind === 'group') {
         if (lines[lines.length - 1] !== '') lines.push('');
-        lines.push(`## ${item.title}`, '');
+        const slug = item.slug && item.slug !== slugify(item.title) ? ` <a href="#${item.slug}" id="${item.slug}"></a>` : '';
+        lines.push(`## ${item.title}${slug}`, '');
         write(item.children, 0);
         continue;
       }
