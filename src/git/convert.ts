@@ -15,11 +15,14 @@ import {
   folderTree,
   parseSummary,
   readGitbookConfig,
+  linkSpelling,
   relativeLink,
+  relativePath,
   repoPath,
   resolveRelative,
   rewriteLinks,
   writeSummary,
+  type LinkPlace,
   type TocItem,
 } from './format.ts';
 import type { FetchedRepo, TreeFile } from './repo.ts';
@@ -39,6 +42,11 @@ export interface Manifest {
   includes?: Record<string, { path: string; oid: string; entry: string }>;
   /** Space variables ↔ `.gitbook/vars.yaml`. */
   vars?: { path: string; oid: string; hash: string };
+  /**
+   * Links of pages written otherwise than GitBook writes them today (`image%20%281%29.png`, `./`):
+   * linkKey → the text as written, used again while the page and its target keep their paths.
+   */
+  links?: Record<string, string>;
   /** The repository's `.gitbook.yaml` as imported: written again where an export finds none. */
   config?: { path: string; text: string };
   /**
@@ -46,6 +54,11 @@ export interface Manifest {
    * of the page it now goes to. Served by published sites (src/git/redirects.ts).
    */
   redirects?: Record<string, string>;
+}
+
+/** Where a page links to, for Manifest.links. */
+function linkKey(from: string, to: string, anchor: string, place: LinkPlace): string {
+  return `${place === 'markdown' ? 'm' : 'a'}:${posix.dirname(from)}:${to}#${anchor}`;
 }
 
 /** An include line, `{% include "<path>" %}`, whatever the path. */
@@ -166,8 +179,13 @@ export async function importTree(
   const fileIdByPath = new Map<string, string>();
   for (const path of assets.keys()) fileIdByPath.set(path, idByKey.get(`file:${path}`) ?? newId());
 
-  // Bodies with repository links turned into page and file references.
+  // Bodies with repository links turned into page and file references. How a link was written
+  // is kept where GitBook would write it otherwise, so an export of the page writes it the same.
   const bodies = new Map<string, string>();
+  const links: Record<string, string> = {};
+  const spelled = (from: string, to: string, anchor: string, place: LinkPlace, written: string) => {
+    if (written !== linkSpelling(relativePath(from, to) + (anchor ? `#${anchor}` : ''), place)) links[linkKey(from, to, anchor, place)] = written;
+  };
   for (const f of pageFiles) {
     const meta = parsed.get(f.path)!;
     const includesDir = repoPath(config.root, '.gitbook/includes');
@@ -177,13 +195,20 @@ export async function importTree(
     });
     bodies.set(
       f.path,
-      rewriteLinks(body, (target) => {
+      rewriteLinks(body, (target, place, written) => {
         const r = resolveRelative(f.path, target);
         if (!r) return undefined;
-        const page = pageIdByPath.get(r.path) ?? (/\/$|^$/.test(r.path) ? undefined : pageIdByPath.get(`${r.path}/README.md`));
-        if (page) return `/pages/${page}${r.anchor ? `#${r.anchor}` : ''}`;
+        const pagePath = pageIdByPath.has(r.path) ? r.path : /\/$|^$/.test(r.path) ? undefined : `${r.path}/README.md`;
+        const page = pagePath && pageIdByPath.get(pagePath);
+        if (page) {
+          spelled(f.path, pagePath, r.anchor, place, written);
+          return `/pages/${page}${r.anchor ? `#${r.anchor}` : ''}`;
+        }
         const file = fileIdByPath.get(r.path);
-        if (file) return `/files/${file}`;
+        if (file) {
+          spelled(f.path, r.path, '', place, written);
+          return `/files/${file}`;
+        }
         return undefined;
       }),
     );
@@ -196,7 +221,13 @@ export async function importTree(
   const base = opts.base.root === EMPTY ? { pages: new Map<string, PageEntry>(), files: [] as FileEntry[], reusableContents: [] as ReusableContentEntry[], variables: {} as Variables } : await baseReader.all();
   const now = new Date().toISOString();
   const editor = new ContentEditor(db, EMPTY);
-  const manifest: Manifest = { commit, pages: {}, files: {}, ...(configFile && configText !== undefined ? { config: { path: configFile.path, text: configText } } : {}) };
+  const manifest: Manifest = {
+    commit,
+    pages: {},
+    files: {},
+    ...(configFile && configText !== undefined ? { config: { path: configFile.path, text: configText } } : {}),
+    ...(Object.keys(links).length ? { links } : {}),
+  };
 
   // Siblings, in table-of-contents order, per parent page.
   const siblings = new Map<string | null, TocItem[]>();
@@ -419,7 +450,11 @@ export async function exportPlan(
   }
 
   // The repository's .gitbook.yaml is left as it is, so its redirects still hold.
-  const out: ExportPlan = { files: [], deletes: [], manifest: { pages: {}, files: {}, ...(m?.redirects ? { redirects: m.redirects } : {}), ...(m?.config ? { config: m.config } : {}) } };
+  const out: ExportPlan = {
+    files: [],
+    deletes: [],
+    manifest: { pages: {}, files: {}, ...(m?.redirects ? { redirects: m.redirects } : {}), ...(m?.config ? { config: m.config } : {}), ...(m?.links ? { links: m.links } : {}) },
+  };
   for (const p of pages.values()) {
     const kind = kindOf.get(p.id)!;
     const known = m?.pages[p.id];
@@ -440,16 +475,18 @@ export async function exportPlan(
     if (reusable(known?.oid) && known.path === path && known.entry === hash) oid = known.oid;
     if (oid) out.files.push({ path, oid });
     else {
-      const body = rewriteLinks(docs.get(p.doc ?? '') ?? '', (target) => {
+      const link = (to: string, anchor: string, place: LinkPlace) =>
+        m?.links?.[linkKey(path, to, anchor, place)] ?? linkSpelling(relativePath(path, to) + (anchor ? `#${anchor}` : ''), place);
+      const body = rewriteLinks(docs.get(p.doc ?? '') ?? '', (target, place) => {
         const page = /^\/pages\/([^/#?]+)(?:#(.*))?$/.exec(target);
         if (page) {
           const to = pathOf.get(page[1]!);
-          return to ? relativeLink(path, to) + (page[2] ? `#${page[2]}` : '') : undefined;
+          return to ? link(to, page[2] ?? '', place) : undefined;
         }
         const file = /^\/files\/([^/#?]+)$/.exec(target);
         if (file) {
           const to = filePath.get(file[1]!);
-          return to ? relativeLink(path, to) : undefined;
+          return to ? link(to, '', place) : undefined;
         }
         return undefined;
       });

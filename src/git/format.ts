@@ -235,12 +235,29 @@ export function contentTypeOf(name: string): string {
 
 const FENCE = /^ {0,3}(`{3,}|~{3,})/;
 
+/** How a link target is written: in markdown `](target)`, or as an attribute `src="target"`. */
+export type LinkPlace = 'markdown' | 'attribute';
+
+/**
+ * A repository path as GitBook writes it in a link: as it is in an attribute; in markdown, between
+ * angle brackets when it holds spaces or parentheses (`](<../.gitbook/assets/image (1).png>)`).
+ */
+export function linkSpelling(path: string, place: LinkPlace): string {
+  return place === 'markdown' && /[\s()<>]/.test(path) ? `<${path}>` : path;
+}
+
+/** A relative link from one repository file to another, unencoded (see linkSpelling). */
+export function relativePath(fromFile: string, toFile: string): string {
+  return posix.relative(posix.dirname(`/${fromFile}`), `/${toFile}`) || posix.basename(toFile);
+}
+
 /**
  * Rewrites the link targets of a page body: markdown links and images `](target)`, and the
  * `src`/`url`/`href` attributes of tags and HTML, outside code blocks and code spans. `map`
- * returns the new target or undefined to keep it.
+ * gets the target (angle brackets removed), where it is, and its text as written; it returns
+ * the new text (written as given) or undefined to keep it.
  */
-export function rewriteLinks(markdown: string, map: (target: string) => string | undefined): string {
+export function rewriteLinks(markdown: string, map: (target: string, place: LinkPlace, written: string) => string | undefined): string {
   let fence: string | null = null;
   return markdown
     .split('\n')
@@ -259,11 +276,11 @@ export function rewriteLinks(markdown: string, map: (target: string) => string |
       const masked = line.replace(/(`+)[^`]*?\1/g, (span) => `\u0000${spans.push(span) - 1}\u0000`);
       return masked
         .replace(/(\]\(\s*)(<[^>\n]*>|[^)\s]+)/g, (whole, lead: string, target: string) => {
-          const next = map(target.replace(/^<|>$/g, ''));
+          const next = map(target.replace(/^<|>$/g, ''), 'markdown', target);
           return next === undefined ? whole : `${lead}${next}`;
         })
         .replace(/(\b(?:src|url|href)=")([^"\n]+)(")/g, (whole, lead: string, target: string, end: string) => {
-          const next = map(target);
+          const next = map(target, 'attribute', target);
           return next === undefined ? whole : `${lead}${next}${end}`;
         })
         .replace(/\u0000(\d+)\u0000/g, (_, i: string) => spans[Number(i)]!);
