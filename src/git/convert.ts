@@ -35,7 +35,7 @@ import type { FetchedRepo, TreeFile } from './repo.ts';
  */
 export interface Manifest {
   commit: string;
-  pages: Record<string, { kind: 'page' | 'group' | 'link'; path?: string; oid?: string; entry: string; href?: string }>;
+  pages: Record<string, { kind: 'page' | 'group' | 'link'; path?: string; oid?: string; entry: string; href?: string; head?: PageHead }>;
   files: Record<string, { path: string; oid: string; blob: string }>;
   summary?: { path: string; oid: string; shape: string };
   /** Reusable contents ↔ `.gitbook/includes/<id>.md`. */
@@ -55,6 +55,18 @@ export interface Manifest {
    */
   redirects?: Record<string, string>;
 }
+
+/**
+ * What a page file says before its body (front matter, title line, blank lines), as written, and
+ * the hash of what it says (headHash): a page whose metadata and title did not change is written
+ * with this text again, however Folio would write it.
+ */
+export interface PageHead {
+  text: string;
+  hash: string;
+}
+
+const headHash = (p: PageEntry) => hashOf({ frontMatter: frontMatterOf(p), title: p.title });
 
 /** Where a page links to, for Manifest.links. */
 function linkKey(from: string, to: string, anchor: string, place: LinkPlace): string {
@@ -166,9 +178,12 @@ export async function importTree(
   const assets = new Map<string, TreeFile>();
   for (const f of files) if (assetDir && f.path.startsWith(`${assetDir}/`)) assets.set(f.path, f);
   const parsed = new Map<string, { markdown: string; title?: string; metadata: ReturnType<typeof readMarkdownMetadata>['metadata'] }>();
+  const heads = new Map<string, string>();
   for (const f of pageFiles) {
-    const meta = readMarkdownMetadata(texts.get(f.oid)!.toString('utf8'));
+    const text = texts.get(f.oid)!.toString('utf8');
+    const meta = readMarkdownMetadata(text);
     parsed.set(f.path, meta);
+    if (text.endsWith(meta.markdown)) heads.set(f.path, text.slice(0, text.length - meta.markdown.length));
     rewriteLinks(meta.markdown, (target) => {
       const r = resolveRelative(f.path, target);
       const file = r && byPath.get(r.path);
@@ -288,6 +303,7 @@ export async function importTree(
         ...(file ? { oid: file.oid } : {}),
         entry: entryHash(final),
         ...(item.kind === 'group' ? { href: item.title } : item.kind === 'link' ? { href: item.href! } : item.href ? { href: item.href } : {}),
+        ...(file && heads.has(file.path) ? { head: { text: heads.get(file.path)!, hash: headHash(final) } } : {}),
       };
     }
     await editor.setChildren(parentId, listIds);
@@ -472,9 +488,12 @@ export async function exportPlan(
       continue;
     }
     let oid: string | undefined;
+    let head: PageHead | undefined;
     if (reusable(known?.oid) && known.path === path && known.entry === hash) oid = known.oid;
-    if (oid) out.files.push({ path, oid });
-    else {
+    if (oid) {
+      out.files.push({ path, oid });
+      head = known?.head; // the file stays as it was
+    } else {
       const link = (to: string, anchor: string, place: LinkPlace) =>
         m?.links?.[linkKey(path, to, anchor, place)] ?? linkSpelling(relativePath(path, to) + (anchor ? `#${anchor}` : ''), place);
       const body = rewriteLinks(docs.get(p.doc ?? '') ?? '', (target, place) => {
@@ -491,10 +510,14 @@ export async function exportPlan(
         return undefined;
       });
       const withIncludes = rewriteIncludes(body, (target) => (target.startsWith('.gitbook/includes/') ? relativeLink(path, inRoot(target)) : undefined));
-      const text = withFrontMatter(frontMatterOf(p), `# ${p.title}\n${withIncludes.trim() ? `\n${withIncludes.replace(/\n*$/, '\n')}` : ''}`);
+      // Front matter and title as they were written while they say the same; else Folio's.
+      head = known?.head && known.head.hash === headHash(p) ? known.head : undefined;
+      const text = head
+        ? head.text + withIncludes
+        : withFrontMatter(frontMatterOf(p), `# ${p.title}\n${withIncludes.trim() ? `\n${withIncludes.replace(/\n*$/, '\n')}` : ''}`);
       out.files.push({ path, data: Buffer.from(text, 'utf8') });
     }
-    out.manifest.pages[p.id] = { kind: 'page', path, entry: hash, ...(oid ? { oid } : {}), ...(known?.href && known.path === path ? { href: known.href } : {}) };
+    out.manifest.pages[p.id] = { kind: 'page', path, entry: hash, ...(oid ? { oid } : {}), ...(known?.href && known.path === path ? { href: known.href } : {}), ...(head ? { head } : {}) };
   }
   for (const f of files) {
     const path = filePath.get(f.id)!;
