@@ -44,9 +44,10 @@ export interface Manifest {
   vars?: { path: string; oid: string; hash: string };
   /**
    * Links of pages written otherwise than GitBook writes them today (`image%20%281%29.png`, `./`):
-   * linkKey → the text as written, used again while the page and its target keep their paths.
+   * linkKey → the text as written (each occurrence's, in order, when they differ), used again
+   * while the page and its target keep their paths.
    */
-  links?: Record<string, string>;
+  links?: Record<string, string | string[]>;
   /** The repository's `.gitbook.yaml` as imported: written again where an export finds none. */
   config?: { path: string; text: string };
   /**
@@ -70,7 +71,7 @@ const headHash = (p: PageEntry) => hashOf({ frontMatter: frontMatterOf(p), title
 
 /** Where a page links to, for Manifest.links. */
 function linkKey(from: string, to: string, anchor: string, place: LinkPlace): string {
-  return `${place === 'markdown' ? 'm' : 'a'}:${posix.dirname(from)}:${to}#${anchor}`;
+  return `${place === 'markdown' ? 'm' : 'a'}:${from}:${to}#${anchor}`;
 }
 
 /** An include line, `{% include "<path>" %}`, whatever the path. */
@@ -197,9 +198,12 @@ export async function importTree(
   // Bodies with repository links turned into page and file references. How a link was written
   // is kept where GitBook would write it otherwise, so an export of the page writes it the same.
   const bodies = new Map<string, string>();
-  const links: Record<string, string> = {};
+  const spellings = new Map<string, string[]>();
+  const unusual = new Set<string>();
   const spelled = (from: string, to: string, anchor: string, place: LinkPlace, written: string) => {
-    if (written !== linkSpelling(relativePath(from, to) + (anchor ? `#${anchor}` : ''), place)) links[linkKey(from, to, anchor, place)] = written;
+    const key = linkKey(from, to, anchor, place);
+    spellings.set(key, [...(spellings.get(key) ?? []), written]);
+    if (written !== linkSpelling(relativePath(from, to) + (anchor ? `#${anchor}` : ''), place)) unusual.add(key);
   };
   for (const f of pageFiles) {
     const meta = parsed.get(f.path)!;
@@ -227,6 +231,11 @@ export async function importTree(
         return undefined;
       }),
     );
+  }
+  const links: Record<string, string | string[]> = {};
+  for (const key of unusual) {
+    const list = spellings.get(key)!;
+    links[key] = new Set(list).size === 1 ? list[0]! : list;
   }
   const docPaths = [...bodies.keys()];
   const hashes = await putDocuments(db, opts.spaceId, docPaths.map((p) => bodies.get(p)!));
@@ -494,8 +503,18 @@ export async function exportPlan(
       out.files.push({ path, oid });
       head = known?.head; // the file stays as it was
     } else {
-      const link = (to: string, anchor: string, place: LinkPlace) =>
-        m?.links?.[linkKey(path, to, anchor, place)] ?? linkSpelling(relativePath(path, to) + (anchor ? `#${anchor}` : ''), place);
+      const occurrences = new Map<string, number>();
+      const link = (to: string, anchor: string, place: LinkPlace) => {
+        const key = linkKey(path, to, anchor, place);
+        const written = m?.links?.[key];
+        if (typeof written === 'string') return written;
+        if (written?.length) {
+          const n = occurrences.get(key) ?? 0;
+          occurrences.set(key, n + 1);
+          return written[Math.min(n, written.length - 1)]!;
+        }
+        return linkSpelling(relativePath(path, to) + (anchor ? `#${anchor}` : ''), place);
+      };
       const body = rewriteLinks(docs.get(p.doc ?? '') ?? '', (target, place) => {
         const page = /^\/pages\/([^/#?]+)(?:#(.*))?$/.exec(target);
         if (page) {
