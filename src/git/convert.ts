@@ -448,9 +448,10 @@ export async function exportPlan(
   for (const id of pages.keys()) {
     const known = m?.pages[id];
     const page = pages.get(id)!;
-    // Groups and links are what their page says; an empty document keeps the role it had (a
-    // folder without README.md, imported without SUMMARY.md, writes no file).
-    const kind = page.type === 'group' ? 'group' : page.type === 'link' ? 'link' : known?.kind === 'group' ? 'group' : 'page';
+    // Groups and links are what their page says; a document keeps the role it had at the last
+    // sync (a folder without README.md deeper down, or a group or link imported before they were
+    // pages of their own), so it writes no file.
+    const kind = page.type === 'group' ? 'group' : page.type === 'link' ? 'link' : (known?.kind ?? 'page');
     if (kind === 'page' && known?.kind === 'page' && known.path) pathOf.set(id, unique(known.path));
     kindOf.set(id, kind);
   }
