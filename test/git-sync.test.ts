@@ -397,8 +397,11 @@ describe('git sync', () => {
     assert.deepEqual(shape(tree), [
       ['document', 'Acme Widgets'],
       ['group', 'Getting Started', [['document', 'Quickstart'], ['document', 'Installation', [['document', 'On Linux'], ['document', 'On macOS']]], ['link', 'Status page']]],
-      ['group', 'Guides', [['document', 'Configure widgets'], ['document', 'Troubleshooting'], ['link', 'API reference']]],
+      ['group', 'Guides', [['document', 'Configure widgets'], ['document', 'Troubleshooting'], ['link', 'Linux packages'], ['link', 'API reference']]],
     ]);
+    // A file listed a second time is a link to its page (and the anchor in it).
+    const linux = tree[1]!.type === 'group' && tree[1]!.pages[1]!.type === 'document' ? tree[1]!.pages[1]!.pages[0]! : undefined;
+    assert.deepEqual(tree[2]!.type === 'group' && tree[2]!.pages[2]!.type === 'link' && tree[2]!.pages[2]!.target, { kind: 'anchor', page: linux?.id, anchor: 'packages' });
     const group = tree[1]!;
     assert.ok(group.type === 'group');
     assert.equal(group.slug, 'start');

@@ -24,11 +24,8 @@ import { EMPTY, Tree, type Value } from './tree.ts';
  */
 export type PageType = 'document' | 'group' | 'link';
 
-/** Where a link page points (the official ContentRefURL). */
-export interface LinkTarget {
-  kind: 'url';
-  url: string;
-}
+/** Where a link page points: a URL, or a page of the space (an anchor in it): official ContentRefs. */
+export type LinkTarget = { kind: 'url'; url: string } | { kind: 'page'; page: string } | { kind: 'anchor'; page: string; anchor: string };
 
 export interface PageEntry {
   id: string;

@@ -101,8 +101,8 @@ function presentNonDocument(page: PageEntry, path: string, children: object[]) {
     hidden: page.hidden ?? false,
   };
   if (page.type === 'link') {
-    const url = page.target?.url ?? '';
-    return { ...base, kind: 'link' as const, type: 'link' as const, target: { kind: 'url' as const, url }, href: url };
+    const target = page.target ?? { kind: 'url' as const, url: '' };
+    return { ...base, kind: 'link' as const, type: 'link' as const, target, ...(target.kind === 'url' ? { href: target.url } : {}) };
   }
   return {
     ...base,

@@ -5,7 +5,7 @@ import { readMarkdownMetadata } from '../change-requests/service.ts';
 import { getBlob, imageDimensions, putBlob } from '../content/files.ts';
 import { readFrontMatter, variablesOf, withFrontMatter } from '../content/front-matter.ts';
 import { parse as parseYaml, stringify as stringifyYaml } from 'yaml';
-import { ContentEditor, ContentReader, EMPTY, getDocuments, putDocuments, REUSABLE_CONTENT_ID, slugify, sortPages, type FileEntry, type PageEntry, type PageType, type ReusableContentEntry, type Variables } from '../content/model.ts';
+import { ContentEditor, ContentReader, EMPTY, getDocuments, putDocuments, REUSABLE_CONTENT_ID, slugify, sortPages, type FileEntry, type LinkTarget, type PageEntry, type PageType, type ReusableContentEntry, type Variables } from '../content/model.ts';
 import { frontMatterOf, gitPath } from '../content/presenter.ts';
 import { hashOf } from '../content/tree.ts';
 import type { Db } from '../platform/db/database.ts';
@@ -35,7 +35,7 @@ import type { FetchedRepo, TreeFile } from './repo.ts';
  */
 export interface Manifest {
   commit: string;
-  pages: Record<string, { kind: 'page' | 'group' | 'link'; path?: string; oid?: string; entry: string; href?: string; head?: PageHead }>;
+  pages: Record<string, { kind: 'page' | 'group' | 'link'; path?: string; oid?: string; entry: string; href?: string; head?: PageHead; tail?: string; written?: string }>;
   files: Record<string, { path: string; oid: string; blob: string }>;
   summary?: { path: string; oid: string; shape: string };
   /** Reusable contents ↔ `.gitbook/includes/<id>.md`. */
@@ -65,9 +65,22 @@ export interface Manifest {
 export interface PageHead {
   text: string;
   hash: string;
+  /** The page had no body: one written later needs a blank line after the head. */
+  bodyless?: boolean;
 }
 
 const headHash = (p: PageEntry) => hashOf({ frontMatter: frontMatterOf(p), title: p.title });
+
+/** What identifies a SUMMARY.md link: its URL, or the path and anchor of the page it names. */
+const linkHref = (item: TocItem) => (item.path ? `${item.path}${item.href ?? ''}` : item.href!);
+
+/** The target of a link page from its SUMMARY.md item. */
+function linkTarget(item: TocItem, pageIdByPath: Map<string, string>): LinkTarget {
+  const page = item.path ? pageIdByPath.get(item.path) : undefined;
+  if (!page) return { kind: 'url', url: item.href! };
+  const anchor = item.href?.replace(/^#/, '');
+  return anchor ? { kind: 'anchor', page, anchor } : { kind: 'page', page };
+}
 
 /** Where a page links to, for Manifest.links. */
 function linkKey(from: string, to: string, anchor: string, place: LinkPlace): string {
@@ -142,8 +155,9 @@ export async function importTree(
   const walk = (list: TocItem[], parent: TocItem | null) => {
     for (const item of list) {
       if (item.kind === 'page') {
-        if (seen.has(item.path!)) continue;
-        seen.add(item.path!);
+        // A file listed again (`* [Buttons](inline.md#buttons)`) is a link to its page.
+        if (seen.has(item.path!)) item.kind = 'link';
+        else seen.add(item.path!);
       }
       items.push({ item, parent });
       // A link holds no pages: what SUMMARY.md nests below one follows it instead.
@@ -154,7 +168,7 @@ export async function importTree(
 
   // Ids: the page or file that had the same path at the last sync keeps its id.
   const old = opts.base.manifest;
-  const keyOf = (item: TocItem) => (item.kind === 'page' ? item.path! : item.kind === 'group' ? `group:${item.title}` : `link:${item.href}`);
+  const keyOf = (item: TocItem) => (item.kind === 'page' ? item.path! : item.kind === 'group' ? `group:${item.title}` : `link:${linkHref(item)}`);
   const idByKey = new Map<string, string>();
   if (old) {
     for (const [id, p] of Object.entries(old.pages)) idByKey.set(p.kind === 'page' ? p.path! : `${p.kind}:${p.href ?? ''}`, id);
@@ -293,7 +307,7 @@ export async function importTree(
         parent: parentId,
         pos: positions[i]!,
         doc: item.kind === 'page' ? (docByPath.get(item.path!) ?? (await putDocuments(db, opts.spaceId, ['']))[0]!) : null,
-        ...(type === 'link' ? { target: { kind: 'url' as const, url: item.href! } } : {}),
+        ...(type === 'link' ? { target: linkTarget(item, pageIdByPath) } : {}),
         createdAt: before?.createdAt ?? now,
         updatedAt: now,
         ...(meta?.metadata ?? {}),
@@ -305,14 +319,16 @@ export async function importTree(
       editor.putPage(final);
       entries.set(item, final);
       pagesWritten++;
-      const file = item.kind === 'page' ? byPath.get(item.path!) : undefined;
+      const file = item.kind === 'page' ? byPath.get(item.path!) : undefined; // not a link's page
       manifest.pages[id] = {
         kind: item.kind,
-        ...(item.path ? { path: item.path } : {}),
+        ...(item.kind === 'page' ? { path: item.path! } : {}),
         ...(file ? { oid: file.oid } : {}),
         entry: entryHash(final),
-        ...(item.kind === 'group' ? { href: item.title } : item.kind === 'link' ? { href: item.href! } : item.href ? { href: item.href } : {}),
-        ...(file && heads.has(file.path) ? { head: { text: heads.get(file.path)!, hash: headHash(final) } } : {}),
+        ...(item.kind === 'group' ? { href: item.title } : item.kind === 'link' ? { href: linkHref(item) } : item.href ? { href: item.href } : {}),
+        ...(file && heads.has(file.path) ? { head: { text: heads.get(file.path)!, hash: headHash(final), ...(parsed.get(file.path)!.markdown ? {} : { bodyless: true }) } } : {}),
+        ...(item.tail ? { tail: item.tail } : {}),
+        ...(item.kind === 'page' && item.written ? { written: item.written } : {}),
       };
     }
     await editor.setChildren(parentId, listIds);
@@ -394,7 +410,7 @@ export async function importTree(
 
 /** What SUMMARY.md says, without the text that does not matter (for comparisons). */
 function shapeOf(items: TocItem[]): unknown {
-  return items.map((i) => [i.kind, i.title, i.path ?? '', i.href ?? '', ...(i.kind === 'group' ? [i.slug ?? ''] : []), shapeOf(i.children)]);
+  return items.map((i) => [i.kind, i.title, i.path ?? '', i.href ?? '', ...(i.kind === 'group' ? [i.slug ?? ''] : []), ...(i.tail ? [i.tail] : []), shapeOf(i.children)]);
 }
 
 export interface ExportPlan {
@@ -475,6 +491,15 @@ export async function exportPlan(
     filePath.set(f.id, unique(known && known.blob === f.blob ? known.path : known?.path ?? inRoot('.gitbook/assets', f.name)));
   }
 
+  /** A link page's SUMMARY.md target: its URL, or the path (and anchor) of the page it names. */
+  const linkOf = (p: PageEntry): { href: string; path?: string; anchor: string } | undefined => {
+    if (!p.target) return undefined;
+    if (p.target.kind === 'url') return { href: p.target.url, anchor: '' };
+    const path = pathOf.get(p.target.page);
+    const anchor = p.target.kind === 'anchor' ? `#${p.target.anchor}` : '';
+    return path ? { href: `${path}${anchor}`, path, anchor } : undefined;
+  };
+
   // The repository's .gitbook.yaml is left as it is, so its redirects still hold.
   const out: ExportPlan = {
     files: [],
@@ -487,8 +512,8 @@ export async function exportPlan(
     const hash = entryHash(p);
     const path = pathOf.get(p.id);
     if (kind !== 'page' || !path) {
-      const href = kind === 'group' ? p.title : kind === 'link' ? (p.target?.url ?? known?.href) : known?.href;
-      out.manifest.pages[p.id] = { kind, entry: hash, ...(href ? { href } : {}) };
+      const href = kind === 'group' ? p.title : kind === 'link' ? (linkOf(p)?.href ?? known?.href) : known?.href;
+      out.manifest.pages[p.id] = { kind, entry: hash, ...(href ? { href } : {}), ...(known?.tail ? { tail: known.tail } : {}) };
       continue;
     }
     if (known && !known.oid && known.path === path && known.entry === hash) {
@@ -533,11 +558,11 @@ export async function exportPlan(
       // Front matter and title as they were written while they say the same; else Folio's.
       head = known?.head && known.head.hash === headHash(p) ? known.head : undefined;
       const text = head
-        ? head.text + withIncludes
+        ? head.text + (head.bodyless && withIncludes ? (head.text.endsWith('\n\n') ? '' : head.text.endsWith('\n') ? '\n' : '\n\n') : '') + withIncludes
         : withFrontMatter(frontMatterOf(p), `# ${p.title}\n${withIncludes.trim() ? `\n${withIncludes.replace(/\n*$/, '\n')}` : ''}`);
       out.files.push({ path, data: Buffer.from(text, 'utf8') });
     }
-    out.manifest.pages[p.id] = { kind: 'page', path, entry: hash, ...(oid ? { oid } : {}), ...(known?.href && known.path === path ? { href: known.href } : {}), ...(head ? { head } : {}) };
+    out.manifest.pages[p.id] = { kind: 'page', path, entry: hash, ...(oid ? { oid } : {}), ...(known?.href && known.path === path ? { href: known.href } : {}), ...(head ? { head } : {}), ...(known?.tail ? { tail: known.tail } : {}), ...(known?.written && known.path === path ? { written: known.written } : {}) };
   }
   for (const f of files) {
     const path = filePath.get(f.id)!;
@@ -582,12 +607,17 @@ export async function exportPlan(
   const toc = (parent: string | null): TocItem[] =>
     (children.get(parent) ?? []).map((p) => {
       const kind = kindOf.get(p.id)!;
-      const title = p.linkTitle ?? p.title;
       const known = m?.pages[p.id];
+      const title = p.linkTitle ?? p.title;
+      const tail = known?.tail ? { tail: known.tail } : {};
       if (kind === 'group') return { kind, title: p.title, slug: p.slug, children: toc(p.id) };
-      if (kind === 'link') return { kind, title, href: p.target?.url ?? known?.href ?? '', children: toc(p.id) };
+      if (kind === 'link') {
+        const to = linkOf(p);
+        return { kind, title, ...(to?.path ? { path: to.path, href: to.anchor } : { href: to?.href ?? known?.href ?? '' }), ...tail, children: toc(p.id) };
+      }
       const href = out.manifest.pages[p.id]?.href;
-      return { kind, title, path: pathOf.get(p.id)!, ...(href ? { href } : {}), children: toc(p.id) };
+      const written = known?.written && known.path === pathOf.get(p.id) ? { written: known.written } : {};
+      return { kind, title, path: pathOf.get(p.id)!, ...(href ? { href } : {}), ...tail, ...written, children: toc(p.id) };
     });
   const items = toc(null);
   const summaryPath = inRoot(config.summary);

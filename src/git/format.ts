@@ -64,16 +64,20 @@ export function readGitbookConfig(text: string | undefined, projectDir: string):
 export interface TocItem {
   kind: 'page' | 'group' | 'link';
   title: string;
-  /** Repository path of the page's markdown file (pages). */
+  /** Repository path of the page's markdown file (pages; links to a page listed before). */
   path?: string;
   /** Anchor after the path (`page.md#section`), kept for the way back; a link's URL. */
   href?: string;
   /** A group's slug when its heading names one (`## Title <a href="#slug" id="slug"></a>`). */
   slug?: string;
+  /** A link title after the target (`* [Title](page.md "Tooltip")`), as written. */
+  tail?: string;
+  /** The target of a page's item as written (`load\_name.md`), when GitBook would write it otherwise. */
+  written?: string;
   children: TocItem[];
 }
 
-const ITEM = /^(\s*)[*+-]\s+\[((?:\\.|[^\]\\])*)\]\(\s*(<[^>]*>|[^)\s]+)(?:\s+"[^"]*")?\s*\)\s*$/;
+const ITEM = /^(\s*)[*+-]\s+\[((?:\\.|[^\]\\])*)\]\(\s*(<[^>]*>|[^)\s]+)(\s+"[^"]*")?\s*\)\s*$/;
 
 function unescapeMarkdown(text: string): string {
   return text.replace(/\\([\\`*_{}[\]()#+\-.!|<>~"'])/g, '$1');
@@ -98,7 +102,8 @@ export function parseSummary(text: string, summaryPath: string): TocItem[] {
   const stack: { indent: number; item: TocItem }[] = [];
   let inFence = false;
   for (const line of text.split(/\r?\n/)) {
-    if (/^\s*(```|~~~)/.test(line)) inFence = !inFence;
+    // A fence may open in a list item (`* ```yaml`: the source of a computed page).
+    if (/^\s*(?:[*+-]\s+)?(```|~~~)/.test(line)) inFence = !inFence;
     if (inFence) continue;
     const heading = /^(#{2,6})\s+(.+?)\s*#*\s*$/.exec(line);
     if (heading) {
@@ -115,9 +120,11 @@ export function parseSummary(text: string, summaryPath: string): TocItem[] {
     if (!m) continue;
     const indent = m[1]!.length;
     const title = unescapeMarkdown(m[2]!);
-    let target = m[3]!.replace(/^<|>$/g, '');
+    const tail = m[4] ? { tail: m[4] } : {};
+    // Backslash escapes hold in link targets too (`load\_name.md` is `load_name.md`).
+    let target = m[3]!.replace(/^<|>$/g, '').replace(/\\([!-/:-@[-`{-~])/g, '$1');
     let item: TocItem;
-    if (isExternal(target)) item = { kind: 'link', title, href: target, children: [] };
+    if (isExternal(target)) item = { kind: 'link', title, href: target, ...tail, children: [] };
     else {
       const hash = target.indexOf('#');
       const anchor = hash >= 0 ? target.slice(hash) : '';
@@ -130,7 +137,8 @@ export function parseSummary(text: string, summaryPath: string): TocItem[] {
       }
       const path = repoPath(dir, decoded);
       if (path === undefined || !path) continue; // escapes the repository: ignored
-      item = { kind: 'page', title, path, ...(anchor ? { href: anchor } : {}), children: [] };
+      const written = relativeLink(summaryPath, path) + anchor === m[3] ? {} : { written: m[3]! };
+      item = { kind: 'page', title, path, ...(anchor ? { href: anchor } : {}), ...tail, ...written, children: [] };
     }
     while (stack.length && stack[stack.length - 1]!.indent >= indent) stack.pop();
     (stack.length ? stack[stack.length - 1]!.item.children : list).push(item);
@@ -203,8 +211,8 @@ export function writeSummary(items: TocItem[], summaryPath: string): string {
         write(item.children, 0);
         continue;
       }
-      const target = item.kind === 'link' ? item.href! : relativeLink(summaryPath, item.path!) + (item.href ?? '');
-      lines.push(`${indent}* [${escapeTitle(item.title)}](${target})`);
+      const target = item.kind === 'link' && !item.path ? item.href! : (item.written ?? relativeLink(summaryPath, item.path!) + (item.href ?? ''));
+      lines.push(`${indent}* [${escapeTitle(item.title)}](${target}${item.tail ?? ''})`);
       write(item.children, depth + 1);
     }
   };

@@ -63,7 +63,11 @@ function treeHtml(pages: NavPage[], view: PageView): string {
     const label = `${p.emoji ? `<span class="emoji">${escapeHtml(p.emoji)}</span> ` : ''}${escapeHtml(p.title)}`;
     // A group is a heading with its pages always listed; a link goes where it points.
     if (p.entry.type === 'group') return `<li class="group"><span class="group-title">${label}</span>${treeHtml(p.children, view)}</li>`;
-    if (p.entry.type === 'link') return `<li><a href="${escapeHtml(p.entry.target?.url ?? '#')}" rel="noopener">${label}</a></li>`;
+    if (p.entry.type === 'link') {
+      const target = p.entry.target;
+      const href = p.linkTo ? `${view.pageUrl(p.linkTo.page)}${p.linkTo.anchor ? `#${encodeURIComponent(p.linkTo.anchor)}` : ''}` : target?.kind === 'url' ? target.url : '#';
+      return `<li><a href="${escapeHtml(href)}"${target?.kind === 'url' ? ' rel="noopener"' : ''}>${label}</a></li>`;
+    }
     const current = p.id === view.currentPageId;
     const link = `<a href="${escapeHtml(view.pageUrl(p))}"${current ? ' aria-current="page"' : ''}>${p.emoji ? `<span class="emoji">${escapeHtml(p.emoji)}</span> ` : ''}${escapeHtml(p.title)}</a>`;
     // Only the branch being read is open: the page stays small however large the space.

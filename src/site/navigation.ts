@@ -18,6 +18,8 @@ export interface NavPage {
   parent: string | null;
   children: NavPage[];
   entry: PageEntry;
+  /** A link page to a page of the space: that page, and the anchor in it. */
+  linkTo?: { page: NavPage; anchor: string };
 }
 
 export interface Navigation {
@@ -95,6 +97,11 @@ async function build(db: Db, root: string): Promise<Navigation> {
     }
     return undefined;
   };
+  for (const node of byId.values()) {
+    const target = node.entry.type === 'link' ? node.entry.target : undefined;
+    const to = target && target.kind !== 'url' ? byId.get(target.page) : undefined;
+    if (to) node.linkTo = { page: to, anchor: target!.kind === 'anchor' ? target!.anchor : '' };
+  }
   for (const group of byId.values()) {
     const first = group.entry.type === 'group' && !byPath.has(group.path) ? firstDocument(group.children) : undefined;
     if (first) byPath.set(group.path, first);
