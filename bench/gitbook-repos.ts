@@ -116,7 +116,7 @@ function summaryCounts(text: string): { pages: number; groups: number; links: nu
   const paths = new Set<string>();
   let fence = false;
   for (const line of text.split('\n')) {
-    if (/^\s*(```|~~~)/.test(line)) fence = !fence;
+    if (/^\s*(?:[*+-]\s+)?(```|~~~)/.test(line)) fence = !fence;
     if (fence) continue;
     if (/^#{2,6}\s/.test(line)) groups++;
     const item = /^\s*[*+-]\s+\[.*\]\((<[^>]*>|[^)\s]+)/.exec(line);

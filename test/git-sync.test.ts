@@ -398,6 +398,7 @@ describe('git sync', () => {
       ['document', 'Acme Widgets'],
       ['group', 'Getting Started', [['document', 'Quickstart'], ['document', 'Installation', [['document', 'On Linux'], ['document', 'On macOS']]], ['link', 'Status page']]],
       ['group', 'Guides', [['document', 'Configure widgets'], ['document', 'Troubleshooting'], ['link', 'Linux packages'], ['link', 'API reference']]],
+      ['document', 'Changelog'],
     ]);
     // A file listed a second time is a link to its page (and the anchor in it).
     const linux = tree[1]!.type === 'group' && tree[1]!.pages[1]!.type === 'document' ? tree[1]!.pages[1]!.pages[0]! : undefined;

@@ -116,6 +116,12 @@ export function parseSummary(text: string, summaryPath: string): TocItem[] {
       stack.length = 0;
       continue;
     }
+    if (/^ {0,3}([*_-])(?:[ \t]*\1){2,}[ \t]*$/.test(line)) {
+      // A rule ends the group: what follows is at the top level again.
+      list = top;
+      stack.length = 0;
+      continue;
+    }
     const m = ITEM.exec(line.replace(/\t/g, '    '));
     if (!m) continue;
     const indent = m[1]!.length;
@@ -201,7 +207,8 @@ export function relativeLink(fromFile: string, toFile: string): string {
 /** SUMMARY.md for a tree, GitBook's layout. */
 export function writeSummary(items: TocItem[], summaryPath: string): string {
   const lines = ['# Table of contents', ''];
-  const write = (list: TocItem[], depth: number) => {
+  let inGroup = false;
+  const write = (list: TocItem[], depth: number, top = false) => {
     for (const item of list) {
       const indent = '  '.repeat(depth);
       if (item.kind === 'group') {
@@ -209,14 +216,21 @@ export function writeSummary(items: TocItem[], summaryPath: string): string {
         const slug = item.slug && item.slug !== slugify(item.title) ? ` <a href="#${item.slug}" id="${item.slug}"></a>` : '';
         lines.push(`## ${item.title}${slug}`, '');
         write(item.children, 0);
+        inGroup = true;
         continue;
+      }
+      if (top && inGroup) {
+        // Pages after a group that are not in it follow a rule, as GitBook writes them.
+        if (lines[lines.length - 1] !== '') lines.push('');
+        lines.push('***', '');
+        inGroup = false;
       }
       const target = item.kind === 'link' && !item.path ? item.href! : (item.written ?? relativeLink(summaryPath, item.path!) + (item.href ?? ''));
       lines.push(`${indent}* [${escapeTitle(item.title)}](${target}${item.tail ?? ''})`);
       write(item.children, depth + 1);
     }
   };
-  write(items, 0);
+  write(items, 0, true);
   return `${lines.join('\n').replace(/\n+$/, '')}\n`;
 }
 
