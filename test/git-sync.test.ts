@@ -1,4 +1,6 @@
 import assert from 'node:assert/strict';
+import { readdirSync, readFileSync, statSync } from 'node:fs';
+import { join, relative } from 'node:path';
 import { describe, test } from 'node:test';
 import { newOrg } from './support/factories.ts';
 import { gitSyncHarness, PASSWORD } from './support/git-sync.ts';
@@ -110,6 +112,21 @@ function fixture(): Record<string, string | Buffer | { symlink: string }> {
     'site/docs/.gitbook/includes/snippet.md': '---\ntitle: Snippet\n---\n\nReusable text.\n',
     'site/docs/.gitbook/vars.yaml': 'product: Thing\n',
   };
+}
+
+/** The files of the committed GitBook-format sample repository, path → bytes. */
+function gitbookSample(): Record<string, Buffer> {
+  const root = new URL('./fixtures/gitbook-repo/', import.meta.url).pathname;
+  const out: Record<string, Buffer> = {};
+  const walk = (dir: string) => {
+    for (const name of readdirSync(dir)) {
+      const full = join(dir, name);
+      if (statSync(full).isDirectory()) walk(full);
+      else out[relative(root, full)] = readFileSync(full);
+    }
+  };
+  walk(root);
+  return out;
 }
 
 describe('git sync', () => {
@@ -365,4 +382,66 @@ describe('git sync', () => {
     assert.equal((await admin.api.spaces.getSpaceById(space.id)).data.gitSync, undefined);
   });
 
+  test('a GitBook repository round trip: groups and links are group and link pages, an export to a new branch builds on the synced commit, an export to an empty repository writes every file back as it was', async () => {
+    const { admin, org } = await newOrg(h.t, 'Round Trip Inc');
+    const space = await newSpace(admin, org.id);
+    const sample = gitbookSample();
+    h.g.createRepo('sample');
+    const main = h.g.commit('sample', sample, 'GitBook docs');
+    const noDir = { repoProjectDirectory: undefined };
+    assert.equal((await importRepo(admin, space.id, 'sample', noDir)).operation?.state, 'success');
+
+    // SUMMARY.md groups are group pages (with the slug their anchor names), links are link pages.
+    const tree = (await admin.api.spaces.listPages(space.id)).data.pages;
+    const shape = (pages: typeof tree): unknown[] => pages.map((p) => [p.type, p.title, ...('pages' in p && p.pages?.length ? [shape(p.pages as typeof tree)] : [])]);
+    assert.deepEqual(shape(tree), [
+      ['document', 'Acme Widgets'],
+      ['group', 'Getting Started', [['document', 'Quickstart'], ['document', 'Installation', [['document', 'On Linux'], ['document', 'On macOS']]], ['link', 'Status page']]],
+      ['group', 'Guides', [['document', 'Configure widgets'], ['document', 'Troubleshooting'], ['link', 'Linux packages'], ['link', 'API reference']]],
+      ['document', 'Changelog'],
+    ]);
+    // A file listed a second time is a link to its page (and the anchor in it).
+    const linux = tree[1]!.type === 'group' && tree[1]!.pages[1]!.type === 'document' ? tree[1]!.pages[1]!.pages[0]! : undefined;
+    assert.deepEqual(tree[2]!.type === 'group' && tree[2]!.pages[2]!.type === 'link' && tree[2]!.pages[2]!.target, { kind: 'anchor', page: linux?.id, anchor: 'packages' });
+    const group = tree[1]!;
+    assert.ok(group.type === 'group');
+    assert.equal(group.slug, 'start');
+    assert.equal(group.pages[0]!.type === 'document' && group.pages[0]!.path, 'start/quickstart');
+    const link = group.pages[2]!;
+    assert.ok(link.type === 'link');
+    assert.deepEqual(link.target, { kind: 'url', url: 'https://status.example.com' });
+
+    // Edited in Folio, exported to a new branch (as for a pull request): one commit on top of the
+    // synced one, changing only the edited page.
+    const quickstart = group.pages[0]!;
+    await editAndMerge(admin, space.id, [{ operation: 'update_page', page: quickstart.id, title: 'Quick start' }]);
+    const branch = 'refs/heads/folio/update';
+    const exported = await exportRepo(admin, space.id, 'sample', 'Rename the quick start', { ...noDir, ref: branch });
+    assert.equal(exported.operation?.state, 'success', exported.operation?.error);
+    const head = h.g.head('sample', 'folio/update')!;
+    assert.equal(h.g.head('sample'), main, 'main is untouched');
+    const onBranch = h.g.files('sample', 'folio/update');
+    const changed = [...onBranch.keys()].filter((p) => !onBranch.get(p)!.equals(sample[p] ?? Buffer.alloc(0)));
+    assert.deepEqual(changed.sort(), ['SUMMARY.md', 'getting-started/quickstart.md']);
+    assert.equal(onBranch.size, Object.keys(sample).length);
+    assert.match(onBranch.get('getting-started/quickstart.md')!.toString(), /^---\nicon: bolt\n---\n\n# Quick start\n/);
+    assert.match(onBranch.get('SUMMARY.md')!.toString(), /## Getting Started <a href="#start" id="start"><\/a>\n\n\* \[Quick start\]\(getting-started\/quickstart\.md\)\n/);
+    // An export of the unchanged space makes no commit.
+    await exportRepo(admin, space.id, 'sample', 'Again', { ...noDir, ref: branch });
+    assert.equal(h.g.head('sample', 'folio/update'), head);
+
+    // Back to the text of main, exported to an empty repository: nothing of the last sync is
+    // there, so every file is written from the space, and comes back byte for byte.
+    await editAndMerge(admin, space.id, [{ operation: 'update_page', page: quickstart.id, title: 'Quickstart' }]);
+    h.g.createRepo('copy');
+    const copied = await exportRepo(admin, space.id, 'copy', 'Copy', noDir);
+    assert.equal(copied.operation?.state, 'success', copied.operation?.error);
+    const copy = h.g.files('copy');
+    const differs = Object.keys(sample).filter((p) => !copy.get(p)?.equals(sample[p]!));
+    assert.deepEqual(differs, []);
+    assert.deepEqual([...copy.keys()].sort(), Object.keys(sample).sort());
+    const copyHead = h.g.head('copy');
+    await exportRepo(admin, space.id, 'copy', 'Again', noDir);
+    assert.equal(h.g.head('copy'), copyHead);
+  });
 });

@@ -542,7 +542,7 @@ export async function changesOf(ctx: Ctx, spaceId: string, idOrNumber: string, l
   const after = new ContentReader(ctx.db, head.root);
   const diff = await after.tree.diff(base.root, head.root);
   const changes: ({ type: string } & Record<string, unknown>)[] = [];
-  const page = async (reader: ContentReader, p: PageEntry) => ({ id: p.id, type: 'document', title: p.title, path: await reader.path(p) });
+  const page = async (reader: ContentReader, p: PageEntry) => ({ id: p.id, type: p.type, title: p.title, path: await reader.path(p) });
   for (const [key, a, b] of diff) {
     if (key.startsWith('p:')) {
       const old = a as PageEntry | undefined;

@@ -18,9 +18,18 @@ import { EMPTY, Tree, type Value } from './tree.ts';
  * Page markdown lives in `documents`, by hash: an unchanged page is never stored twice.
  */
 
+/**
+ * Kinds of pages (the official RevisionPage types Folio stores): a document has a body; a group
+ * (a `## Heading` of SUMMARY.md) only holds pages, at the top level; a link points elsewhere.
+ */
+export type PageType = 'document' | 'group' | 'link';
+
+/** Where a link page points: a URL, or a page of the space (an anchor in it): official ContentRefs. */
+export type LinkTarget = { kind: 'url'; url: string } | { kind: 'page'; page: string } | { kind: 'anchor'; page: string; anchor: string };
+
 export interface PageEntry {
   id: string;
-  type: 'document';
+  type: PageType;
   title: string;
   slug: string;
   parent: string | null;
@@ -42,6 +51,8 @@ export interface PageEntry {
   /** Front matter keys Folio does not model, written back unchanged. */
   extra?: Record<string, unknown>;
   variables?: Variables;
+  /** Link pages: the target. */
+  target?: LinkTarget;
   createdAt: string;
   updatedAt: string;
 }

@@ -46,6 +46,7 @@ export function presentPageEntry(
   children: object[],
   opts: PagePresentOptions & { markdown?: string | undefined; document?: object | undefined; source?: string | undefined },
 ) {
+  if (page.type === 'group' || page.type === 'link') return presentNonDocument(page, path, children);
   // The official page shape carries its body as exactly one of `markdown` or `document`.
   const body = opts.document ? { document: opts.document } : { markdown: opts.markdown ?? '' };
   // The git blob is the stored markdown, whatever format (or evaluation) the read asked for.
@@ -85,6 +86,34 @@ export function presentPageEntry(
       : {}),
     ...(page.variables ? { variables: page.variables } : {}),
     ...(opts.metadata ? { git: { oid: gitOid(source), path: gitPath(path, children.length > 0) } } : {}),
+  };
+}
+
+/** A group (`RevisionPageGroup`: it holds pages, it has no body) or a link (`RevisionPageLink`). */
+function presentNonDocument(page: PageEntry, path: string, children: object[]) {
+  const base = {
+    id: page.id,
+    title: page.title,
+    ...(page.emoji ? { emoji: page.emoji } : {}),
+    ...(page.icon ? { icon: page.icon } : {}),
+    ...(page.linkTitle ? { linkTitle: page.linkTitle } : {}),
+    createdAt: page.createdAt,
+    updatedAt: page.updatedAt,
+    hidden: page.hidden ?? false,
+  };
+  if (page.type === 'link') {
+    const target = page.target ?? { kind: 'url' as const, url: '' };
+    return { ...base, kind: 'link' as const, type: 'link' as const, target, ...(target.kind === 'url' ? { href: target.url } : {}) };
+  }
+  return {
+    ...base,
+    kind: 'group' as const,
+    type: 'group' as const,
+    slug: page.slug,
+    path,
+    pages: children,
+    noIndex: page.noIndex ?? false,
+    noRobotsIndex: page.noRobotsIndex ?? false,
   };
 }
 

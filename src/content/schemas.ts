@@ -1,19 +1,23 @@
 import { Type } from '@sinclair/typebox';
 import { asEnum, Timestamp } from '../platform/schemas.ts';
 
-/** A page of a revision. Child pages and document bodies keep their full official shape. */
+/**
+ * A page of a revision: a document, a group or a link (the official `RevisionPage`). What only
+ * some of them have is optional here (a link has no path, a group no layout); the presenter
+ * writes each official shape whole. Child pages and document bodies keep their full shape.
+ */
 export const Page = Type.Object(
   {
     id: Type.String(),
     title: Type.String(),
     kind: Type.String(),
     type: Type.String(),
-    urls: Type.Object({ app: Type.String() }),
-    slug: Type.String(),
-    path: Type.String(),
-    pages: Type.Array(Type.Object({}, { additionalProperties: true })),
-    layout: Type.Object({}, { additionalProperties: true }),
-    tags: Type.Array(Type.Object({}, { additionalProperties: true })),
+    urls: Type.Optional(Type.Object({ app: Type.String() })),
+    slug: Type.Optional(Type.String()),
+    path: Type.Optional(Type.String()),
+    pages: Type.Optional(Type.Array(Type.Object({}, { additionalProperties: true }))),
+    layout: Type.Optional(Type.Object({}, { additionalProperties: true })),
+    tags: Type.Optional(Type.Array(Type.Object({}, { additionalProperties: true }))),
     documentId: Type.Optional(Type.String()),
     markdown: Type.Optional(Type.String()),
     document: Type.Optional(Type.Object({}, { additionalProperties: true })),

@@ -5,7 +5,7 @@ import { readMarkdownMetadata } from '../change-requests/service.ts';
 import { getBlob, imageDimensions, putBlob } from '../content/files.ts';
 import { type PageMetadata, variablesOf } from '../content/front-matter.ts';
 import { parse as parseYaml, stringify as stringifyYaml } from 'yaml';
-import { ContentEditor, ContentReader, EMPTY, getDocuments, putDocuments, REUSABLE_CONTENT_ID, slugify, sortPages, type FileEntry, type PageEntry, type ReusableContentEntry, type Variables } from '../content/model.ts';
+import { ContentEditor, ContentReader, EMPTY, getDocuments, putDocuments, REUSABLE_CONTENT_ID, slugify, sortPages, type FileEntry, type LinkTarget, type PageEntry, type PageType, type ReusableContentEntry, type Variables } from '../content/model.ts';
 import { frontMatterOf, gitPath } from '../content/presenter.ts';
 import { hashOf } from '../content/tree.ts';
 import type { Db } from '../platform/db/database.ts';
@@ -16,11 +16,14 @@ import {
   folderTree,
   parseSummary,
   readGitbookConfig,
+  linkSpelling,
   relativeLink,
+  relativePath,
   repoPath,
   resolveRelative,
   rewriteLinks,
   writeSummary,
+  type LinkPlace,
   type TocItem,
 } from './format.ts';
 import { exportLinks, readIncludeFile, writeIncludeFile, writePageFile } from './page-file.ts';
@@ -34,7 +37,7 @@ import type { FetchedRepo, TreeFile } from './repo.ts';
  */
 export interface Manifest {
   commit: string;
-  pages: Record<string, { kind: 'page' | 'group' | 'link'; path?: string; oid?: string; entry: string; href?: string }>;
+  pages: Record<string, { kind: 'page' | 'group' | 'link'; path?: string; oid?: string; entry: string; href?: string; head?: PageHead; tail?: string; written?: string }>;
   files: Record<string, { path: string; oid: string; blob: string }>;
   summary?: { path: string; oid: string; shape: string };
   /** Reusable contents ↔ `.gitbook/includes/<id>.md`. */
@@ -42,10 +45,48 @@ export interface Manifest {
   /** Space variables ↔ `.gitbook/vars.yaml`. */
   vars?: { path: string; oid: string; hash: string };
   /**
+   * Links of pages written otherwise than GitBook writes them today (`image%20%281%29.png`, `./`):
+   * linkKey → the text as written (each occurrence's, in order, when they differ), used again
+   * while the page and its target keep their paths.
+   */
+  links?: Record<string, string | string[]>;
+  /** The repository's `.gitbook.yaml` as imported: written again where an export finds none. */
+  config?: { path: string; text: string };
+  /**
    * `.gitbook.yaml` redirects: a path of the space's URL (no leading slash) → the repository path
    * of the page it now goes to. Served by published sites (src/git/redirects.ts).
    */
   redirects?: Record<string, string>;
+}
+
+/**
+ * What a page file says before its body (front matter, title line, blank lines), as written, and
+ * the hash of what it says (headHash): a page whose metadata and title did not change is written
+ * with this text again, however Folio would write it.
+ */
+export interface PageHead {
+  text: string;
+  hash: string;
+  /** The page had no body: one written later needs a blank line after the head. */
+  bodyless?: boolean;
+}
+
+const headHash = (p: PageEntry) => hashOf({ frontMatter: frontMatterOf(p), title: p.title });
+
+/** What identifies a SUMMARY.md link: its URL, or the path and anchor of the page it names. */
+const linkHref = (item: TocItem) => (item.path ? `${item.path}${item.href ?? ''}` : item.href!);
+
+/** The target of a link page from its SUMMARY.md item. */
+function linkTarget(item: TocItem, pageIdByPath: Map<string, string>): LinkTarget {
+  const page = item.path ? pageIdByPath.get(item.path) : undefined;
+  if (!page) return { kind: 'url', url: item.href! };
+  const anchor = item.href?.replace(/^#/, '');
+  return anchor ? { kind: 'anchor', page, anchor } : { kind: 'page', page };
+}
+
+/** Where a page links to, for Manifest.links. */
+function linkKey(from: string, to: string, anchor: string, place: LinkPlace): string {
+  return `${place === 'markdown' ? 'm' : 'a'}:${from}:${to}#${anchor}`;
 }
 
 /** An include line, `{% include "<path>" %}`, whatever the path. */
@@ -116,18 +157,20 @@ export async function importTree(
   const walk = (list: TocItem[], parent: TocItem | null) => {
     for (const item of list) {
       if (item.kind === 'page') {
-        if (seen.has(item.path!)) continue;
-        seen.add(item.path!);
+        // A file listed again (`* [Buttons](inline.md#buttons)`) is a link to its page.
+        if (seen.has(item.path!)) item.kind = 'link';
+        else seen.add(item.path!);
       }
       items.push({ item, parent });
-      walk(item.children, item);
+      // A link holds no pages: what SUMMARY.md nests below one follows it instead.
+      walk(item.children, item.kind === 'link' ? parent : item);
     }
   };
   walk(toc, null);
 
   // Ids: the page or file that had the same path at the last sync keeps its id.
   const old = opts.base.manifest;
-  const keyOf = (item: TocItem) => (item.kind === 'page' ? item.path! : item.kind === 'group' ? `group:${item.title}` : `link:${item.href}`);
+  const keyOf = (item: TocItem) => (item.kind === 'page' ? item.path! : item.kind === 'group' ? `group:${item.title}` : `link:${linkHref(item)}`);
   const idByKey = new Map<string, string>();
   if (old) {
     for (const [id, p] of Object.entries(old.pages)) idByKey.set(p.kind === 'page' ? p.path! : `${p.kind}:${p.href ?? ''}`, id);
@@ -156,9 +199,12 @@ export async function importTree(
     const path = coverPath(page, url, config.root, (p) => byPath.has(p));
     return path === undefined ? undefined : byPath.get(path);
   };
+  const heads = new Map<string, string>();
   for (const f of pageFiles) {
-    const meta = readMarkdownMetadata(texts.get(f.oid)!.toString('utf8'));
+    const text = texts.get(f.oid)!.toString('utf8');
+    const meta = readMarkdownMetadata(text);
     parsed.set(f.path, meta);
+    if (text.endsWith(meta.markdown)) heads.set(f.path, text.slice(0, text.length - meta.markdown.length));
     rewriteLinks(meta.markdown, (target) => {
       const r = resolveRelative(f.path, target);
       const file = r && byPath.get(r.path);
@@ -177,8 +223,16 @@ export async function importTree(
     if (file && metadata.cover) metadata.cover = { ...metadata.cover, url: `/files/${fileIdByPath.get(file.path)!}` };
   }
 
-  // Bodies with repository links turned into page and file references.
+  // Bodies with repository links turned into page and file references. How a link was written
+  // is kept where GitBook would write it otherwise, so an export of the page writes it the same.
   const bodies = new Map<string, string>();
+  const spellings = new Map<string, string[]>();
+  const unusual = new Set<string>();
+  const spelled = (from: string, to: string, anchor: string, place: LinkPlace, written: string) => {
+    const key = linkKey(from, to, anchor, place);
+    spellings.set(key, [...(spellings.get(key) ?? []), written]);
+    if (written !== linkSpelling(relativePath(from, to) + (anchor ? `#${anchor}` : ''), place)) unusual.add(key);
+  };
   for (const f of pageFiles) {
     const meta = parsed.get(f.path)!;
     const includesDir = repoPath(config.root, '.gitbook/includes');
@@ -188,16 +242,28 @@ export async function importTree(
     });
     bodies.set(
       f.path,
-      rewriteLinks(body, (target) => {
+      rewriteLinks(body, (target, place, written) => {
         const r = resolveRelative(f.path, target);
         if (!r) return undefined;
-        const page = pageIdByPath.get(r.path) ?? (/\/$|^$/.test(r.path) ? undefined : pageIdByPath.get(`${r.path}/README.md`));
-        if (page) return `/pages/${page}${r.anchor ? `#${r.anchor}` : ''}`;
+        const pagePath = pageIdByPath.has(r.path) ? r.path : /\/$|^$/.test(r.path) ? undefined : `${r.path}/README.md`;
+        const page = pagePath && pageIdByPath.get(pagePath);
+        if (page) {
+          spelled(f.path, pagePath, r.anchor, place, written);
+          return `/pages/${page}${r.anchor ? `#${r.anchor}` : ''}`;
+        }
         const file = fileIdByPath.get(r.path);
-        if (file) return `/files/${file}`;
+        if (file) {
+          spelled(f.path, r.path, '', place, written);
+          return `/files/${file}`;
+        }
         return undefined;
       }),
     );
+  }
+  const links: Record<string, string | string[]> = {};
+  for (const key of unusual) {
+    const list = spellings.get(key)!;
+    links[key] = new Set(list).size === 1 ? list[0]! : list;
   }
   const docPaths = [...bodies.keys()];
   const hashes = await putDocuments(db, opts.spaceId, docPaths.map((p) => bodies.get(p)!));
@@ -207,7 +273,13 @@ export async function importTree(
   const base = opts.base.root === EMPTY ? { pages: new Map<string, PageEntry>(), files: [] as FileEntry[], reusableContents: [] as ReusableContentEntry[], variables: {} as Variables } : await baseReader.all();
   const now = new Date().toISOString();
   const editor = new ContentEditor(db, EMPTY);
-  const manifest: Manifest = { commit, pages: {}, files: {} };
+  const manifest: Manifest = {
+    commit,
+    pages: {},
+    files: {},
+    ...(configFile && configText !== undefined ? { config: { path: configFile.path, text: configText } } : {}),
+    ...(Object.keys(links).length ? { links } : {}),
+  };
 
   // Siblings, in table-of-contents order, per parent page.
   const siblings = new Map<string | null, TocItem[]>();
@@ -234,18 +306,22 @@ export async function importTree(
         const name = posix.basename(item.path!).replace(/\.md$/i, '');
         const dir = posix.basename(posix.dirname(item.path!));
         slug = /^readme$/i.test(name) ? (dir && dir !== '.' && posix.dirname(item.path!) !== config.root ? slugify(dir) : slugify(title)) : slugify(name);
-      } else slug = slugify(item.title);
+      } else slug = item.slug ? slugify(item.slug) : slugify(item.title);
+      // SUMMARY.md groups are group pages; the official model has them at the top level only,
+      // so a folder without README.md deeper down (no SUMMARY.md) stays an empty document.
+      const type: PageType = item.kind === 'link' ? 'link' : item.kind === 'group' && parentId === null ? 'group' : 'document';
       for (let n = 2; slugs.has(slug); n++) slug = `${slug.replace(/-\d+$/, '')}-${n}`;
       slugs.add(slug);
       const before = base.pages.get(id);
       const entry: PageEntry = {
         id,
-        type: 'document',
+        type,
         title,
         slug,
         parent: parentId,
         pos: positions[i]!,
         doc: item.kind === 'page' ? (docByPath.get(item.path!) ?? (await putDocuments(db, opts.spaceId, ['']))[0]!) : null,
+        ...(type === 'link' ? { target: linkTarget(item, pageIdByPath) } : {}),
         createdAt: before?.createdAt ?? now,
         updatedAt: now,
         ...(meta?.metadata ?? {}),
@@ -257,13 +333,16 @@ export async function importTree(
       editor.putPage(final);
       entries.set(item, final);
       pagesWritten++;
-      const file = item.kind === 'page' ? byPath.get(item.path!) : undefined;
+      const file = item.kind === 'page' ? byPath.get(item.path!) : undefined; // not a link's page
       manifest.pages[id] = {
         kind: item.kind,
-        ...(item.path ? { path: item.path } : {}),
+        ...(item.kind === 'page' ? { path: item.path! } : {}),
         ...(file ? { oid: file.oid } : {}),
         entry: entryHash(final),
-        ...(item.kind === 'group' ? { href: item.title } : item.kind === 'link' ? { href: item.href! } : item.href ? { href: item.href } : {}),
+        ...(item.kind === 'group' ? { href: item.title } : item.kind === 'link' ? { href: linkHref(item) } : item.href ? { href: item.href } : {}),
+        ...(file && heads.has(file.path) ? { head: { text: heads.get(file.path)!, hash: headHash(final), ...(parsed.get(file.path)!.markdown ? {} : { bodyless: true }) } } : {}),
+        ...(item.tail ? { tail: item.tail } : {}),
+        ...(item.kind === 'page' && item.written ? { written: item.written } : {}),
       };
     }
     await editor.setChildren(parentId, listIds);
@@ -317,7 +396,18 @@ export async function importTree(
   // Without SUMMARY.md, the shape is kept too: an export of the same tree writes none either.
   // The shape uses the titles an export would write (a link title, else the page's title).
   const titled = (list: TocItem[]): TocItem[] =>
-    list.filter((i) => entries.has(i)).map((i) => ({ ...i, title: i.kind === 'group' ? i.title : (entries.get(i)!.linkTitle ?? entries.get(i)!.title), children: titled(i.children) }));
+    list.flatMap((i) => {
+      const entry = entries.get(i);
+      if (!entry) return [];
+      const item: TocItem = {
+        ...i,
+        title: i.kind === 'group' ? i.title : (entry.linkTitle ?? entry.title),
+        ...(i.kind === 'group' ? { slug: entry.slug } : {}),
+        children: i.kind === 'link' ? [] : titled(i.children),
+      };
+      // What SUMMARY.md nests below a link follows it (see walk).
+      return i.kind === 'link' ? [item, ...titled(i.children)] : [item];
+    });
   const shape = hashOf(shapeOf(titled(toc)));
   manifest.summary = summaryFile ? { path: summaryFile.path, oid: summaryFile.oid, shape } : { path: '', oid: '', shape };
   const root = await editor.commit(db);
@@ -333,7 +423,7 @@ export async function importTree(
 
 /** What SUMMARY.md says, without the text that does not matter (for comparisons). */
 function shapeOf(items: TocItem[]): unknown {
-  return items.map((i) => [i.kind, i.title, i.path ?? '', i.href ?? '', shapeOf(i.children)]);
+  return items.map((i) => [i.kind, i.title, i.path ?? '', i.href ?? '', ...(i.kind === 'group' ? [i.slug ?? ''] : []), ...(i.tail ? [i.tail] : []), shapeOf(i.children)]);
 }
 
 export interface ExportPlan {
@@ -350,7 +440,14 @@ export interface ExportPlan {
 export async function exportPlan(
   db: Db,
   root: string,
-  opts: { projectDir: string; existing: TreeFile[]; configText: string | undefined; manifest: Manifest | null },
+  opts: {
+    projectDir: string;
+    existing: TreeFile[];
+    configText: string | undefined;
+    manifest: Manifest | null;
+    /** Blobs of the last sync the target repository does not hold: what they held is written anew. */
+    missing?: Set<string>;
+  },
 ): Promise<ExportPlan> {
   const config = readGitbookConfig(opts.configText, opts.projectDir);
   const { pages, files, reusableContents, variables } = await new ContentReader(db, root).all();
@@ -363,6 +460,8 @@ export async function exportPlan(
   }
   for (const list of children.values()) sortPages(list);
   const m = opts.manifest;
+  /** A blob of the last sync, when the commit being made may point at it. */
+  const reusable = (oid: string | undefined): oid is string => !!oid && !opts.missing?.has(oid);
   const used = new Set<string>();
   const unique = (path: string) => {
     let candidate = path;
@@ -377,8 +476,13 @@ export async function exportPlan(
   const kindOf = new Map<string, 'page' | 'group' | 'link'>();
   for (const id of pages.keys()) {
     const known = m?.pages[id];
-    if (known?.kind === 'page' && known.path) pathOf.set(id, unique(known.path));
-    kindOf.set(id, known?.kind ?? 'page');
+    const page = pages.get(id)!;
+    // Groups and links are what their page says; a document keeps the role it had at the last
+    // sync (a folder without README.md deeper down, or a group or link imported before they were
+    // pages of their own), so it writes no file.
+    const kind = page.type === 'group' ? 'group' : page.type === 'link' ? 'link' : (known?.kind ?? 'page');
+    if (kind === 'page' && known?.kind === 'page' && known.path) pathOf.set(id, unique(known.path));
+    kindOf.set(id, kind);
   }
   const assign = (parent: string | null, folder: string) => {
     for (const [index, p] of (children.get(parent) ?? []).entries()) {
@@ -400,15 +504,29 @@ export async function exportPlan(
     filePath.set(f.id, unique(known && known.blob === f.blob ? known.path : known?.path ?? inRoot('.gitbook/assets', f.name)));
   }
 
+  /** A link page's SUMMARY.md target: its URL, or the path (and anchor) of the page it names. */
+  const linkOf = (p: PageEntry): { href: string; path?: string; anchor: string } | undefined => {
+    if (!p.target) return undefined;
+    if (p.target.kind === 'url') return { href: p.target.url, anchor: '' };
+    const path = pathOf.get(p.target.page);
+    const anchor = p.target.kind === 'anchor' ? `#${p.target.anchor}` : '';
+    return path ? { href: `${path}${anchor}`, path, anchor } : undefined;
+  };
+
   // The repository's .gitbook.yaml is left as it is, so its redirects still hold.
-  const out: ExportPlan = { files: [], deletes: [], manifest: { pages: {}, files: {}, ...(m?.redirects ? { redirects: m.redirects } : {}) } };
+  const out: ExportPlan = {
+    files: [],
+    deletes: [],
+    manifest: { pages: {}, files: {}, ...(m?.redirects ? { redirects: m.redirects } : {}), ...(m?.config ? { config: m.config } : {}), ...(m?.links ? { links: m.links } : {}) },
+  };
   for (const p of pages.values()) {
     const kind = kindOf.get(p.id)!;
     const known = m?.pages[p.id];
     const hash = entryHash(p);
     const path = pathOf.get(p.id);
     if (kind !== 'page' || !path) {
-      out.manifest.pages[p.id] = { kind, entry: hash, ...(known?.href ? { href: kind === 'group' ? p.title : known.href } : kind === 'group' ? { href: p.title } : {}) };
+      const href = kind === 'group' ? p.title : kind === 'link' ? (linkOf(p)?.href ?? known?.href) : known?.href;
+      out.manifest.pages[p.id] = { kind, entry: hash, ...(href ? { href } : {}), ...(known?.tail ? { tail: known.tail } : {}) };
       continue;
     }
     if (known && !known.oid && known.path === path && known.entry === hash) {
@@ -418,32 +536,51 @@ export async function exportPlan(
       continue;
     }
     let oid: string | undefined;
-    if (known?.oid && known.path === path && known.entry === hash) oid = known.oid;
-    if (oid) out.files.push({ path, oid });
-    else {
-      const body = exportLinks(docs.get(p.doc ?? '') ?? '', (target) => {
+    let head: PageHead | undefined;
+    if (reusable(known?.oid) && known.path === path && known.entry === hash) oid = known.oid;
+    if (oid) {
+      out.files.push({ path, oid });
+      head = known?.head; // the file stays as it was
+    } else {
+      const occurrences = new Map<string, number>();
+      const link = (to: string, anchor: string, place: LinkPlace) => {
+        const key = linkKey(path, to, anchor, place);
+        const written = m?.links?.[key];
+        if (typeof written === 'string') return written;
+        if (written?.length) {
+          const n = occurrences.get(key) ?? 0;
+          occurrences.set(key, n + 1);
+          return written[Math.min(n, written.length - 1)]!;
+        }
+        return linkSpelling(relativePath(path, to) + (anchor ? `#${anchor}` : ''), place);
+      };
+      const body = exportLinks(docs.get(p.doc ?? '') ?? '', (target, place) => {
         const page = /^\/pages\/([^/#?]+)(?:#(.*))?$/.exec(target);
         if (page) {
           const to = pathOf.get(page[1]!);
-          return to ? relativeLink(path, to) + (page[2] ? `#${page[2]}` : '') : undefined;
+          return to ? link(to, page[2] ?? '', place) : undefined;
         }
         const file = /^\/files\/([^/#?]+)$/.exec(target);
         if (file) {
           const to = filePath.get(file[1]!);
-          return to ? relativeLink(path, to) : undefined;
+          return to ? link(to, '', place) : undefined;
         }
         return undefined;
       });
       const withIncludes = rewriteIncludes(body, (target) => (target.startsWith('.gitbook/includes/') ? relativeLink(path, inRoot(target)) : undefined));
-      const text = writePageFile(p.title, coverAsPath(frontMatterOf(p), (file) => filePath.get(file), path), withIncludes);
+      // Front matter and title as they were written while they say the same; else Folio's.
+      head = known?.head && known.head.hash === headHash(p) ? known.head : undefined;
+      const text = head
+        ? head.text + (head.bodyless && withIncludes ? (head.text.endsWith('\n\n') ? '' : head.text.endsWith('\n') ? '\n' : '\n\n') : '') + withIncludes
+        : writePageFile(p.title, coverAsPath(frontMatterOf(p), (file) => filePath.get(file), path), withIncludes);
       out.files.push({ path, data: Buffer.from(text, 'utf8') });
     }
-    out.manifest.pages[p.id] = { kind: 'page', path, entry: hash, ...(oid ? { oid } : {}), ...(known?.href && known.path === path ? { href: known.href } : {}) };
+    out.manifest.pages[p.id] = { kind: 'page', path, entry: hash, ...(oid ? { oid } : {}), ...(known?.href && known.path === path ? { href: known.href } : {}), ...(head ? { head } : {}), ...(known?.tail ? { tail: known.tail } : {}), ...(known?.written && known.path === path ? { written: known.written } : {}) };
   }
   for (const f of files) {
     const path = filePath.get(f.id)!;
     const known = m?.files[f.id];
-    if (known && known.blob === f.blob && known.path === path) {
+    if (known && known.blob === f.blob && known.path === path && reusable(known.oid)) {
       out.files.push({ path, oid: known.oid });
       out.manifest.files[f.id] = known;
     } else {
@@ -461,15 +598,16 @@ export async function exportPlan(
     const hash = includeEntryHash(r);
     const path = known?.path ?? inRoot('.gitbook/includes', `${r.id}.md`);
     used.add(path);
-    if (known && known.entry === hash) out.files.push({ path, oid: known.oid });
+    const kept = known && known.entry === hash && reusable(known.oid);
+    if (kept) out.files.push({ path, oid: known.oid });
     else {
       const body = includeDocs.get(r.doc ?? '') ?? '';
       out.files.push({ path, data: Buffer.from(writeIncludeFile(r.title, body), 'utf8') });
     }
-    out.manifest.includes[r.id] = { path, oid: known?.entry === hash ? known.oid : '', entry: hash };
+    out.manifest.includes[r.id] = { path, oid: kept ? known.oid : '', entry: hash };
   }
   const varsHash = hashOf(variables);
-  if (m?.vars && m.vars.hash === varsHash) {
+  if (m?.vars && m.vars.hash === varsHash && reusable(m.vars.oid)) {
     out.files.push({ path: m.vars.path, oid: m.vars.oid });
     out.manifest.vars = m.vars;
   } else if (Object.keys(variables).length) {
@@ -482,19 +620,24 @@ export async function exportPlan(
   const toc = (parent: string | null): TocItem[] =>
     (children.get(parent) ?? []).map((p) => {
       const kind = kindOf.get(p.id)!;
-      const title = p.linkTitle ?? p.title;
       const known = m?.pages[p.id];
-      if (kind === 'group') return { kind, title: p.title, children: toc(p.id) };
-      if (kind === 'link') return { kind, title, href: known?.href ?? '', children: toc(p.id) };
+      const title = p.linkTitle ?? p.title;
+      const tail = known?.tail ? { tail: known.tail } : {};
+      if (kind === 'group') return { kind, title: p.title, slug: p.slug, children: toc(p.id) };
+      if (kind === 'link') {
+        const to = linkOf(p);
+        return { kind, title, ...(to?.path ? { path: to.path, href: to.anchor } : { href: to?.href ?? known?.href ?? '' }), ...tail, children: toc(p.id) };
+      }
       const href = out.manifest.pages[p.id]?.href;
-      return { kind, title, path: pathOf.get(p.id)!, ...(href ? { href } : {}), children: toc(p.id) };
+      const written = known?.written && known.path === pathOf.get(p.id) ? { written: known.written } : {};
+      return { kind, title, path: pathOf.get(p.id)!, ...(href ? { href } : {}), ...tail, ...written, children: toc(p.id) };
     });
   const items = toc(null);
   const summaryPath = inRoot(config.summary);
   const shape = hashOf(shapeOf(items));
   if (m?.summary && m.summary.shape === shape && m.summary.path === '') {
     out.manifest.summary = m.summary;
-  } else if (m?.summary && m.summary.shape === shape && m.summary.path === summaryPath) {
+  } else if (m?.summary && m.summary.shape === shape && m.summary.path === summaryPath && reusable(m.summary.oid)) {
     out.files.push({ path: summaryPath, oid: m.summary.oid });
     out.manifest.summary = m.summary;
   } else {
@@ -503,7 +646,10 @@ export async function exportPlan(
   }
   const configPath = repoPath(opts.projectDir, '.gitbook.yaml')!;
   const existing = new Set(opts.existing.map((f) => f.path));
-  if (!existing.has(configPath) && !m) {
+  if (!existing.has(configPath) && m?.config?.path === configPath) {
+    // The repository had one (a new branch of another repository, or an empty one, gets it too).
+    out.files.push({ path: configPath, data: Buffer.from(m.config.text, 'utf8') });
+  } else if (!existing.has(configPath) && !m) {
     const root = config.root === opts.projectDir ? './' : `./${posix.relative(opts.projectDir || '.', config.root)}/`;
     out.files.push({ path: configPath, data: Buffer.from(`root: ${root}\n\nstructure:\n  readme: ${config.readme}\n  summary: ${config.summary}\n`, 'utf8') });
   }

@@ -1,3 +1,4 @@
+import { slugify } from '../content/model.ts';
 import { GitError } from './git.ts';
 import { posix } from 'node:path';
 import { parse as parseYaml } from 'yaml';
@@ -63,14 +64,20 @@ export function readGitbookConfig(text: string | undefined, projectDir: string):
 export interface TocItem {
   kind: 'page' | 'group' | 'link';
   title: string;
-  /** Repository path of the page's markdown file (pages). */
+  /** Repository path of the page's markdown file (pages; links to a page listed before). */
   path?: string;
-  /** Anchor after the path (`page.md#section`), kept for the way back. */
+  /** Anchor after the path (`page.md#section`), kept for the way back; a link's URL. */
   href?: string;
+  /** A group's slug when its heading names one (`## Title <a href="#slug" id="slug"></a>`). */
+  slug?: string;
+  /** A link title after the target (`* [Title](page.md "Tooltip")`), as written. */
+  tail?: string;
+  /** The target of a page's item as written (`load\_name.md`), when GitBook would write it otherwise. */
+  written?: string;
   children: TocItem[];
 }
 
-const ITEM = /^(\s*)[*+-]\s+\[((?:\\.|[^\]\\])*)\]\(\s*(<[^>]*>|[^)\s]+)(?:\s+"[^"]*")?\s*\)\s*$/;
+const ITEM = /^(\s*)[*+-]\s+\[((?:\\.|[^\]\\])*)\]\(\s*(<[^>]*>|[^)\s]+)(\s+"[^"]*")?\s*\)\s*$/;
 
 function unescapeMarkdown(text: string): string {
   return text.replace(/\\([\\`*_{}[\]()#+\-.!|<>~"'])/g, '$1');
@@ -84,6 +91,9 @@ function isExternal(target: string): boolean {
   return /^[a-z][a-z0-9+.-]*:/i.test(target) || target.startsWith('//');
 }
 
+/** The anchor GitBook puts after a group's title to keep its slug: `<a href="#slug" id="slug"></a>`. */
+const GROUP_ANCHOR = /\s*<a href="#([^"]+)" id="\1"><\/a>\s*$/;
+
 /** Parses SUMMARY.md (at `summaryPath`) into a tree of items; page paths resolved from its folder. */
 export function parseSummary(text: string, summaryPath: string): TocItem[] {
   const dir = posix.dirname(summaryPath) === '.' ? '' : posix.dirname(summaryPath);
@@ -92,13 +102,23 @@ export function parseSummary(text: string, summaryPath: string): TocItem[] {
   const stack: { indent: number; item: TocItem }[] = [];
   let inFence = false;
   for (const line of text.split(/\r?\n/)) {
-    if (/^\s*(```|~~~)/.test(line)) inFence = !inFence;
+    // A fence may open in a list item (`* ```yaml`: the source of a computed page).
+    if (/^\s*(?:[*+-]\s+)?(```|~~~)/.test(line)) inFence = !inFence;
     if (inFence) continue;
     const heading = /^(#{2,6})\s+(.+?)\s*#*\s*$/.exec(line);
     if (heading) {
-      const group: TocItem = { kind: 'group', title: unescapeMarkdown(heading[2]!), children: [] };
+      // GitBook writes the slug of a group whose title says another one as an empty anchor.
+      const anchor = GROUP_ANCHOR.exec(heading[2]!);
+      const title = unescapeMarkdown(anchor ? heading[2]!.slice(0, anchor.index).trimEnd() : heading[2]!);
+      const group: TocItem = { kind: 'group', title, ...(anchor ? { slug: anchor[1]! } : {}), children: [] };
       top.push(group);
       list = group.children;
+      stack.length = 0;
+      continue;
+    }
+    if (/^ {0,3}([*_-])(?:[ \t]*\1){2,}[ \t]*$/.test(line)) {
+      // A rule ends the group: what follows is at the top level again.
+      list = top;
       stack.length = 0;
       continue;
     }
@@ -106,9 +126,11 @@ export function parseSummary(text: string, summaryPath: string): TocItem[] {
     if (!m) continue;
     const indent = m[1]!.length;
     const title = unescapeMarkdown(m[2]!);
-    let target = m[3]!.replace(/^<|>$/g, '');
+    const tail = m[4] ? { tail: m[4] } : {};
+    // Backslash escapes hold in link targets too (`load\_name.md` is `load_name.md`).
+    let target = m[3]!.replace(/^<|>$/g, '').replace(/\\([!-/:-@[-`{-~])/g, '$1');
     let item: TocItem;
-    if (isExternal(target)) item = { kind: 'link', title, href: target, children: [] };
+    if (isExternal(target)) item = { kind: 'link', title, href: target, ...tail, children: [] };
     else {
       const hash = target.indexOf('#');
       const anchor = hash >= 0 ? target.slice(hash) : '';
@@ -121,7 +143,8 @@ export function parseSummary(text: string, summaryPath: string): TocItem[] {
       }
       const path = repoPath(dir, decoded);
       if (path === undefined || !path) continue; // escapes the repository: ignored
-      item = { kind: 'page', title, path, ...(anchor ? { href: anchor } : {}), children: [] };
+      const written = relativeLink(summaryPath, path) + anchor === m[3] ? {} : { written: m[3]! };
+      item = { kind: 'page', title, path, ...(anchor ? { href: anchor } : {}), ...tail, ...written, children: [] };
     }
     while (stack.length && stack[stack.length - 1]!.indent >= indent) stack.pop();
     (stack.length ? stack[stack.length - 1]!.item.children : list).push(item);
@@ -184,21 +207,30 @@ export function relativeLink(fromFile: string, toFile: string): string {
 /** SUMMARY.md for a tree, GitBook's layout. */
 export function writeSummary(items: TocItem[], summaryPath: string): string {
   const lines = ['# Table of contents', ''];
-  const write = (list: TocItem[], depth: number) => {
+  let inGroup = false;
+  const write = (list: TocItem[], depth: number, top = false) => {
     for (const item of list) {
       const indent = '  '.repeat(depth);
       if (item.kind === 'group') {
         if (lines[lines.length - 1] !== '') lines.push('');
-        lines.push(`## ${item.title}`, '');
+        const slug = item.slug && item.slug !== slugify(item.title) ? ` <a href="#${item.slug}" id="${item.slug}"></a>` : '';
+        lines.push(`## ${item.title}${slug}`, '');
         write(item.children, 0);
+        inGroup = true;
         continue;
       }
-      const target = item.kind === 'link' ? item.href! : relativeLink(summaryPath, item.path!) + (item.href ?? '');
-      lines.push(`${indent}* [${escapeTitle(item.title)}](${target})`);
+      if (top && inGroup) {
+        // Pages after a group that are not in it follow a rule, as GitBook writes them.
+        if (lines[lines.length - 1] !== '') lines.push('');
+        lines.push('***', '');
+        inGroup = false;
+      }
+      const target = item.kind === 'link' && !item.path ? item.href! : (item.written ?? relativeLink(summaryPath, item.path!) + (item.href ?? ''));
+      lines.push(`${indent}* [${escapeTitle(item.title)}](${target}${item.tail ?? ''})`);
       write(item.children, depth + 1);
     }
   };
-  write(items, 0);
+  write(items, 0, true);
   return `${lines.join('\n').replace(/\n+$/, '')}\n`;
 }
 
@@ -225,12 +257,29 @@ export function contentTypeOf(name: string): string {
 
 const FENCE = /^ {0,3}(`{3,}|~{3,})/;
 
+/** How a link target is written: in markdown `](target)`, or as an attribute `src="target"`. */
+export type LinkPlace = 'markdown' | 'attribute';
+
+/**
+ * A repository path as GitBook writes it in a link: as it is in an attribute; in markdown, between
+ * angle brackets when it holds spaces or parentheses (`](<../.gitbook/assets/image (1).png>)`).
+ */
+export function linkSpelling(path: string, place: LinkPlace): string {
+  return place === 'markdown' && /[\s()<>]/.test(path) ? `<${path}>` : path;
+}
+
+/** A relative link from one repository file to another, unencoded (see linkSpelling). */
+export function relativePath(fromFile: string, toFile: string): string {
+  return posix.relative(posix.dirname(`/${fromFile}`), `/${toFile}`) || posix.basename(toFile);
+}
+
 /**
  * Rewrites the link targets of a page body: markdown links and images `](target)`, and the
  * `src`/`url`/`href` attributes of tags and HTML, outside code blocks and code spans. `map`
- * returns the new target or undefined to keep it.
+ * gets the target (angle brackets removed), where it is, and its text as written; it returns
+ * the new text (written as given) or undefined to keep it.
  */
-export function rewriteLinks(markdown: string, map: (target: string) => string | undefined): string {
+export function rewriteLinks(markdown: string, map: (target: string, place: LinkPlace, written: string) => string | undefined): string {
   let fence: string | null = null;
   return markdown
     .split('\n')
@@ -249,11 +298,11 @@ export function rewriteLinks(markdown: string, map: (target: string) => string |
       const masked = line.replace(/(`+)[^`]*?\1/g, (span) => `\u0000${spans.push(span) - 1}\u0000`);
       return masked
         .replace(/(\]\(\s*)(<[^>\n]*>|[^)\s]+)/g, (whole, lead: string, target: string) => {
-          const next = map(target.replace(/^<|>$/g, ''));
+          const next = map(target.replace(/^<|>$/g, ''), 'markdown', target);
           return next === undefined ? whole : `${lead}${next}`;
         })
         .replace(/(\b(?:src|url|href)=")([^"\n]+)(")/g, (whole, lead: string, target: string, end: string) => {
-          const next = map(target);
+          const next = map(target, 'attribute', target);
           return next === undefined ? whole : `${lead}${next}${end}`;
         })
         .replace(/\u0000(\d+)\u0000/g, (_, i: string) => spans[Number(i)]!);

@@ -3,7 +3,7 @@ import { type PageMetadata, gitbookYaml, readFrontMatter, withFrontMatter } from
 import { documentToMarkdown, markdownToDocument } from '../content/markdown.ts';
 import { mentionLabel } from '../content/markdown-serialize.ts';
 import type { PageEntry } from '../content/model.ts';
-import { rewriteLinks } from './format.ts';
+import { rewriteLinks, type LinkPlace } from './format.ts';
 import { frontMatterOf } from '../content/presenter.ts';
 
 /**
@@ -61,10 +61,10 @@ function throughDocument(body: string, links: LinkMapping | undefined): string {
  * card targets: `/pages/<id>`, or its last segment) the text GitBook gives them: the name of the
  * file or folder linked to (`share.md`, `embedding`), or the anchor.
  */
-export function exportLinks(markdown: string, map: (target: string) => string | undefined): string {
+export function exportLinks(markdown: string, map: (target: string, place: LinkPlace, written: string) => string | undefined): string {
   const internalOf = new Map<string, string>();
-  const out = rewriteLinks(markdown, (target) => {
-    const next = map(target);
+  const out = rewriteLinks(markdown, (target, place, written) => {
+    const next = map(target, place, written);
     if (next !== undefined) internalOf.set(next, target);
     return next;
   });

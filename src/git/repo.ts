@@ -1,5 +1,5 @@
 import type { Config } from '../platform/config.ts';
-import { GitError, vetRemote, Workspace, type Remote } from './git.ts';
+import { GitError, GitTimeoutError, vetRemote, Workspace, type Remote } from './git.ts';
 
 /** A file of a commit's tree (regular files only: symlinks and submodules are ignored). */
 export interface TreeFile {
@@ -43,6 +43,29 @@ export class FetchedRepo {
       throw new GitError(`The repository has no ref ${ref}: check the branch name`);
     }
     return (await this.ws.git(['rev-parse', '--verify', 'refs/folio/fetched^{commit}'])).toString().trim();
+  }
+
+  /**
+   * Fetches one commit by id as refs/folio/base (depth 1); its id, or undefined when the remote
+   * does not give it (another repository, or a commit no branch holds any more).
+   */
+  async fetchCommit(commit: string): Promise<string | undefined> {
+    if (!/^[0-9a-f]{40}$/.test(commit)) return undefined;
+    try {
+      await this.ws.git(['fetch', '--quiet', '--no-tags', '--no-write-fetch-head', '--depth=1', '--', this.remote.url, `+${commit}:refs/folio/base`], this.net());
+      return (await this.ws.git(['rev-parse', '--verify', 'refs/folio/base^{commit}'])).toString().trim();
+    } catch (err) {
+      if (err instanceof GitError && !(err instanceof GitTimeoutError)) return undefined;
+      throw err;
+    }
+  }
+
+  /** Which of these objects the scratch repository does not hold (one `cat-file --batch-check`). */
+  async missing(oids: string[]): Promise<Set<string>> {
+    const unique = [...new Set(oids)];
+    if (!unique.length) return new Set();
+    const out = (await this.ws.git(['cat-file', '--batch-check'], { input: `${unique.join('\n')}\n` })).toString();
+    return new Set(out.split('\n').flatMap((line) => (/ missing$/.test(line) ? [line.split(' ')[0]!] : [])));
   }
 
   async commitMessage(commit: string): Promise<string> {

@@ -598,11 +598,15 @@ export function exportJob(services: Services) {
       const repo = await FetchedRepo.open(t.remote, services.config);
       try {
         // Only the tip is needed: the new commit's parent is the remote's head, which it has.
-        const parent = await repo.fetch(t.ref, { depth: 1, allowMissing: true });
-        if (parent) events.know({ commitId: parent });
-        if (parent && t.row.synced_commit && parent !== t.row.synced_commit && !p.force) {
-          throw new GitError(`The branch has commits that were not imported into the space yet (${parent.slice(0, 7)}): import first, or export with force: true to overwrite them`);
+        const head0 = await repo.fetch(t.ref, { depth: 1, allowMissing: true });
+        if (head0) events.know({ commitId: head0 });
+        if (head0 && t.row.synced_commit && head0 !== t.row.synced_commit && !p.force) {
+          throw new GitError(`The branch has commits that were not imported into the space yet (${head0.slice(0, 7)}): import first, or export with force: true to overwrite them`);
         }
+        // A new branch starts from the commit last synced, as a branch for a pull request does:
+        // it keeps the rest of the repository, and the blobs of unchanged files are there.
+        const manifest = t.row.synced_revision ? manifestOf(t.row) : null;
+        const parent = head0 ?? (t.row.synced_commit ? await repo.fetchCommit(t.row.synced_commit) : undefined);
         const space = await db.selectFrom('spaces').selectAll().where('id', '=', t.space.id).executeTakeFirstOrThrow();
         const revision = await loadRevision(db, space.id, space.revision_id);
         // An export starts from the revision it exports and the branch head it commits on (the
@@ -612,14 +616,19 @@ export function exportJob(services: Services) {
         const configFile = existing.find((f) => f.path === repoPath(t.projectDir, '.gitbook.yaml'));
         const configText = configFile ? (await repo.blobs([configFile.oid])).get(configFile.oid)!.toString('utf8') : undefined;
         readGitbookConfig(configText, t.projectDir); // refuses a broken .gitbook.yaml before writing
-        const manifest = t.row.synced_revision ? manifestOf(t.row) : null;
-        const plan = await exportPlan(db, revision.root, { projectDir: t.projectDir, existing, configText, manifest });
+        let plan = await exportPlan(db, revision.root, { projectDir: t.projectDir, existing, configText, manifest });
+        // Blobs of the last sync the repository does not hold (another repository, or a branch
+        // without that history) are written from the space's content instead.
+        const missing = await repo.missing(plan.files.flatMap((f) => (f.oid ? [f.oid] : [])));
+        if (missing.size) plan = await exportPlan(db, revision.root, { projectDir: t.projectDir, existing, configText, manifest, missing });
         log('git export: files prepared', { files: plan.files.length, written: plan.files.filter((f) => f.data).length, deleted: plan.deletes.length });
         const message = p.commitMessage ?? `Folio: revision ${revision.id}`;
         const made = await repo.commit({ parent, message, deletes: plan.deletes, files: plan.files, when: new Date() });
         let head = made.commit;
-        if (parent && made.tree === (await repo.treeOf(parent))) head = parent; // nothing changed: no commit
-        else await repo.push(made.commit, t.ref, !!p.force);
+        if (parent && made.tree === (await repo.treeOf(parent))) {
+          head = parent; // nothing changed: no commit (a new branch is made at the commit it starts from)
+          if (!head0) await repo.push(head, t.ref, false);
+        } else await repo.push(made.commit, t.ref, !!p.force);
         // The blob ids of what was written, for the next export to reuse.
         const listed = new Map((await repo.files(head, t.projectDir)).map((f) => [f.path, f.oid]));
         const next: Manifest = { commit: head, ...plan.manifest };
@@ -640,7 +649,7 @@ export function exportJob(services: Services) {
             .execute();
           return { result: undefined, ids: { revisionId: revision.id, commitId: head } };
         });
-        log('git export: done', { commit: head, pushed: head !== parent });
+        log('git export: done', { commit: head, pushed: head !== parent, branched: !head0 });
       } finally {
         await repo.dispose();
       }

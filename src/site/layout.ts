@@ -60,6 +60,14 @@ const color = (value: string | undefined) => (value && /^#[0-9a-fA-F]{3,8}$/.tes
 function treeHtml(pages: NavPage[], view: PageView): string {
   if (!pages.length) return '';
   const items = pages.map((p) => {
+    const label = `${p.emoji ? `<span class="emoji">${escapeHtml(p.emoji)}</span> ` : ''}${escapeHtml(p.title)}`;
+    // A group is a heading with its pages always listed; a link goes where it points.
+    if (p.entry.type === 'group') return `<li class="group"><span class="group-title">${label}</span>${treeHtml(p.children, view)}</li>`;
+    if (p.entry.type === 'link') {
+      const target = p.entry.target;
+      const href = p.linkTo ? `${view.pageUrl(p.linkTo.page)}${p.linkTo.anchor ? `#${encodeURIComponent(p.linkTo.anchor)}` : ''}` : target?.kind === 'url' ? target.url : '#';
+      return `<li><a href="${escapeHtml(href)}"${target?.kind === 'url' ? ' rel="noopener"' : ''}>${label}</a></li>`;
+    }
     const current = p.id === view.currentPageId;
     const link = `<a href="${escapeHtml(view.pageUrl(p))}"${current ? ' aria-current="page"' : ''}>${p.emoji ? `<span class="emoji">${escapeHtml(p.emoji)}</span> ` : ''}${escapeHtml(p.title)}</a>`;
     // Only the branch being read is open: the page stays small however large the space.
@@ -203,7 +211,7 @@ a{color:var(--primary)}
 .layout{display:grid;grid-template-columns:260px minmax(0,1fr) 220px;gap:32px;max-width:1400px;margin:0 auto;padding:24px}
 @media (max-width:900px){.layout{grid-template-columns:1fr}.toc{display:none}}
 .sidebar ul{list-style:none;padding-left:14px;margin:0}.sidebar>ul{padding-left:0}
-.sidebar a{display:block;padding:3px 6px;border-radius:6px;color:var(--fg);text-decoration:none}
+.sidebar .group-title{display:block;margin-top:12px;padding:3px 6px;font-weight:600;color:var(--muted)}.sidebar a{display:block;padding:3px 6px;border-radius:6px;color:var(--fg);text-decoration:none}
 .sidebar li.closed>a::after{content:" ›";color:var(--muted)}.sidebar a[aria-current]{background:var(--code-bg);color:var(--primary);font-weight:600}
 .variants ul{display:flex;gap:8px;flex-wrap:wrap;padding:0;margin:0 0 12px}
 .toc{font-size:14px}.toc ul{list-style:none;padding:0}.toc-2{padding-left:10px}.toc-3{padding-left:20px}

@@ -18,6 +18,8 @@ export interface NavPage {
   parent: string | null;
   children: NavPage[];
   entry: PageEntry;
+  /** A link page to a page of the space: that page, and the anchor in it. */
+  linkTo?: { page: NavPage; anchor: string };
 }
 
 export interface Navigation {
@@ -78,11 +80,31 @@ async function build(db: Db, root: string): Promise<Navigation> {
           entry,
         };
         byId.set(node.id, node);
-        byPath.set(path, node);
-        order.push(node);
+        // Only documents are read: a link leaves the site, a group is a heading of the tree
+        // (its path shows its first page, below).
+        if (entry.type === 'document') {
+          byPath.set(path, node);
+          order.push(node);
+        }
         node.children = walk(entry.id, path);
         return node;
       });
   const top = walk(null, '');
+  const firstDocument = (pages: NavPage[]): NavPage | undefined => {
+    for (const p of pages) {
+      const found = p.entry.type === 'document' ? p : firstDocument(p.children);
+      if (found) return found;
+    }
+    return undefined;
+  };
+  for (const node of byId.values()) {
+    const target = node.entry.type === 'link' ? node.entry.target : undefined;
+    const to = target && target.kind !== 'url' ? byId.get(target.page) : undefined;
+    if (to) node.linkTo = { page: to, anchor: target!.kind === 'anchor' ? target!.anchor : '' };
+  }
+  for (const group of byId.values()) {
+    const first = group.entry.type === 'group' && !byPath.has(group.path) ? firstDocument(group.children) : undefined;
+    if (first) byPath.set(group.path, first);
+  }
   return { root, top, byId, byPath, order, files: new Map(files.map((f) => [f.id, f])), variables };
 }

@@ -163,8 +163,9 @@ function visibleNavigation(nav: Navigation, visitor: Visitor) {
   let found = visibleTrees.get(key);
   if (!found) {
     const tree = visibleTree(nav.top, visitor);
+    // Previous and next go from page to page: groups and links are not read.
     const flat: NavPage[] = [];
-    const flatten = (pages: NavPage[]) => pages.forEach((p) => (flat.push(p), flatten(p.children)));
+    const flatten = (pages: NavPage[]) => pages.forEach((p) => (p.entry.type === 'document' && flat.push(p), flatten(p.children)));
     flatten(tree);
     found = { tree, flat, at: new Map(flat.map((p, i) => [p.id, i])) };
     visibleTrees.set(key, found);

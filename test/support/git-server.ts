@@ -10,6 +10,8 @@ import { dirname, join, relative } from 'node:path';
  * HTTP server that requires basic auth. Repositories are bare repositories under a temporary root.
  */
 export interface GitServer {
+  /** The directory holding the bare repositories (`<name>.git`), for repositories made by other means. */
+  root: string;
   /** http://user:password@127.0.0.1:port/<name>.git */
   urlOf(name: string, auth?: boolean): string;
   createRepo(name: string): void;
@@ -95,6 +97,7 @@ export async function startGitServer(user = 'tester', password = 's3cret-pass'):
   };
 
   return {
+    root,
     seen,
     urlOf: (name, auth = true) => `http://${auth ? `${user}:${encodeURIComponent(password)}@` : ''}127.0.0.1:${port}/${name}.git`,
     createRepo(name) {
