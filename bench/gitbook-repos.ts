@@ -109,7 +109,7 @@ function projectsOf(repo: string): string[] {
   return files.filter((p) => /^[^/]+\/SUMMARY\.md$/.test(p)).map((p) => p.split('/')[0]!);
 }
 
-/** What SUMMARY.md lists, counted without Folio's parser: groups, links, page files. */
+/** What SUMMARY.md lists, counted without Folio's parser: groups, links, page files (computed pages are not counted). */
 function summaryCounts(text: string): { pages: number; groups: number; links: number } {
   let groups = 0;
   let links = 0;
@@ -122,8 +122,10 @@ function summaryCounts(text: string): { pages: number; groups: number; links: nu
     const item = /^\s*[*+-]\s+\[.*\]\((<[^>]*>|[^)\s]+)/.exec(line);
     if (!item) continue;
     const target = item[1]!.replace(/^<|>$/g, '');
-    if (/^[a-z][a-z0-9+.-]*:/i.test(target)) links++;
-    else paths.add(target.replace(/#.*$/, ''));
+    const path = target.replace(/#.*$/, '');
+    // An external target, or a file listed again (GitBook's link to a page or an anchor in it).
+    if (/^[a-z][a-z0-9+.-]*:/i.test(target) || paths.has(path)) links++;
+    else paths.add(path);
   }
   return { pages: paths.size, groups, links };
 }

@@ -411,6 +411,20 @@ describe('git sync', () => {
     assert.ok(link.type === 'link');
     assert.deepEqual(link.target, { kind: 'url', url: 'https://status.example.com' });
 
+    // A published site shows groups as headings of its navigation and links as links; a group's
+    // path shows its first page.
+    const { data: site } = await admin.api.orgs.createSite(org.id, { title: 'Acme docs' } as never);
+    await admin.api.orgs.addSpaceToSite(org.id, site.id, { spaceId: space.id });
+    await admin.api.orgs.publishSite(org.id, site.id, {} as never);
+    const siteBase = `${h.t.url}/${org.id}/${site.basename}/`;
+    const home = await (await fetch(siteBase)).text();
+    assert.match(home, /<span class="group-title">Getting Started<\/span>/);
+    assert.match(home, /href="https:\/\/status\.example\.com"/);
+    assert.match(home, /href="[^"]*start\/installation\/linux#packages"/);
+    const start = await fetch(`${siteBase}start`);
+    assert.equal(start.status, 200);
+    assert.match(await start.text(), /<h1[^>]*>Quickstart<\/h1>/);
+
     // Edited in Folio, exported to a new branch (as for a pull request): one commit on top of the
     // synced one, changing only the edited page.
     const quickstart = group.pages[0]!;
