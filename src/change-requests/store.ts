@@ -289,3 +289,14 @@ export async function openChangeRequestRevisions(db: Db, organizationId: string,
     .where('status', '=', 'open')
     .execute();
 }
+
+/** The change request whose merge made `revisionId` in a space of the organization, if any. */
+export async function mergedInto(db: Db, organizationId: string, spaceId: string, revisionId: string): Promise<ChangeRequestRow | undefined> {
+  return db
+    .selectFrom('change_requests')
+    .selectAll()
+    .where('organization_id', '=', organizationId)
+    .where('space_id', '=', spaceId)
+    .where('revision_merged', '=', revisionId)
+    .executeTakeFirst();
+}
