@@ -410,6 +410,7 @@ describe('git sync', () => {
     const link = group.pages[2]!;
     assert.ok(link.type === 'link');
     assert.deepEqual(link.target, { kind: 'url', url: 'https://status.example.com' });
+    assert.deepEqual(tree[2]!.type === 'group' && tree[2]!.pages[3]!.type === 'link' && tree[2]!.pages[3]!.target, { kind: 'url', url: 'https://api.example.com/api_reference' });
 
     // A published site shows groups as headings of its navigation and links as links; a group's
     // path shows its first page.

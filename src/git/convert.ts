@@ -328,7 +328,7 @@ export async function importTree(
         ...(item.kind === 'group' ? { href: item.title } : item.kind === 'link' ? { href: linkHref(item) } : item.href ? { href: item.href } : {}),
         ...(file && heads.has(file.path) ? { head: { text: heads.get(file.path)!, hash: headHash(final), ...(parsed.get(file.path)!.markdown ? {} : { bodyless: true }) } } : {}),
         ...(item.tail ? { tail: item.tail } : {}),
-        ...(item.kind === 'page' && item.written ? { written: item.written } : {}),
+        ...(item.written ? { written: item.written } : {}),
       };
     }
     await editor.setChildren(parentId, listIds);
@@ -513,7 +513,8 @@ export async function exportPlan(
     const path = pathOf.get(p.id);
     if (kind !== 'page' || !path) {
       const href = kind === 'group' ? p.title : kind === 'link' ? (linkOf(p)?.href ?? known?.href) : known?.href;
-      out.manifest.pages[p.id] = { kind, entry: hash, ...(href ? { href } : {}), ...(known?.tail ? { tail: known.tail } : {}) };
+      const written = kind === 'link' && known?.written && known.href === href ? { written: known.written } : {};
+      out.manifest.pages[p.id] = { kind, entry: hash, ...(href ? { href } : {}), ...(known?.tail ? { tail: known.tail } : {}), ...written };
       continue;
     }
     if (known && !known.oid && known.path === path && known.entry === hash) {
@@ -613,7 +614,8 @@ export async function exportPlan(
       if (kind === 'group') return { kind, title: p.title, slug: p.slug, children: toc(p.id) };
       if (kind === 'link') {
         const to = linkOf(p);
-        return { kind, title, ...(to?.path ? { path: to.path, href: to.anchor } : { href: to?.href ?? known?.href ?? '' }), ...tail, children: toc(p.id) };
+        const written = known?.written && known.href === (to?.href ?? known.href) ? { written: known.written } : {};
+        return { kind, title, ...(to?.path ? { path: to.path, href: to.anchor } : { href: to?.href ?? known?.href ?? '' }), ...tail, ...written, children: toc(p.id) };
       }
       const href = out.manifest.pages[p.id]?.href;
       const written = known?.written && known.path === pathOf.get(p.id) ? { written: known.written } : {};

@@ -72,7 +72,7 @@ export interface TocItem {
   slug?: string;
   /** A link title after the target (`* [Title](page.md "Tooltip")`), as written. */
   tail?: string;
-  /** The target of a page's item as written (`load\_name.md`), when GitBook would write it otherwise. */
+  /** The target of an item as written (`load\_name.md`, `Main\_Page`), when GitBook would write it otherwise. */
   written?: string;
   children: TocItem[];
 }
@@ -130,7 +130,7 @@ export function parseSummary(text: string, summaryPath: string): TocItem[] {
     // Backslash escapes hold in link targets too (`load\_name.md` is `load_name.md`).
     let target = m[3]!.replace(/^<|>$/g, '').replace(/\\([!-/:-@[-`{-~])/g, '$1');
     let item: TocItem;
-    if (isExternal(target)) item = { kind: 'link', title, href: target, ...tail, children: [] };
+    if (isExternal(target)) item = { kind: 'link', title, href: target, ...tail, ...(m[3] === target ? {} : { written: m[3]! }), children: [] };
     else {
       const hash = target.indexOf('#');
       const anchor = hash >= 0 ? target.slice(hash) : '';
@@ -225,7 +225,7 @@ export function writeSummary(items: TocItem[], summaryPath: string): string {
         lines.push('***', '');
         inGroup = false;
       }
-      const target = item.kind === 'link' && !item.path ? item.href! : (item.written ?? relativeLink(summaryPath, item.path!) + (item.href ?? ''));
+      const target = item.written ?? (item.kind === 'link' && !item.path ? item.href! : relativeLink(summaryPath, item.path!) + (item.href ?? ''));
       lines.push(`${indent}* [${escapeTitle(item.title)}](${target}${item.tail ?? ''})`);
       write(item.children, depth + 1);
     }
