@@ -397,7 +397,7 @@ describe('git sync', () => {
     assert.deepEqual(shape(tree), [
       ['document', 'Acme Widgets'],
       ['group', 'Getting Started', [['document', 'Quickstart'], ['document', 'Installation', [['document', 'On Linux'], ['document', 'On macOS']]], ['link', 'Status page']]],
-      ['group', 'Guides', [['document', 'Configure widgets'], ['document', 'Troubleshooting'], ['link', 'Linux packages'], ['link', 'API reference']]],
+      ['group', 'Guides', [['document', 'Configure widgets'], ['document', 'Troubleshooting'], ['link', 'Linux packages (<= 2.0)'], ['link', 'API reference']]],
       ['document', 'Changelog'],
     ]);
     // A file listed a second time is a link to its page (and the anchor in it).

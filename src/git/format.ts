@@ -83,8 +83,9 @@ function unescapeMarkdown(text: string): string {
   return text.replace(/\\([\\`*_{}[\]()#+\-.!|<>~"'])/g, '$1');
 }
 
+/** A title in SUMMARY.md, escaped as GitBook escapes it (`\_`, `\*`, `\[`; not `<` or `>`). */
 export function escapeTitle(text: string): string {
-  return text.replace(/([\\[\]*_`<>])/g, '\\$1');
+  return text.replace(/([\\[\]*_`])/g, '\\$1');
 }
 
 function isExternal(target: string): boolean {
