@@ -403,6 +403,7 @@ describe('git sync', () => {
     // A file listed a second time is a link to its page (and the anchor in it).
     const linux = tree[1]!.type === 'group' && tree[1]!.pages[1]!.type === 'document' ? tree[1]!.pages[1]!.pages[0]! : undefined;
     assert.deepEqual(tree[2]!.type === 'group' && tree[2]!.pages[2]!.type === 'link' && tree[2]!.pages[2]!.target, { kind: 'anchor', page: linux?.id, anchor: 'packages' });
+    assert.equal(flatten(tree as never).find((p) => p.title === 'Configure widgets')?.linkTitle, 'Configure & tune');
     const group = tree[1]!;
     assert.ok(group.type === 'group');
     assert.equal(group.slug, 'start');
