@@ -397,12 +397,13 @@ describe('git sync', () => {
     assert.deepEqual(shape(tree), [
       ['document', 'Acme Widgets'],
       ['group', 'Getting Started', [['document', 'Quickstart'], ['document', 'Installation', [['document', 'On Linux'], ['document', 'On macOS']]], ['link', 'Status page']]],
-      ['group', 'Guides', [['document', 'Configure widgets'], ['document', 'Troubleshooting'], ['link', 'Linux packages'], ['link', 'API reference']]],
+      ['group', 'Guides', [['document', 'Configure widgets'], ['document', 'Troubleshooting'], ['link', 'Linux packages (<= 2.0)'], ['link', 'API reference']]],
       ['document', 'Changelog'],
     ]);
     // A file listed a second time is a link to its page (and the anchor in it).
     const linux = tree[1]!.type === 'group' && tree[1]!.pages[1]!.type === 'document' ? tree[1]!.pages[1]!.pages[0]! : undefined;
     assert.deepEqual(tree[2]!.type === 'group' && tree[2]!.pages[2]!.type === 'link' && tree[2]!.pages[2]!.target, { kind: 'anchor', page: linux?.id, anchor: 'packages' });
+    assert.equal(flatten(tree as never).find((p) => p.title === 'Configure widgets')?.linkTitle, 'Configure & tune');
     const group = tree[1]!;
     assert.ok(group.type === 'group');
     assert.equal(group.slug, 'start');
@@ -410,6 +411,7 @@ describe('git sync', () => {
     const link = group.pages[2]!;
     assert.ok(link.type === 'link');
     assert.deepEqual(link.target, { kind: 'url', url: 'https://status.example.com' });
+    assert.deepEqual(tree[2]!.type === 'group' && tree[2]!.pages[3]!.type === 'link' && tree[2]!.pages[3]!.target, { kind: 'url', url: 'https://api.example.com/api_reference' });
 
     // A published site shows groups as headings of its navigation and links as links; a group's
     // path shows its first page.

@@ -37,7 +37,7 @@ import type { FetchedRepo, TreeFile } from './repo.ts';
  */
 export interface Manifest {
   commit: string;
-  pages: Record<string, { kind: 'page' | 'group' | 'link'; path?: string; oid?: string; entry: string; href?: string; head?: PageHead; tail?: string; written?: string }>;
+  pages: Record<string, { kind: 'page' | 'group' | 'link'; path?: string; oid?: string; entry: string; href?: string; head?: PageHead; tail?: string; written?: string; label?: { title: string; as: string } }>;
   files: Record<string, { path: string; oid: string; blob: string }>;
   summary?: { path: string; oid: string; shape: string };
   /** Reusable contents ↔ `.gitbook/includes/<id>.md`. */
@@ -342,7 +342,8 @@ export async function importTree(
         ...(item.kind === 'group' ? { href: item.title } : item.kind === 'link' ? { href: linkHref(item) } : item.href ? { href: item.href } : {}),
         ...(file && heads.has(file.path) ? { head: { text: heads.get(file.path)!, hash: headHash(final), ...(parsed.get(file.path)!.markdown ? {} : { bodyless: true }) } } : {}),
         ...(item.tail ? { tail: item.tail } : {}),
-        ...(item.kind === 'page' && item.written ? { written: item.written } : {}),
+        ...(item.written ? { written: item.written } : {}),
+        ...(item.label ? { label: { title: item.title, as: item.label } } : {}),
       };
     }
     await editor.setChildren(parentId, listIds);
@@ -526,7 +527,8 @@ export async function exportPlan(
     const path = pathOf.get(p.id);
     if (kind !== 'page' || !path) {
       const href = kind === 'group' ? p.title : kind === 'link' ? (linkOf(p)?.href ?? known?.href) : known?.href;
-      out.manifest.pages[p.id] = { kind, entry: hash, ...(href ? { href } : {}), ...(known?.tail ? { tail: known.tail } : {}) };
+      const written = kind === 'link' && known?.written && known.href === href ? { written: known.written } : {};
+      out.manifest.pages[p.id] = { kind, entry: hash, ...(href ? { href } : {}), ...(known?.tail ? { tail: known.tail } : {}), ...(known?.label ? { label: known.label } : {}), ...written };
       continue;
     }
     if (known && !known.oid && known.path === path && known.entry === hash) {
@@ -575,7 +577,7 @@ export async function exportPlan(
         : writePageFile(p.title, coverAsPath(frontMatterOf(p), (file) => filePath.get(file), path), withIncludes);
       out.files.push({ path, data: Buffer.from(text, 'utf8') });
     }
-    out.manifest.pages[p.id] = { kind: 'page', path, entry: hash, ...(oid ? { oid } : {}), ...(known?.href && known.path === path ? { href: known.href } : {}), ...(head ? { head } : {}), ...(known?.tail ? { tail: known.tail } : {}), ...(known?.written && known.path === path ? { written: known.written } : {}) };
+    out.manifest.pages[p.id] = { kind: 'page', path, entry: hash, ...(oid ? { oid } : {}), ...(known?.href && known.path === path ? { href: known.href } : {}), ...(head ? { head } : {}), ...(known?.tail ? { tail: known.tail } : {}), ...(known?.label ? { label: known.label } : {}), ...(known?.written && known.path === path ? { written: known.written } : {}) };
   }
   for (const f of files) {
     const path = filePath.get(f.id)!;
@@ -622,11 +624,13 @@ export async function exportPlan(
       const kind = kindOf.get(p.id)!;
       const known = m?.pages[p.id];
       const title = p.linkTitle ?? p.title;
-      const tail = known?.tail ? { tail: known.tail } : {};
+      // The item's title and link title as written, while the title is the same.
+      const tail = { ...(known?.tail ? { tail: known.tail } : {}), ...(known?.label && known.label.title === title ? { label: known.label.as } : {}) };
       if (kind === 'group') return { kind, title: p.title, slug: p.slug, children: toc(p.id) };
       if (kind === 'link') {
         const to = linkOf(p);
-        return { kind, title, ...(to?.path ? { path: to.path, href: to.anchor } : { href: to?.href ?? known?.href ?? '' }), ...tail, children: toc(p.id) };
+        const written = known?.written && known.href === (to?.href ?? known.href) ? { written: known.written } : {};
+        return { kind, title, ...(to?.path ? { path: to.path, href: to.anchor } : { href: to?.href ?? known?.href ?? '' }), ...tail, ...written, children: toc(p.id) };
       }
       const href = out.manifest.pages[p.id]?.href;
       const written = known?.written && known.path === pathOf.get(p.id) ? { written: known.written } : {};

@@ -72,19 +72,23 @@ export interface TocItem {
   slug?: string;
   /** A link title after the target (`* [Title](page.md "Tooltip")`), as written. */
   tail?: string;
-  /** The target of a page's item as written (`load\_name.md`), when GitBook would write it otherwise. */
+  /** The title of an item as written (`Encrypt\&Decrypt`), when GitBook would write it otherwise. */
+  label?: string;
+  /** The target of an item as written (`load\_name.md`, `Main\_Page`), when GitBook would write it otherwise. */
   written?: string;
   children: TocItem[];
 }
 
 const ITEM = /^(\s*)[*+-]\s+\[((?:\\.|[^\]\\])*)\]\(\s*(<[^>]*>|[^)\s]+)(\s+"[^"]*")?\s*\)\s*$/;
 
+/** Backslash escapes removed (any ASCII punctuation, as CommonMark). */
 function unescapeMarkdown(text: string): string {
-  return text.replace(/\\([\\`*_{}[\]()#+\-.!|<>~"'])/g, '$1');
+  return text.replace(/\\([!-/:-@[-`{-~])/g, '$1');
 }
 
+/** A title in SUMMARY.md, escaped as GitBook escapes it (`\_`, `\*`, `\[`; not `<` or `>`). */
 export function escapeTitle(text: string): string {
-  return text.replace(/([\\[\]*_`<>])/g, '\\$1');
+  return text.replace(/([\\[\]*_`])/g, '\\$1');
 }
 
 function isExternal(target: string): boolean {
@@ -126,11 +130,11 @@ export function parseSummary(text: string, summaryPath: string): TocItem[] {
     if (!m) continue;
     const indent = m[1]!.length;
     const title = unescapeMarkdown(m[2]!);
-    const tail = m[4] ? { tail: m[4] } : {};
+    const tail = { ...(m[4] ? { tail: m[4] } : {}), ...(escapeTitle(title) === m[2] ? {} : { label: m[2]! }) };
     // Backslash escapes hold in link targets too (`load\_name.md` is `load_name.md`).
     let target = m[3]!.replace(/^<|>$/g, '').replace(/\\([!-/:-@[-`{-~])/g, '$1');
     let item: TocItem;
-    if (isExternal(target)) item = { kind: 'link', title, href: target, ...tail, children: [] };
+    if (isExternal(target)) item = { kind: 'link', title, href: target, ...tail, ...(m[3] === target ? {} : { written: m[3]! }), children: [] };
     else {
       const hash = target.indexOf('#');
       const anchor = hash >= 0 ? target.slice(hash) : '';
@@ -225,8 +229,8 @@ export function writeSummary(items: TocItem[], summaryPath: string): string {
         lines.push('***', '');
         inGroup = false;
       }
-      const target = item.kind === 'link' && !item.path ? item.href! : (item.written ?? relativeLink(summaryPath, item.path!) + (item.href ?? ''));
-      lines.push(`${indent}* [${escapeTitle(item.title)}](${target}${item.tail ?? ''})`);
+      const target = item.written ?? (item.kind === 'link' && !item.path ? item.href! : relativeLink(summaryPath, item.path!) + (item.href ?? ''));
+      lines.push(`${indent}* [${item.label ?? escapeTitle(item.title)}](${target}${item.tail ?? ''})`);
       write(item.children, depth + 1);
     }
   };
