@@ -1,4 +1,7 @@
+import { changeRequestExtensions, changeRequestHooks } from './change-requests/hooks.ts';
 import { mergedFromOf } from './change-requests/merged-from.ts';
+import { exportAfterMerge } from './git/auto-export.ts';
+import { applyTemplate } from './templates/service.ts';
 import { contentExtensions } from './content/extensions.ts';
 import { grantRoleOnSpace } from './integrations/grants.ts';
 import { mayHoldOpenAPIBlocks, resolveOpenAPIBlocks } from './openapi/blocks.ts';
@@ -32,4 +35,9 @@ export function wireAreas(): void {
 
   // Sites: the published content lists the scripts integrations inject into the site's pages.
   siteExtensions.publishedScripts = async (ctx, site) => siteScripts(ctx.urls, site.id, await siteIntegrations(ctx.db, site));
+
+  // Change requests: a merge is sent to the space's repository when git sync exports by itself;
+  // a new change request can start from a template.
+  changeRequestHooks.on('merged', (db, { spaceId, message, jobs }) => exportAfterMerge({ db, jobs }, spaceId, message));
+  changeRequestExtensions.applyTemplate = applyTemplate;
 }

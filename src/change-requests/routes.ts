@@ -6,6 +6,8 @@ import { asEnum, ErrorResponse, OrganizationIdParams } from '../platform/schemas
 import { ContentReader } from '../content/model.ts';
 import { presentFile } from '../content/presenter.ts';
 import { File } from '../content/schemas.ts';
+import { readRoutes } from '../content/routes.ts';
+import { loadRevision } from '../content/service.ts';
 import { openChangeRequest } from './create.ts';
 import { presentChangeRequests } from './presenter.ts';
 import {
@@ -79,6 +81,27 @@ const OrganizationListQuery = Type.Object({
 
 export async function changeRequestRoutes(app: FolioApp): Promise<void> {
   const SpaceParams = Type.Object({ spaceId: Type.String({ maxLength: 100 }) });
+
+  // The content reads of a change request's head: the same reads as a space's (src/content/routes.ts).
+  readRoutes(app, {
+    prefix: '/spaces/:spaceId/change-requests/:changeRequestId/content',
+    params: Type.Object({ spaceId: Type.String({ maxLength: 100 }), changeRequestId: Type.String({ maxLength: 100 }) }),
+    names: {
+      revision: 'getRevisionOfChangeRequestById',
+      pages: 'listPagesInChangeRequest',
+      page: 'getPageInChangeRequestById',
+      path: 'getPageInChangeRequestByPath',
+      files: 'listFilesInChangeRequestById',
+      file: 'getFileInChangeRequestById',
+      reusableContent: 'getReusableContentInChangeRequestById',
+      reusableContentDocument: 'getReusableContentDocumentInChangeRequestById',
+      pageDocument: 'getPageDocumentInChangeRequestById',
+    },
+    resolve: async (ctx, p) => {
+      const { space, cr } = await loadChangeRequest(ctx, p.spaceId!, p.changeRequestId!);
+      return { space, revision: await loadRevision(ctx.db, space.id, cr.revision) };
+    },
+  });
 
   app.post(
     '/spaces/:spaceId/change-requests',

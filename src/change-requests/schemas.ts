@@ -1,6 +1,6 @@
 import { Type, type Static, type TUnion } from '@sinclair/typebox';
 import { asEnum, Document as RichText, Timestamp, User } from '../platform/schemas.ts';
-import { ApplySpaceTemplate } from '../templates/schemas.ts';
+import { ApplySpaceTemplate } from '../content/template-schemas.ts';
 
 export const ChangeRequestStatus = asEnum(
   Type.Union([Type.Literal('draft'), Type.Literal('open'), Type.Literal('archived'), Type.Literal('merged')]),

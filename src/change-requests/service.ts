@@ -7,7 +7,7 @@ import { readFrontMatter, VARIABLE_NAME, type PageMetadata } from '../content/fr
 import { decodeBase64, fetchFile, FileBudget, imageDimensions, putBlob } from '../content/files.ts';
 import { loadRevision } from '../content/service.ts';
 import { refreshSearchIndex } from '../search/indexer.ts';
-import { exportAfterMerge } from '../git/auto-export.ts';
+import { changeRequestHooks } from './hooks.ts';
 import type { Ctx } from '../platform/context.ts';
 import type { Db } from '../platform/db/database.ts';
 import type { ChangeRequestRow, ChangeRequestStatus, MergeRules, Role, SpaceRow } from '../platform/db/schema.ts';
@@ -497,8 +497,10 @@ export async function mergeChangeRequest(ctx: Ctx, spaceId: string, idOrNumber: 
   // has committed: a failure here is reported, not answered, and the next merge or start-up
   // (refreshStaleSearchIndexes) catches the index up.
   await refreshSearchIndex(ctx.db, space.id).catch((err) => ctx.jobs.logger?.error({ err, space: space.id }, 'search index refresh failed'));
-  // Spaces synced both ways send each merge to their repository (src/git/).
-  await exportAfterMerge(ctx, space.id, `${cr.subject || 'Change request'} (#${cr.number})`).catch((err) => ctx.jobs.logger?.error({ err, space: space.id }, 'git export after merge not queued'));
+  // Spaces synced both ways send each merge to their repository (src/git/, through the hook).
+  await changeRequestHooks
+    .run('merged', ctx.db, { spaceId: space.id, message: `${cr.subject || 'Change request'} (#${cr.number})`, jobs: ctx.jobs })
+    .catch((err) => ctx.jobs.logger?.error({ err, space: space.id }, 'git export after merge not queued'));
   return merged;
 }
 

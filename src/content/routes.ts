@@ -1,6 +1,5 @@
 import { Type, type TObject } from '@sinclair/typebox';
 import type { FastifyReply } from 'fastify';
-import { loadChangeRequest } from '../change-requests/service.ts';
 import type { FolioApp } from '../platform/app.ts';
 import { errorResponses } from '../platform/schemas.ts';
 import type { Ctx } from '../platform/context.ts';
@@ -14,7 +13,6 @@ import {
   currentContent,
   fileById,
   listFiles,
-  loadRevision,
   pageById,
   pageByPath,
   pageReadJson,
@@ -58,7 +56,7 @@ function sendDocument(reply: FastifyReply, read: DocumentRead) {
   return reply.type('application/json; charset=utf-8').send(read.json);
 }
 
-interface Target {
+export interface ContentReadTarget {
   /** Path prefix after /v1, e.g. /spaces/:spaceId/content */
   prefix: string;
   params: TObject;
@@ -76,8 +74,8 @@ interface Target {
   resolve(ctx: Ctx, params: Record<string, string>): Promise<ContentTarget>;
 }
 
-/** The same reads for the space's current content, a revision, and a change request's head. */
-function readRoutes(app: FolioApp, target: Target) {
+/** The same reads for the space's current content, a revision, and (registered by src/change-requests/) a change request's head. */
+export function readRoutes(app: FolioApp, target: ContentReadTarget) {
   const tags = ['content'];
   const withId = (extra: Record<string, ReturnType<typeof Type.String>>) => Type.Object({ ...target.params.properties, ...extra });
   app.get(
@@ -259,25 +257,6 @@ export async function contentRoutes(app: FolioApp): Promise<void> {
       pageDocument: 'getPageDocumentInRevisionById',
     },
     resolve: (ctx, p) => revisionContent(ctx, p.spaceId!, p.revisionId!),
-  });
-  readRoutes(app, {
-    prefix: '/spaces/:spaceId/change-requests/:changeRequestId/content',
-    params: Type.Object({ spaceId: Type.String({ maxLength: 100 }), changeRequestId: Type.String({ maxLength: 100 }) }),
-    names: {
-      revision: 'getRevisionOfChangeRequestById',
-      pages: 'listPagesInChangeRequest',
-      page: 'getPageInChangeRequestById',
-      path: 'getPageInChangeRequestByPath',
-      files: 'listFilesInChangeRequestById',
-      file: 'getFileInChangeRequestById',
-      reusableContent: 'getReusableContentInChangeRequestById',
-      reusableContentDocument: 'getReusableContentDocumentInChangeRequestById',
-      pageDocument: 'getPageDocumentInChangeRequestById',
-    },
-    resolve: async (ctx, p) => {
-      const { space, cr } = await loadChangeRequest(ctx, p.spaceId!, p.changeRequestId!);
-      return { space, revision: await loadRevision(ctx.db, space.id, cr.revision) };
-    },
   });
 
   app.get(

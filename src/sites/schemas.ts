@@ -1,4 +1,4 @@
-import { ApplySpaceTemplate } from '../templates/schemas.ts';
+import { ApplySpaceTemplate } from '../content/template-schemas.ts';
 import { Type, type Static, type TSchema } from '@sinclair/typebox';
 import { asEnum, Timestamp } from '../platform/schemas.ts';
 import { DefaultLevel } from '../spaces/schemas.ts';

@@ -2,7 +2,7 @@ import { Type } from '@sinclair/typebox';
 import type { FolioApp } from '../platform/app.ts';
 import { errorResponses } from '../platform/schemas.ts';
 import { applyTemplate } from './service.ts';
-import { ApplyTemplateBody } from './schemas.ts';
+import { ApplyTemplateBody } from '../content/template-schemas.ts';
 
 const tags = ['space-content'];
 

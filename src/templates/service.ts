@@ -6,7 +6,7 @@ import type { Ctx } from '../platform/context.ts';
 import { BadRequestError, ForbiddenError } from '../platform/errors.ts';
 import { assertContentRole } from '../platform/policy.ts';
 import { loadSpace } from '../spaces/access.ts';
-import { findTemplate, TEMPLATES, type Template, type TemplateInput, type TemplatePage } from './templates.ts';
+import { findTemplate, TEMPLATES, type Template, type TemplateInput, type TemplatePage } from '../content/templates.ts';
 
 /** A named content reference of the request body; only file references can be placed. */
 export interface ContentRefInput {
