@@ -20,7 +20,7 @@ import { newId } from '../src/platform/ids.ts';
 import { startServer } from '../src/server.ts';
 import { createUser } from '../src/users/service.ts';
 import { startGitServer } from '../test/support/git-server.ts';
-import { freshDatabaseConfig } from './support.ts';
+import { apiCaller, freshDatabaseConfig } from './support.ts';
 
 const N = Number(process.env.BENCH_PAGES ?? 2000);
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
@@ -79,12 +79,7 @@ async function main() {
   try {
     const store = server.services.db;
     const { token } = await createUser(store, { email: `bench.${Date.now()}@example.com`, name: 'Bench' });
-    const call = async <T = any>(method: string, path: string, body?: unknown): Promise<T> => {
-      const headers = { authorization: `Bearer ${token}`, ...(body !== undefined ? { 'content-type': 'application/json' } : {}) };
-      const res = await fetch(server.url + path, { method, headers, ...(body !== undefined ? { body: JSON.stringify(body) } : {}) });
-      if (!res.ok) throw new Error(`${method} ${path}: ${res.status} ${await res.text()}`);
-      return (res.status === 204 ? undefined : res.json()) as Promise<T>;
-    };
+    const call = apiCaller(server.url, token);
     const org = await call('POST', '/v1/orgs', { title: 'Bench' });
 
     const importOnce = async (count: number, round: number) => {

@@ -28,7 +28,7 @@ import { loadConfig } from '../src/platform/config.ts';
 import { startServer } from '../src/server.ts';
 import { createUser } from '../src/users/service.ts';
 import { startGitServer } from '../test/support/git-server.ts';
-import { freshDatabaseConfig } from './support.ts';
+import { apiCaller, freshDatabaseConfig } from './support.ts';
 
 const MIRRORS = ['/work/.mirror/GitbookIO+public-docs/repo', '/work/.mirror/BeefreeSDK+beefree-sdk-docs/repo', '/work/.mirror/carlospolop+hacktricks/repo'];
 const KEEP_ASSETS = process.env.BENCH_KEEP_ASSETS === '1';
@@ -167,19 +167,9 @@ async function main() {
   try {
     const store = server.services.db;
     const { token } = await createUser(store, { email: `bench.${Date.now()}@example.com`, name: 'Bench' });
-    const call = async <T = any>(method: string, path: string, body?: unknown): Promise<T> => {
-      const headers = { authorization: `Bearer ${token}`, ...(body !== undefined ? { 'content-type': 'application/json' } : {}) };
-      const res = await fetch(server.url + path, { method, headers, ...(body !== undefined ? { body: JSON.stringify(body) } : {}) });
-      if (!res.ok) throw new Error(`${method} ${path}: ${res.status} ${await res.text()}`);
-      return (res.status === 204 ? undefined : res.json()) as Promise<T>;
-    };
-    const jobsDone = async () => {
-      for (;;) {
-        const pending = await store.selectFrom('jobs').select('id').where('type', 'in', ['git.import', 'git.export']).where('status', 'in', ['queued', 'running']).execute();
-        if (!pending.length) return;
-        await new Promise((r) => setTimeout(r, 50));
-      }
-    };
+    const call = apiCaller(server.url, token);
+    // Import and export jobs run in this process: run the queue until it is idle.
+    const jobsDone = () => server.services.jobs.settle({ timeoutMs: 30 * 60_000 });
     const sync = async (spaceId: string, direction: 'import' | 'export', body: Record<string, unknown>) => {
       await call('POST', `/v1/spaces/${spaceId}/git/${direction}`, body);
       await jobsDone();

@@ -23,7 +23,7 @@ import { json, type Db } from '../src/platform/db/database.ts';
 import { newId } from '../src/platform/ids.ts';
 import { startServer } from '../src/server.ts';
 import { createUser } from '../src/users/service.ts';
-import { freshDatabaseConfig, percentile } from './support.ts';
+import { apiCaller, freshDatabaseConfig, percentile } from './support.ts';
 
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 30);
 const WARMUP = Number(process.env.BENCH_WARMUP ?? 5);
@@ -80,12 +80,7 @@ async function main() {
   try {
     const store = server.services.db;
     const { user, token } = await createUser(store, { email: `bench.${Date.now()}@example.com`, name: 'Bench' });
-    const call = async <T = any>(method: string, path: string, body?: unknown): Promise<T> => {
-      const headers = { authorization: `Bearer ${token}`, ...(body !== undefined ? { 'content-type': 'application/json' } : {}) };
-      const res = await fetch(server.url + path, { method, headers, ...(body !== undefined ? { body: JSON.stringify(body) } : {}) });
-      if (!res.ok) throw new Error(`${method} ${path}: ${res.status} ${await res.text()}`);
-      return res.json() as Promise<T>;
-    };
+    const call = apiCaller(server.url, token);
     const timed = async <T>(fn: () => Promise<T>): Promise<[T, number]> => {
       const start = performance.now();
       const out = await fn();
