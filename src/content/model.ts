@@ -50,6 +50,8 @@ export interface PageEntry {
   condition?: string;
   /** Front matter keys Folio does not model, written back unchanged. */
   extra?: Record<string, unknown>;
+  /** The front matter's key order, when the page's file had its own (front-matter.ts `keyOrder`). */
+  keyOrder?: string[];
   variables?: Variables;
   /** Link pages: the target. */
   target?: LinkTarget;
@@ -488,7 +490,7 @@ export class ContentEditor extends ContentReader {
 
 function metadata(input: PageInput): Partial<PageEntry> {
   const out: Partial<PageEntry> = {};
-  for (const k of ['layout', 'cover', 'metaLinks', 'condition', 'extra', 'variables'] as const) if (input[k] !== undefined) (out as Record<string, unknown>)[k] = input[k];
+  for (const k of ['layout', 'cover', 'metaLinks', 'condition', 'extra', 'variables', 'keyOrder'] as const) if (input[k] !== undefined) (out as Record<string, unknown>)[k] = input[k];
   if (input.emoji) out.emoji = input.emoji;
   if (input.icon) out.icon = input.icon;
   if (input.description !== undefined) out.description = input.description;
