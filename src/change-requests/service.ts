@@ -82,8 +82,7 @@ export async function createChangeRequest(ctx: Ctx, spaceId: string, input: { su
   const cr = await ctx.db.transaction().execute(async (trx) => {
     // Numbers are per space: lock the space row so two creations never take the same number.
     const locked = await store.lockSpace(trx, space.organization_id, space.id);
-    return store.insertChangeRequest(trx, space, {
-      number: await store.nextNumber(trx, space.organization_id, space.id),
+    return insertNumberedChangeRequest(trx, space, {
       subject: input.subject ?? '',
       createdBy: ctx.user.id,
       revision: locked.revision_id,
@@ -91,6 +90,15 @@ export async function createChangeRequest(ctx: Ctx, spaceId: string, input: { su
     });
   });
   return { cr, space };
+}
+
+/**
+ * Inserts a change request numbered after the last one of its space: the one rule for numbers,
+ * also followed by git sync for the change request of a conflicting import. Call it in a
+ * transaction that has locked the space row (`store.lockSpace`), so no two take the same number.
+ */
+export async function insertNumberedChangeRequest(trx: Db, space: Pick<SpaceRow, 'id' | 'organization_id'>, input: Omit<store.NewChangeRequest, 'number'>): Promise<ChangeRequestRow> {
+  return store.insertChangeRequest(trx, space, { ...input, number: await store.nextNumber(trx, space.organization_id, space.id) });
 }
 
 export interface ChangeRequestQuery extends PageRequest, ChangeRequestFilters {
@@ -499,7 +507,7 @@ export async function mergeChangeRequest(ctx: Ctx, spaceId: string, idOrNumber: 
   await refreshSearchIndex(ctx.db, space.id).catch((err) => ctx.jobs.logger?.error({ err, space: space.id }, 'search index refresh failed'));
   // Spaces synced both ways send each merge to their repository (src/git/, through the hook).
   await changeRequestHooks
-    .run('merged', ctx.db, { spaceId: space.id, message: `${cr.subject || 'Change request'} (#${cr.number})`, jobs: ctx.jobs })
+    .run('merged', ctx.db, { organizationId: space.organization_id, spaceId: space.id, message: `${cr.subject || 'Change request'} (#${cr.number})`, jobs: ctx.jobs })
     .catch((err) => ctx.jobs.logger?.error({ err, space: space.id }, 'git export after merge not queued'));
   return merged;
 }
