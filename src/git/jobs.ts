@@ -261,7 +261,10 @@ export function importJob(services: Services) {
     });
 }
 
-/** The incoming commit as a change request whose head holds both sides of each conflict. */
+/**
+ * The incoming commit as a change request whose head holds both sides of each conflict, numbered
+ * by change requests' own rule (the caller's transaction holds the space locked, as it requires).
+ */
 async function conflictChangeRequest(
   trx: Db,
   space: SpaceRow,
