@@ -21,7 +21,8 @@ import { translationRunJob } from './translations/run.ts';
 import { TRANSLATION_RUN_JOB } from './translations/service.ts';
 import { OPENAPI_PROCESS_JOB, processSpecJob } from './openapi/service.ts';
 import { closeOpenAPIWorkers } from './openapi/workers.ts';
-import { exportJob, GIT_EXPORT_JOB, GIT_IMPORT_JOB, importJob } from './git/service.ts';
+import { GIT_EXPORT_JOB, GIT_IMPORT_JOB } from './git/auto-export.ts';
+import { exportJob, importJob } from './git/jobs.ts';
 import { registerIntegrationJobs } from './integrations/dispatch.ts';
 import { closeSandboxes } from './integrations/sandbox.ts';
 

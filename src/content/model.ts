@@ -5,6 +5,7 @@ import { BadRequestError } from '../platform/errors.ts';
 import { newId } from '../platform/ids.ts';
 import type { PageLayout, PageMetadata } from './front-matter.ts';
 import { EMPTY, Tree, type Value } from './tree.ts';
+import { documentsByHash, insertDocuments, recordSpaceDocuments } from './store.ts';
 
 /**
  * The content of a revision, stored in a Tree:
@@ -121,13 +122,9 @@ export async function putDocuments(db: Db, spaceId: string | null, markdowns: st
   const unique = [...new Map(rows.map((r) => [r.hash, r])).values()];
   for (let i = 0; i < unique.length; i += 500) {
     const batch = unique.slice(i, i + 500);
-    await db.insertInto('documents').values(batch).onConflict((oc) => oc.column('hash').doNothing()).execute();
+    await insertDocuments(db, batch);
     if (spaceId === null) continue; // below the level of spaces (tests, benchmarks): nothing to scope
-    await db
-      .insertInto('space_documents')
-      .values(batch.map((r) => ({ space_id: spaceId, hash: r.hash })))
-      .onConflict((oc) => oc.doNothing())
-      .execute();
+    await recordSpaceDocuments(db, spaceId, batch.map((r) => r.hash));
   }
   return rows.map((r) => r.hash);
 }
@@ -136,7 +133,7 @@ export async function getDocuments(db: Db, hashes: string[]): Promise<Map<string
   const wanted = [...new Set(hashes.filter(Boolean))];
   const out = new Map<string, string>();
   for (let i = 0; i < wanted.length; i += 1000) {
-    const rows = await db.selectFrom('documents').select(['hash', 'markdown']).where('hash', 'in', wanted.slice(i, i + 1000)).execute();
+    const rows = await documentsByHash(db, wanted.slice(i, i + 1000));
     for (const r of rows) out.set(r.hash, r.markdown);
   }
   return out;
