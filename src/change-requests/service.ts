@@ -3,7 +3,7 @@ import { presentUser } from '../users/presenter.ts';
 import { mergeContents, hasConflictMarkers, type Conflict } from '../content/merge.ts';
 import { ContentEditor, ContentReader, getDocuments, putDocuments, type PageEntry, type PageInput, type ReusableContentEntry, type Variables } from '../content/model.ts';
 import { canonicalCover, canonicalLinks, INCLUDES_DIRECTORY, pageDirectory } from '../content/page-links.ts';
-import { readFrontMatter, VARIABLE_NAME, type PageMetadata } from '../content/front-matter.ts';
+import { readFrontMatter, VARIABLE_NAME, type PageMetadata } from '../content/markdown/front-matter.ts';
 import { decodeBase64, fetchFile, FileBudget, imageDimensions, putBlob } from '../content/files.ts';
 import { loadRevision } from '../content/service.ts';
 import { refreshSearchIndex } from '../search/indexer.ts';
@@ -136,8 +136,8 @@ export async function updateChangeRequest(
 
 /**
  * Front matter and a leading `# Title` become page metadata, as git sync reads them: the YAML
- * header is read by `front-matter.ts` (description, icon, hidden, noIndex, noRobotsIndex, cover,
- * layout, metaLinks, if, and unknown keys kept for the way back).
+ * header is read by `content/markdown/front-matter.ts` (description, icon, hidden, noIndex,
+ * noRobotsIndex, cover, layout, metaLinks, if, and unknown keys kept for the way back).
  */
 export function readMarkdownMetadata(markdown: string): { markdown: string; title?: string; metadata: PageMetadata } {
   const { metadata, body: rest } = readFrontMatter(markdown.replace(/^\uFEFF/, ''));

@@ -7,10 +7,10 @@ import { spaceUrls } from '../spaces/presenter.ts';
 import { loadSpace } from '../spaces/access.ts';
 import { presentReusableContent, readBody, type BodyOptions } from './documents.ts';
 import { contentExtensions, mayHoldComputedBlocks, resolveComputedBlocks } from './extensions.ts';
-import type { Block } from './markdown-shared.ts';
+import type { Block } from './markdown/shared.ts';
 import { isLargeMarkdown, markdownToDocumentForRead, markdownToDocumentJsonForRead } from './convert.ts';
 import { ContentReader, getDocuments, type PageEntry } from './model.ts';
-import { withFrontMatter } from './front-matter.ts';
+import { withFrontMatter } from './markdown/front-matter.ts';
 import { pageDirectory, relativeCover, relativeLinks } from './page-links.ts';
 import { frontMatterOf, loadPresentedPage, presentFile, presentPageTree, type PagePresentOptions } from './presenter.ts';
 

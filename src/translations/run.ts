@@ -1,5 +1,5 @@
 import { createChangeRequest, editChangeRequestTree, mergeChangeRequest, updateChangeRequest } from '../change-requests/service.ts';
-import { documentToMarkdown, markdownToDocument } from '../content/markdown.ts';
+import { documentToMarkdown, markdownToDocument } from '../content/markdown/markdown.ts';
 import { ContentReader, fileKey, getDocuments, putDocuments, VARIABLES_KEY, type FileEntry, type PageEntry, type ReusableContentEntry } from '../content/model.ts';
 import { loadRevision } from '../content/service.ts';
 import type { Ctx, Services } from '../platform/context.ts';

@@ -1,5 +1,5 @@
-import { Slugger, slugify } from '../content/markdown-text.ts';
-import type { GitBookDocument } from '../content/markdown.ts';
+import { Slugger, slugify } from '../content/markdown/text.ts';
+import type { GitBookDocument } from '../content/markdown/markdown.ts';
 
 /**
  * What a translation run translates in a page: the text of the JSON document model, never its

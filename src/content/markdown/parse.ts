@@ -60,9 +60,9 @@ import {
   sortMarks,
   textNode,
   urlFromRef,
-} from './markdown-shared.ts';
-import { shiftPath, splitTopLevel } from './markdown-chunks.ts';
-import { type HtmlToken, type LiquidTag, decodeEntities, parseStyle, scanLiquidTag, tokenizeHtml } from './markdown-tags.ts';
+} from './shared.ts';
+import { shiftPath, splitTopLevel } from './chunks.ts';
+import { type HtmlToken, type LiquidTag, decodeEntities, parseStyle, scanLiquidTag, tokenizeHtml } from './tags.ts';
 
 /**
  * Markdown → GitBook document. remark parses CommonMark + GFM; GitBook's own syntax is recognised
@@ -1591,7 +1591,7 @@ export function* parseMarkdownPieces(markdown: string, opts: ParseOptions = {}):
   }
 }
 
-/** Pages longer than this are parsed in pieces of about this size (see markdown-chunks.ts). */
+/** Pages longer than this are parsed in pieces of about this size (see chunks.ts). */
 const PIECE_CHARS = 32 * 1024;
 
 function parsePiece(markdown: string, keyFor: (path: string) => string): ParsedMarkdown {

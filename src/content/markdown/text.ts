@@ -1,5 +1,5 @@
 import type { ContentRef, DocumentFragment } from '@gitbook/api';
-import { type Block, emoji, urlFromRef } from './markdown-shared.ts';
+import { type Block, emoji, urlFromRef } from './shared.ts';
 
 /**
  * Text views of a parsed document: plain text for indexing, heading sections with anchors, and the
