@@ -82,8 +82,11 @@ export function blocksText(blocks: readonly Block[]): string {
     .join('\n');
 }
 
-/** GitBook-style anchor: lowercase, punctuation dropped, whitespace runs become one `-`. */
-export function slugify(text: string): string {
+/**
+ * GitBook-style heading anchor: lowercase, punctuation dropped, whitespace runs become one `-`,
+ * letters of any script kept. Not the page slug (`slugify` in content/model.ts, ASCII only).
+ */
+export function anchorSlug(text: string): string {
   return text
     .toLowerCase()
     .replace(/[^\p{L}\p{M}\p{N}\s_-]/gu, '')
