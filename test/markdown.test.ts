@@ -17,7 +17,7 @@ import {
   markdownSections,
   markdownToDocument,
   plainText,
-} from '../src/content/markdown.ts';
+} from '../src/content/markdown/markdown.ts';
 
 const require = createRequire(import.meta.url);
 const spec = require('@gitbook/api/spec/openapi.json');

@@ -1,7 +1,7 @@
 import { ContentEditor, getDocuments, putDocuments, ContentReader, type PageEntry, type PageInput, type ReusableContentEntry, type Variables } from '../content/model.ts';
 import { hasConflictMarkers } from '../content/merge.ts';
 import { canonicalCover, canonicalLinks, INCLUDES_DIRECTORY, pageDirectory } from '../content/page-links.ts';
-import { readFrontMatter, VARIABLE_NAME, type PageMetadata } from '../content/front-matter.ts';
+import { readFrontMatter, VARIABLE_NAME, type PageMetadata } from '../content/markdown/front-matter.ts';
 import { decodeBase64, fetchFile, FileBudget, imageDimensions, putBlob } from '../content/files.ts';
 import { loadRevision } from '../content/service.ts';
 import { documentInputToMarkdown } from '../content/convert.ts';

@@ -3,7 +3,7 @@ import type { Db } from '../platform/db/database.ts';
 import type { SpaceRow } from '../platform/db/schema.ts';
 import { NotFoundError } from '../platform/errors.ts';
 import { loadSpace } from '../spaces/access.ts';
-import type { GitBookDocument } from './markdown.ts';
+import type { GitBookDocument } from './markdown/markdown.ts';
 import { isLargeMarkdown, markdownToDocumentForRead, markdownToDocumentJsonForRead } from './convert.ts';
 import { evaluateExpressions } from './expressions.ts';
 import { gitOid } from './presenter.ts';

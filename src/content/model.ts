@@ -3,7 +3,7 @@ import { generateKeyBetween } from 'fractional-indexing';
 import type { Db } from '../platform/db/database.ts';
 import { BadRequestError } from '../platform/errors.ts';
 import { newId } from '../platform/ids.ts';
-import type { PageLayout, PageMetadata } from './front-matter.ts';
+import type { PageLayout, PageMetadata } from './markdown/front-matter.ts';
 import { EMPTY, Tree, type Value } from './tree.ts';
 import { documentsByHash, insertDocuments, recordSpaceDocuments } from './store.ts';
 

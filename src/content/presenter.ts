@@ -3,8 +3,8 @@ import type { SpaceRow } from '../platform/db/schema.ts';
 import type { Urls } from '../platform/urls.ts';
 import type { ContentReader, FileEntry, PageEntry } from './model.ts';
 import { getDocuments, sortPages } from './model.ts';
-import type { PageMetadata } from './front-matter.ts';
-import { imageRefFromUrl } from './markdown-shared.ts';
+import type { PageMetadata } from './markdown/front-matter.ts';
+import { imageRefFromUrl } from './markdown/shared.ts';
 
 /** Every layout option the official page shape requires, with GitBook's defaults. */
 export const DEFAULT_LAYOUT = {

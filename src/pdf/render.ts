@@ -1,7 +1,7 @@
 import { inflateSync } from 'node:zlib';
-import { markdownToDocument } from '../content/markdown.ts';
-import type { Block } from '../content/markdown-shared.ts';
-import { blockLines, inlineText } from '../content/markdown-text.ts';
+import { markdownToDocument } from '../content/markdown/markdown.ts';
+import type { Block } from '../content/markdown/shared.ts';
+import { blockLines, inlineText } from '../content/markdown/text.ts';
 
 /** One page of content to print: its title, depth in the page tree (0 = top level) and markdown. */
 export interface PrintedPage {

@@ -8,7 +8,7 @@ import { effectiveCustomization } from '../sites/customization.ts';
 import { markdownToDocumentForRead } from '../content/convert.ts';
 import { readBody, storedText } from '../content/documents.ts';
 import { ContentReader } from '../content/model.ts';
-import { withFrontMatter } from '../content/front-matter.ts';
+import { withFrontMatter } from '../content/markdown/front-matter.ts';
 import { frontMatterOf } from '../content/presenter.ts';
 import { pageDirectory, relativeCover, relativeLinks } from '../content/page-links.ts';
 import { conditionHolds, expressionValue } from './conditions.ts';

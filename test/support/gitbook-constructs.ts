@@ -5,8 +5,8 @@ import { join, posix, relative } from 'node:path';
 import { isDeepStrictEqual } from 'node:util';
 import { parse as parseYaml } from 'yaml';
 import { readMarkdownMetadata } from '../../src/change-requests/edit.ts';
-import { readFrontMatter, writeFrontMatter } from '../../src/content/front-matter.ts';
-import { documentToMarkdown, markdownToDocument } from '../../src/content/markdown.ts';
+import { readFrontMatter, writeFrontMatter } from '../../src/content/markdown/front-matter.ts';
+import { documentToMarkdown, markdownToDocument } from '../../src/content/markdown/markdown.ts';
 import { coverAsPath } from '../../src/git/convert.ts';
 import { coverPath, resolveRelative, rewriteLinks } from '../../src/git/format.ts';
 

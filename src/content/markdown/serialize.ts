@@ -23,11 +23,11 @@ import {
   emoji,
   leafMarks,
   urlFromRef,
-} from './markdown-shared.ts';
-import { escapeAttr, escapeHtmlText, liquidTag } from './markdown-tags.ts';
+} from './shared.ts';
+import { escapeAttr, escapeHtmlText, liquidTag } from './tags.ts';
 
 /**
- * GitBook document → markdown, written so that `markdown-parse` reads it back to the same document.
+ * GitBook document → markdown, written so that `parse.ts` reads it back to the same document.
  * Marks are grouped into the fewest nested markdown spans; GitBook constructs without markdown
  * syntax are written the way GitBook itself writes them (`{% hint %}`, `{% tabs %}`, `<details>`,
  * `<figure>`, `<table data-view="cards">`, `<mark>`, `$$`…).
@@ -443,7 +443,7 @@ function pipeTable(block: DocumentBlockTable, notes: Notes): md.Table {
   return { type: 'table', align, children: [header, ...rows] };
 }
 
-/** The HTML heading tag of a heading block, as `<hN>` lines are read (markdown-parse `htmlBlock`). */
+/** The HTML heading tag of a heading block, as `<hN>` lines are read (parse.ts `htmlBlock`). */
 /** GitBook's levels: heading-1 is `<h2>` (as `##`), heading-2 `<h3>`, heading-3 `<h4>`; `<h1>` is the page title. */
 const htmlHeadingTag = (type: string) => `h${Number(type.slice(-1)) + 1}`;
 
