@@ -7,6 +7,7 @@ import type { SiteRow, SpaceRow } from '../platform/db/schema.ts';
 import { BadRequestError, ConflictError, isUniqueViolation, NotFoundError } from '../platform/errors.ts';
 import { newId } from '../platform/ids.ts';
 import { paginate } from '../platform/paging.ts';
+import { slugFrom, uniqueAmong } from '../platform/slug.ts';
 import { assertSiteRole, sitePermissions } from '../platform/policy.ts';
 import { orgRoleOf } from '../access/effective.ts';
 import { readableSite, requireSite, type SiteAccess } from './access.ts';
@@ -14,29 +15,6 @@ import { applyOverride, effectiveCustomization, withoutPrivateSettings } from '.
 import { presentShareLink, presentSite, siteSpaceCounts } from './presenter.ts';
 import { HOSTNAME_PATTERN, PROXY_PATTERN, BASENAME_PATTERN, type CreateSiteInput, type UpdatePublishingAuthInput, type UpdateSiteInput } from './schemas.ts';
 import { insertSiteSpace, lockSite, siteStructure, spaceForSite } from './structure.ts';
-
-/** A URL-safe slug of a title: lowercase letters, digits and single inner hyphens. */
-export function slugify(text: string, fallback: string, max = 100): string {
-  const slug = text
-    .normalize('NFKD')
-    .replace(/[\u0300-\u036f]/g, '')
-    .toLowerCase()
-    .replace(/[^a-z0-9]+/g, '-')
-    .replace(/^-+|-+$/g, '')
-    .slice(0, max)
-    .replace(/-+$/g, '');
-  return slug || fallback;
-}
-
-/** `base`, or `base-2`, `base-3`… : the first not in `taken`. */
-export function uniqueName(base: string, taken: Set<string>, max = 100): string {
-  if (!taken.has(base)) return base;
-  for (let n = 2; ; n++) {
-    const suffix = `-${n}`;
-    const candidate = base.slice(0, max - suffix.length).replace(/-+$/g, '') + suffix;
-    if (!taken.has(candidate)) return candidate;
-  }
-}
 
 /** 192 random bits, URL-safe: share-link tokens and visitor-auth keys. */
 export function newSecret(): string {
@@ -95,8 +73,8 @@ export async function createSite(ctx: Ctx, organizationId: string, input: Create
   const site = await ctx.db.transaction().execute(async (trx) => {
     // One creation at a time per organization, so two sites never pick the same basename.
     await sql`SELECT pg_advisory_xact_lock(hashtext(${`sites:${organizationId}`}))`.execute(trx);
-    const base = slugify(title, 'site');
-    const basename = uniqueName(base, await takenBasenames(trx, organizationId, base));
+    const base = slugFrom(title, 'site');
+    const basename = uniqueAmong(base, await takenBasenames(trx, organizationId, base));
     const created = await trx
       .insertInto('sites')
       .values({

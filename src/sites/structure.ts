@@ -6,6 +6,7 @@ import type { SiteRow, SiteSectionGroupRow, SiteSectionRow, SiteSpaceRow, SpaceR
 import { BadRequestError, ConflictError, isUniqueViolation, NotFoundError } from '../platform/errors.ts';
 import { newId } from '../platform/ids.ts';
 import { paginate } from '../platform/paging.ts';
+import { slugFrom, uniqueAmong } from '../platform/slug.ts';
 import { loadSpace } from '../spaces/access.ts';
 import { createSpace, removeSpaceNow } from '../spaces/service.ts';
 import { applyTemplate, templateOf } from '../templates/service.ts';
@@ -105,26 +106,6 @@ async function takenPaths(trx: Db, siteId: string, sectionId: string | null): Pr
   return new Set((await q.execute()).map((r) => r.path));
 }
 
-function uniqueIn(base: string, taken: Set<string>): string {
-  if (!taken.has(base)) return base;
-  for (let n = 2; ; n++) {
-    const candidate = `${base.slice(0, 100 - String(n).length - 1).replace(/-+$/g, '')}-${n}`;
-    if (!taken.has(candidate)) return candidate;
-  }
-}
-
-function slug(text: string, fallback: string): string {
-  const s = text
-    .normalize('NFKD')
-    .replace(/[\u0300-\u036f]/g, '')
-    .toLowerCase()
-    .replace(/[^a-z0-9]+/g, '-')
-    .replace(/^-+|-+$/g, '')
-    .slice(0, 100)
-    .replace(/-+$/g, '');
-  return s || fallback;
-}
-
 async function defaultSection(trx: Db, siteId: string): Promise<SiteSectionRow | undefined> {
   return trx.selectFrom('site_sections').selectAll().where('site_id', '=', siteId).where('is_default', '=', true).executeTakeFirst();
 }
@@ -152,7 +133,7 @@ export async function insertSiteSpace(trx: Db, site: SiteRow, space: SpaceRow, s
       site_id: site.id,
       space_id: space.id,
       section_id: container,
-      path: uniqueIn(slug(space.title, 'space'), await takenPaths(trx, site.id, container)),
+      path: uniqueAmong(slugFrom(space.title, 'space'), await takenPaths(trx, site.id, container)),
       condition: null,
       is_default: siblings.length === 0,
       position: placeKey(siblings, undefined),
@@ -343,7 +324,7 @@ export async function addSection(ctx: Ctx, organizationId: string, siteId: strin
       const groupId = input.siteSectionGroupId !== undefined ? (await group(trx, site.id, input.siteSectionGroupId, 'siteSectionGroupId')).id : null;
       const existing = await trx.selectFrom('site_sections').select(['path']).where('site_id', '=', site.id).execute();
       const title = input.title ?? (space.title.length >= 2 ? space.title.slice(0, 128) : 'Untitled section');
-      const path = input.path ?? uniqueIn(slug(title, 'section'), new Set(existing.map((e) => e.path)));
+      const path = input.path ?? uniqueAmong(slugFrom(title, 'section'), new Set(existing.map((e) => e.path)));
       const created = await trx
         .insertInto('site_sections')
         .values({
