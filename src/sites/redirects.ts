@@ -4,6 +4,7 @@ import { json, type Db } from '../platform/db/database.ts';
 import type { SiteRedirectRow, SiteRow } from '../platform/db/schema.ts';
 import { BadRequestError, ConflictError, isUniqueViolation, NotFoundError } from '../platform/errors.ts';
 import { newId } from '../platform/ids.ts';
+import type { Urls } from '../platform/urls.ts';
 import { paginate } from '../platform/paging.ts';
 import { ContentReader } from '../content/model.ts';
 import { readableSite, requireSite } from './access.ts';
@@ -235,7 +236,7 @@ export async function matchRedirect(db: Db, siteId: string, path: string): Promi
 }
 
 /** The URL a redirect leads to, or undefined when its destination was removed from the site since. */
-export async function redirectTarget(ctx: Ctx, site: SiteRow, row: SiteRedirectRow, suffix: string): Promise<string | undefined> {
+export async function redirectTarget(ctx: { db: Db; urls: Urls }, site: SiteRow, row: SiteRedirectRow, suffix: string): Promise<string | undefined> {
   const dest = row.destination as RedirectDestinationValue;
   const tail = row.capture_wildcard && suffix ? suffix : '';
   if (dest.kind === 'external') return tail ? `${dest.url.replace(/\/?$/, '/')}${tail}` : dest.url;
