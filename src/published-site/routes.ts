@@ -244,7 +244,7 @@ async function serveSite(req: FastifyRequest, reply: FastifyReply, services: Ser
     const moved = movedTo ? nav.byId.get(movedTo) : undefined;
     if (moved && pageAt(nav, moved.path, visitor)) return reply.code(301).header('location', `${base}${located.prefix}${moved.path}${markdown ? '.md' : ''}`).send();
   }
-  const redirect = await matchRedirect(services.db, site.id, `/${path}`);
+  const redirect = await matchRedirect(services.db, site, `/${path}`);
   if (redirect) {
     const target = await redirectTarget(services, site, redirect.row, redirect.suffix);
     if (target) return reply.code(301).header('location', target).send();

@@ -161,7 +161,7 @@ export async function siteRoutes(app: FolioApp): Promise<void> {
   app.put(
     `${base}/adaptive-schema`,
     { schema: { operationId: 'updateSiteAdaptiveSchema', tags, params: SiteIdParams, body: UpdateAdaptiveSchemaBody, response: { 200: AdaptiveSchema, ...errorResponses } } },
-    async (req) => putAdaptiveSchema(req.ctx(), req.params.organizationId, req.params.siteId, req.body.jsonSchema as Record<string, unknown>),
+    async (req) => putAdaptiveSchema(req.ctx(), req.params.organizationId, req.params.siteId, req.body.jsonSchema),
   );
   app.get(
     `${base}/adaptive-schema/template-conditions`,
@@ -218,7 +218,7 @@ export async function siteRoutes(app: FolioApp): Promise<void> {
   app.put(
     `${base}/customization`,
     { schema: { operationId: 'updateSiteCustomizationById', tags, params: SiteIdParams, body: CustomizationInput, response: { 200: Customization, ...errorResponses } } },
-    async (req) => putCustomization(req.ctx(), req.params.organizationId, req.params.siteId, req.body as Record<string, unknown>),
+    async (req) => putCustomization(req.ctx(), req.params.organizationId, req.params.siteId, req.body),
   );
   app.get(
     `${base}/site-spaces/:siteSpaceId/customization`,
@@ -236,7 +236,7 @@ export async function siteRoutes(app: FolioApp): Promise<void> {
   app.patch(
     `${base}/site-spaces/:siteSpaceId/customization`,
     { schema: { operationId: 'overrideSiteSpaceCustomizationById', tags, params: SiteSpaceIdParams, body: CustomizationOverride, response: { 200: Customization, ...errorResponses } } },
-    async (req) => overrideSiteSpaceCustomization(req.ctx(), req.params.organizationId, req.params.siteId, req.params.siteSpaceId, req.body as Record<string, unknown>),
+    async (req) => overrideSiteSpaceCustomization(req.ctx(), req.params.organizationId, req.params.siteId, req.params.siteSpaceId, req.body),
   );
   app.delete(`${base}/site-spaces/:siteSpaceId/customization`, { schema: { operationId: 'deleteSiteSpaceCustomizationById', tags, params: SiteSpaceIdParams, response: NoContent } }, async (req, reply) => {
     await deleteSiteSpaceCustomization(req.ctx(), req.params.organizationId, req.params.siteId, req.params.siteSpaceId);

@@ -51,14 +51,26 @@ export async function findSiteSpace(db: Db, organizationId: string, siteId: stri
   return db.selectFrom('site_spaces').selectAll().where('organization_id', '=', organizationId).where('site_id', '=', siteId).where('id', '=', siteSpaceId).executeTakeFirst();
 }
 
+/** The first site space (in creation order) linking a space to a site. */
+export async function firstSiteSpaceOf(db: Db, organizationId: string, siteId: string, spaceId: string): Promise<SiteSpaceRow | undefined> {
+  return db
+    .selectFrom('site_spaces')
+    .selectAll()
+    .where('organization_id', '=', organizationId)
+    .where('site_id', '=', siteId)
+    .where('space_id', '=', spaceId)
+    .orderBy('seq')
+    .executeTakeFirst();
+}
+
 /** A site space of a section, or undefined when it is in another (or none). */
 export async function findSiteSpaceInSection(db: Db, organizationId: string, sectionId: string, siteSpaceId: string): Promise<{ id: string } | undefined> {
   return db.selectFrom('site_spaces').select('id').where('organization_id', '=', organizationId).where('section_id', '=', sectionId).where('id', '=', siteSpaceId).executeTakeFirst();
 }
 
-/** The site spaces of a site at its root (a site without sections), in order. */
-export async function rootSiteSpaces(db: Db, organizationId: string, siteId: string): Promise<SiteSpaceRow[]> {
-  return inContainer(db, organizationId, siteId, null).selectAll().orderBy('position').execute();
+/** The site spaces of a container (a section, or with null the site root), in order. */
+export async function siteSpacesIn(db: Db, organizationId: string, siteId: string, sectionId: string | null): Promise<SiteSpaceRow[]> {
+  return inContainer(db, organizationId, siteId, sectionId).selectAll().orderBy('position').execute();
 }
 
 /** The site spaces of several sections, in order, by section. */

@@ -323,7 +323,7 @@ export async function siteStructure(ctx: Ctx, access: SiteAccess, shareKey?: str
     const tree = await loadTree(ctx, access, shareKey);
     return { type: 'sections' as const, structure: tree.childrenOf(null) };
   }
-  const rows = await store.rootSiteSpaces(ctx.db, access.site.organization_id, access.site.id);
+  const rows = await store.siteSpacesIn(ctx.db, access.site.organization_id, access.site.id, null);
   const presenter = await new StructurePresenter(ctx, access.site, access.orgRole, shareKey).load(rows, []);
   return { type: 'siteSpaces' as const, structure: rows.map((r) => presenter.siteSpace(r)) };
 }
