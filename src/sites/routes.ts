@@ -87,7 +87,9 @@ import {
   listGroups,
   listSections,
   listSiteSpaces,
-  moveByPointer,
+  moveGroup,
+  moveSection,
+  moveSiteSpace,
   sortStructure,
   updateGroup,
   updateSection,
@@ -202,10 +204,10 @@ export async function siteRoutes(app: FolioApp): Promise<void> {
     async (req) => {
       const p = req.body.position ?? {};
       const ptr = (x?: { siteSpace: string }) => (x ? { type: 'site-space' as const, id: x.siteSpace } : undefined);
-      return (await moveByPointer(req.ctx(), req.params.organizationId, req.params.siteId, { type: 'site-space', id: req.params.siteSpaceId }, {
+      return moveSiteSpace(req.ctx(), req.params.organizationId, req.params.siteId, req.params.siteSpaceId, {
         ...(p.before ? { before: ptr(p.before) } : {}),
         ...(p.after ? { after: ptr(p.after) } : {}),
-      })) as never;
+      });
     },
   );
 
@@ -268,10 +270,10 @@ export async function siteRoutes(app: FolioApp): Promise<void> {
     async (req) => {
       const p = req.body.position ?? {};
       const ptr = (x: { siteSection: string }) => ({ type: 'site-section' as const, id: x.siteSection });
-      return (await moveByPointer(req.ctx(), req.params.organizationId, req.params.siteId, { type: 'site-section', id: req.params.siteSectionId }, {
+      return moveSection(req.ctx(), req.params.organizationId, req.params.siteId, req.params.siteSectionId, {
         ...(p.before ? { before: ptr(p.before) } : {}),
         ...(p.after ? { after: ptr(p.after) } : {}),
-      })) as never;
+      });
     },
   );
 
@@ -316,10 +318,10 @@ export async function siteRoutes(app: FolioApp): Promise<void> {
     { schema: { operationId: 'moveSiteSectionGroup', tags, params: SiteSectionGroupIdParams, body: MoveGroupBody, response: { 200: SiteSectionGroup, ...errorResponses } } },
     async (req) => {
       const p = req.body.position ?? {};
-      return (await moveByPointer(req.ctx(), req.params.organizationId, req.params.siteId, { type: 'site-section-group', id: req.params.siteSectionGroupId }, {
+      return moveGroup(req.ctx(), req.params.organizationId, req.params.siteId, req.params.siteSectionGroupId, {
         ...(p.before ? { before: p.before } : {}),
         ...(p.after ? { after: p.after } : {}),
-      })) as never;
+      });
     },
   );
 

@@ -502,28 +502,45 @@ async function moveItem(trx: Db, site: SiteRow, item: StructurePointerInput, pos
   }
 }
 
+async function presentSiteSpaceById(ctx: Ctx, access: SiteAccess, siteSpaceId: string) {
+  const row = await store.findSiteSpace(ctx.db, access.site.organization_id, access.site.id, siteSpaceId);
+  if (!row) throw new NotFoundError('Site space');
+  return presentSiteSpace(ctx, access, row);
+}
+
+async function presentSectionById(ctx: Ctx, access: SiteAccess, sectionId: string) {
+  const row = await store.findSection(ctx.db, access.site.organization_id, access.site.id, sectionId);
+  if (!row) throw new NotFoundError('Site section');
+  return (await presentSections(ctx, access, [row]))[0]!;
+}
+
 async function presentItem(ctx: Ctx, access: SiteAccess, item: StructurePointerInput) {
-  const { organization_id: org, id: siteId } = access.site;
-  if (item.type === 'site-space') {
-    const row = await store.findSiteSpace(ctx.db, org, siteId, item.id);
-    if (!row) throw new NotFoundError('Site space');
-    return presentSiteSpace(ctx, access, row);
-  }
-  if (item.type === 'site-section') {
-    const row = await store.findSection(ctx.db, org, siteId, item.id);
-    if (!row) throw new NotFoundError('Site section');
-    return (await presentSections(ctx, access, [row]))[0]!;
-  }
+  if (item.type === 'site-space') return presentSiteSpaceById(ctx, access, item.id);
+  if (item.type === 'site-section') return presentSectionById(ctx, access, item.id);
   return presentGroup(ctx, access, item.id);
 }
 
-export async function sortStructure(ctx: Ctx, organizationId: string, siteId: string, input: SortStructureInput) {
+/** Moves one item of a site's structure under the site lock; returns the caller's access to the site. */
+async function move(ctx: Ctx, organizationId: string, siteId: string, item: StructurePointerInput, position: SortStructureInput['position']) {
   const access = await requireSite(ctx, organizationId, siteId, 'create', 'reorder the site');
-  await ctx.db.transaction().execute(async (trx) => moveItem(trx, await lockSite(trx, access.site), input.item, input.position));
-  return presentItem(ctx, access, input.item);
+  await ctx.db.transaction().execute(async (trx) => moveItem(trx, await lockSite(trx, access.site), item, position));
+  return access;
 }
 
-/** The deprecated per-type moves, expressed as sortSiteStructure. */
-export async function moveByPointer(ctx: Ctx, organizationId: string, siteId: string, item: StructurePointerInput, position: SortStructureInput['position']) {
-  return sortStructure(ctx, organizationId, siteId, { item, position });
+export async function sortStructure(ctx: Ctx, organizationId: string, siteId: string, input: SortStructureInput) {
+  return presentItem(ctx, await move(ctx, organizationId, siteId, input.item, input.position), input.item);
+}
+
+// The deprecated per-type moves, expressed as sortSiteStructure; each answers with its own type.
+
+export async function moveSiteSpace(ctx: Ctx, organizationId: string, siteId: string, siteSpaceId: string, position: SortStructureInput['position']) {
+  return presentSiteSpaceById(ctx, await move(ctx, organizationId, siteId, { type: 'site-space', id: siteSpaceId }, position), siteSpaceId);
+}
+
+export async function moveSection(ctx: Ctx, organizationId: string, siteId: string, sectionId: string, position: SortStructureInput['position']) {
+  return presentSectionById(ctx, await move(ctx, organizationId, siteId, { type: 'site-section', id: sectionId }, position), sectionId);
+}
+
+export async function moveGroup(ctx: Ctx, organizationId: string, siteId: string, groupId: string, position: SortStructureInput['position']) {
+  return presentGroup(ctx, await move(ctx, organizationId, siteId, { type: 'site-section-group', id: groupId }, position), groupId);
 }
