@@ -1,6 +1,5 @@
-import { sql } from 'kysely';
+import { sql, type Insertable } from 'kysely';
 import { json, type Db } from '../platform/db/database.ts';
-import type { Insertable } from 'kysely';
 import type { ApiTokensTable, SiteRow, SiteSectionRow, SiteShareLinkRow, SiteSpaceRow, SpaceRow } from '../platform/db/schema.ts';
 import { newId } from '../platform/ids.ts';
 import { paginate, type PageRequest } from '../platform/paging.ts';
