@@ -58,9 +58,9 @@ export interface Config {
   spaceRetentionMs: number;
   /** How long this process trusts a token it has checked before looking it up again. */
   authCacheTtlMs: number;
-  /** How often custom hostnames of published sites are re-read (src/site/hosts.ts). */
+  /** How often custom hostnames of published sites are re-read (src/published-site/hosts.ts). */
   siteHostsRefreshMs: number;
-  /** How long a published site's settings and structure are reused before being read again (src/site/routes.ts). */
+  /** How long a published site's settings and structure are reused before being read again (src/published-site/routes.ts). */
   siteCacheTtlMs: number;
   /** Whether insert_files may fetch URLs that resolve to private or loopback addresses. */
   fetchAllowPrivate: boolean;
