@@ -3,6 +3,7 @@ import type { Db } from '../platform/db/database.ts';
 import type { DefaultLevel, Role, RoleOrGuest, Visibility } from '../platform/db/schema.ts';
 import { strongest } from '../platform/policy.ts';
 import { assertSsoSatisfied } from '../platform/sso-gate.ts';
+import { collectionChainLinks, grantedTo, grantsTo, memberRole, type ChainLink, type SqlValue } from './store.ts';
 
 /**
  * Effective roles on content: the one function that decides how strongly a caller may act on a
@@ -37,29 +38,7 @@ interface CollectionLike {
   default_level: DefaultLevel;
 }
 
-/** A value or a column reference (for correlated subqueries). */
-type SqlValue = string | Expression<string>;
-
-/** SQL condition: a content_permissions row (aliased cp) is granted to the user or one of their teams. */
-export function grantedTo(userId: SqlValue, organizationId: SqlValue): Expression<SqlBool> {
-  return sql<SqlBool>`(
-    (cp.principal_type = 'user' AND cp.principal_id = ${userId})
-    OR (cp.principal_type = 'team' AND cp.principal_id IN (
-      SELECT tm.team_id FROM team_members tm WHERE tm.organization_id = ${organizationId} AND tm.user_id = ${userId}))
-  )`;
-}
-
-/** The role of an enabled member (null: guest), undefined for a non-member; no SSO check (see `orgRoleOf`). */
-export async function memberRole(db: Db, organizationId: string, userId: string): Promise<RoleOrGuest | undefined> {
-  const row = await db
-    .selectFrom('members')
-    .select('role')
-    .where('organization_id', '=', organizationId)
-    .where('user_id', '=', userId)
-    .where('disabled', '=', false)
-    .executeTakeFirst();
-  return row ? row.role : undefined;
-}
+export { memberRole };
 
 export async function orgRoleOf(db: Db, organizationId: string, userId: string): Promise<RoleOrGuest | undefined> {
   const role = await memberRole(db, organizationId, userId);
@@ -67,28 +46,11 @@ export async function orgRoleOf(db: Db, organizationId: string, userId: string):
   return role;
 }
 
-interface ChainLink {
-  start_id: string;
-  id: string;
-  default_level: DefaultLevel;
-  depth: number;
-}
-
 /** For each starting collection, itself and its ancestors, nearest first. */
 async function collectionChains(db: Db, organizationId: string, startIds: string[]): Promise<Map<string, ChainLink[]>> {
   const chains = new Map<string, ChainLink[]>();
   if (startIds.length === 0) return chains;
-  const rows = await sql<ChainLink>`
-    WITH RECURSIVE chain(start_id, id, parent_id, default_level, depth) AS (
-      SELECT c.id, c.id, c.parent_id, c.default_level, 0
-      FROM collections c WHERE c.organization_id = ${organizationId} AND c.id IN (${sql.join(startIds)})
-      UNION ALL
-      SELECT chain.start_id, p.id, p.parent_id, p.default_level, chain.depth + 1
-      FROM collections p JOIN chain ON p.id = chain.parent_id
-      WHERE chain.depth < 100
-    )
-    SELECT start_id, id, default_level, depth FROM chain ORDER BY start_id, depth`.execute(db);
-  for (const link of rows.rows) {
+  for (const link of await collectionChainLinks(db, organizationId, startIds)) {
     const list = chains.get(link.start_id) ?? [];
     list.push(link);
     chains.set(link.start_id, list);
@@ -105,15 +67,7 @@ async function grantsOn(
 ): Promise<Map<string, Role>> {
   const grants = new Map<string, Role>();
   if (spaceIds.length === 0 && collectionIds.length === 0) return grants;
-  const targets: Expression<SqlBool>[] = [];
-  if (spaceIds.length) targets.push(sql<SqlBool>`(cp.target_type = 'space' AND cp.target_id IN (${sql.join(spaceIds)}))`);
-  if (collectionIds.length) {
-    targets.push(sql<SqlBool>`(cp.target_type = 'collection' AND cp.target_id IN (${sql.join(collectionIds)}))`);
-  }
-  const rows = await sql<{ target_type: string; target_id: string; role: Role }>`
-    SELECT cp.target_type, cp.target_id, cp.role FROM content_permissions cp
-    WHERE cp.organization_id = ${organizationId} AND (${sql.join(targets, sql` OR `)}) AND ${grantedTo(userId, organizationId)}`.execute(db);
-  for (const row of rows.rows) {
+  for (const row of await grantsTo(db, organizationId, userId, spaceIds, collectionIds)) {
     const key = `${row.target_type}:${row.target_id}`;
     grants.set(key, strongest(grants.get(key) ?? null, row.role)!);
   }
