@@ -1,9 +1,9 @@
-import { sql, type Expression, type RawBuilder, type SqlBool } from 'kysely';
+import type { RawBuilder } from 'kysely';
 import type { Db } from '../platform/db/database.ts';
 import type { DefaultLevel, Role, RoleOrGuest, Visibility } from '../platform/db/schema.ts';
 import { strongest } from '../platform/policy.ts';
 import { assertSsoSatisfied } from '../platform/sso-gate.ts';
-import { collectionChainLinks, grantedTo, grantsTo, memberRole, type ChainLink, type SqlValue } from './store.ts';
+import { collectionChainLinks, grantsTo, memberRankSql, memberRole, type ChainLink } from './store.ts';
 
 /**
  * Effective roles on content: the one function that decides how strongly a caller may act on a
@@ -136,61 +136,6 @@ export async function collectionRoles(
   return roles;
 }
 
-/**
- * SQL condition on `spaces` rows (table alias `spaces`) listing the spaces a guest was granted,
- * directly, through a team, or through a collection above the space.
- */
-export function guestVisibleSpaces(organizationId: SqlValue, userId: SqlValue): Expression<SqlBool> {
-  return sql<SqlBool>`(
-    spaces.id IN (SELECT cp.target_id FROM content_permissions cp
-      WHERE cp.organization_id = ${organizationId} AND cp.target_type = 'space' AND ${grantedTo(userId, organizationId)})
-    OR spaces.parent_id IN (
-      WITH RECURSIVE granted(id) AS (
-        SELECT cp.target_id FROM content_permissions cp
-        WHERE cp.organization_id = ${organizationId} AND cp.target_type = 'collection' AND ${grantedTo(userId, organizationId)}
-        UNION
-        SELECT c.id FROM collections c JOIN granted g ON c.parent_id = g.id
-      )
-      SELECT id FROM granted)
-  )`;
-}
-
-/** Same for `collections` rows (alias `collections`): granted collections and everything below them. */
-export function guestVisibleCollections(organizationId: string, userId: string): Expression<SqlBool> {
-  return sql<SqlBool>`collections.id IN (
-    WITH RECURSIVE granted(id) AS (
-      SELECT cp.target_id FROM content_permissions cp
-      WHERE cp.organization_id = ${organizationId} AND cp.target_type = 'collection' AND ${grantedTo(userId, organizationId)}
-      UNION
-      SELECT c.id FROM collections c JOIN granted g ON c.parent_id = g.id
-    )
-    SELECT id FROM granted)`;
-}
-
-/** SQL condition on `spaces` rows: spaces a team was granted, directly or through a collection above them. */
-export function teamGrantedSpaces(organizationId: SqlValue, teamId: SqlValue): Expression<SqlBool> {
-  const team = sql<SqlBool>`cp.principal_type = 'team' AND cp.principal_id = ${teamId}`;
-  return sql<SqlBool>`(
-    spaces.id IN (SELECT cp.target_id FROM content_permissions cp
-      WHERE cp.organization_id = ${organizationId} AND cp.target_type = 'space' AND ${team})
-    OR spaces.parent_id IN (
-      WITH RECURSIVE granted(id) AS (
-        SELECT cp.target_id FROM content_permissions cp
-        WHERE cp.organization_id = ${organizationId} AND cp.target_type = 'collection' AND ${team}
-        UNION
-        SELECT c.id FROM collections c JOIN granted g ON c.parent_id = g.id
-      )
-      SELECT id FROM granted)
-  )`;
-}
-
-const RANKED = sql.raw(`ARRAY['read','comment','edit','review','create','admin']`);
-
-/** SQL rank of a role column or value: 0 for none, 1 (read) to 6 (admin). */
-function rankOf(role: Expression<unknown> | string | null) {
-  return sql<number>`COALESCE(array_position(${RANKED}, ${role}::text), 0)`;
-}
-
 export const RANKS: readonly Role[] = ['read', 'comment', 'edit', 'review', 'create', 'admin'];
 
 /**
@@ -207,14 +152,5 @@ export async function memberRankOn(
   const links = start ? ((await collectionChains(db, organizationId, [start])).get(start) ?? []) : [];
   const ancestors = target.type === 'space' ? links : links.slice(1);
   const level = defaultLevelFrom(target.defaultLevel, ancestors);
-  const collectionIds = ancestors.map((l) => l.id);
-  const onTarget = sql<SqlBool>`((cp.target_type = ${target.type} AND cp.target_id = ${target.id})${
-    collectionIds.length ? sql` OR (cp.target_type = 'collection' AND cp.target_id IN (${sql.join(collectionIds)}))` : sql``
-  })`;
-  return sql<number>`GREATEST(
-    CASE WHEN members.role IS NOT NULL THEN GREATEST(${rankOf(sql.ref('members.role'))}, ${rankOf(level)}) ELSE 0 END,
-    (SELECT COALESCE(max(${rankOf(sql.ref('cp.role'))}), 0) FROM content_permissions cp
-      WHERE cp.organization_id = ${organizationId} AND ${onTarget}
-        AND ${grantedTo(sql.ref('members.user_id'), organizationId)})
-  )`;
+  return memberRankSql(organizationId, target, level, ancestors.map((l) => l.id));
 }

@@ -11,10 +11,10 @@ import { enabledMembership, memberIdsAmong, organizationWithMembership } from '.
  * organization's existence is not revealed to outsiders.
  */
 export async function requireMembership(ctx: Ctx, organizationId: string): Promise<Membership> {
-  const row = await enabledMembership(ctx.db, organizationId, ctx.user.id);
-  if (!row) throw new NotFoundError('Organization');
+  const membership = await enabledMembership(ctx.db, organizationId, ctx.user.id);
+  if (!membership) throw new NotFoundError('Organization');
   assertSsoSatisfied(organizationId);
-  return { role: row.role, ownsTeam: !!row.owns_team };
+  return membership;
 }
 
 /**

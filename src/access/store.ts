@@ -1,6 +1,7 @@
-import { sql, type Expression, type SqlBool } from 'kysely';
+import { sql, type Expression, type RawBuilder, type SqlBool } from 'kysely';
 import type { Db, Prepared } from '../platform/db/database.ts';
 import type { CollectionRow, DefaultLevel, OrganizationRow, Role, RoleOrGuest } from '../platform/db/schema.ts';
+import type { Membership } from '../platform/policy.ts';
 
 /**
  * The SQL of access: memberships, collection ancestries and grants on content (`content_permissions`),
@@ -47,18 +48,15 @@ const ownsTeam = (db: Db) =>
     .where('team_members.role', '=', 'owner');
 
 /** An enabled member's role and whether they own a team; undefined for a non-member. */
-export async function enabledMembership(
-  db: Db,
-  organizationId: string,
-  userId: string,
-): Promise<{ role: RoleOrGuest; owns_team: unknown } | undefined> {
-  return db
+export async function enabledMembership(db: Db, organizationId: string, userId: string): Promise<Membership | undefined> {
+  const row = await db
     .selectFrom('members')
     .select((eb) => ['members.role', eb.exists(ownsTeam(db)).as('owns_team')])
     .where('members.organization_id', '=', organizationId)
     .where('members.user_id', '=', userId)
     .where('members.disabled', '=', false)
     .executeTakeFirst();
+  return row && { role: row.role, ownsTeam: !!row.owns_team };
 }
 
 /**
@@ -129,6 +127,83 @@ export async function grantsTo(
     SELECT cp.target_type, cp.target_id, cp.role FROM content_permissions cp
     WHERE cp.organization_id = ${organizationId} AND (${sql.join(targets, sql` OR `)}) AND ${grantedTo(userId, organizationId)}`.execute(db);
   return rows.rows;
+}
+
+/**
+ * SQL condition on `spaces` rows (table alias `spaces`) listing the spaces a guest was granted,
+ * directly, through a team, or through a collection above the space.
+ */
+export function guestVisibleSpaces(organizationId: SqlValue, userId: SqlValue): Expression<SqlBool> {
+  return sql<SqlBool>`(
+    spaces.id IN (SELECT cp.target_id FROM content_permissions cp
+      WHERE cp.organization_id = ${organizationId} AND cp.target_type = 'space' AND ${grantedTo(userId, organizationId)})
+    OR spaces.parent_id IN (
+      WITH RECURSIVE granted(id) AS (
+        SELECT cp.target_id FROM content_permissions cp
+        WHERE cp.organization_id = ${organizationId} AND cp.target_type = 'collection' AND ${grantedTo(userId, organizationId)}
+        UNION
+        SELECT c.id FROM collections c JOIN granted g ON c.parent_id = g.id
+      )
+      SELECT id FROM granted)
+  )`;
+}
+
+/** Same for `collections` rows (alias `collections`): granted collections and everything below them. */
+export function guestVisibleCollections(organizationId: string, userId: string): Expression<SqlBool> {
+  return sql<SqlBool>`collections.id IN (
+    WITH RECURSIVE granted(id) AS (
+      SELECT cp.target_id FROM content_permissions cp
+      WHERE cp.organization_id = ${organizationId} AND cp.target_type = 'collection' AND ${grantedTo(userId, organizationId)}
+      UNION
+      SELECT c.id FROM collections c JOIN granted g ON c.parent_id = g.id
+    )
+    SELECT id FROM granted)`;
+}
+
+/** SQL condition on `spaces` rows: spaces a team was granted, directly or through a collection above them. */
+export function teamGrantedSpaces(organizationId: SqlValue, teamId: SqlValue): Expression<SqlBool> {
+  const team = sql<SqlBool>`cp.principal_type = 'team' AND cp.principal_id = ${teamId}`;
+  return sql<SqlBool>`(
+    spaces.id IN (SELECT cp.target_id FROM content_permissions cp
+      WHERE cp.organization_id = ${organizationId} AND cp.target_type = 'space' AND ${team})
+    OR spaces.parent_id IN (
+      WITH RECURSIVE granted(id) AS (
+        SELECT cp.target_id FROM content_permissions cp
+        WHERE cp.organization_id = ${organizationId} AND cp.target_type = 'collection' AND ${team}
+        UNION
+        SELECT c.id FROM collections c JOIN granted g ON c.parent_id = g.id
+      )
+      SELECT id FROM granted)
+  )`;
+}
+
+const RANKED = sql.raw(`ARRAY['read','comment','edit','review','create','admin']`);
+
+/** SQL rank of a role column or value: 0 for none, 1 (read) to 6 (admin). */
+function rankOf(role: Expression<unknown> | string | null) {
+  return sql<number>`COALESCE(array_position(${RANKED}, ${role}::text), 0)`;
+}
+
+/**
+ * For listing who can open a space or collection: an SQL expression, on rows of `members`, of the
+ * effective role's rank (0: no access), given the content's default level as inherited and the
+ * collections above it.
+ */
+export function memberRankSql(
+  organizationId: string,
+  target: { type: 'space' | 'collection'; id: string },
+  level: RoleOrGuest,
+  collectionIds: string[],
+): RawBuilder<number> {
+  const onTarget = sql<SqlBool>`((cp.target_type = ${target.type} AND cp.target_id = ${target.id})${
+    collectionIds.length ? sql` OR (cp.target_type = 'collection' AND cp.target_id IN (${sql.join(collectionIds)}))` : sql``
+  })`;
+  return sql<number>`GREATEST(
+    CASE WHEN members.role IS NOT NULL THEN GREATEST(${rankOf(sql.ref('members.role'))}, ${rankOf(level)}) ELSE 0 END,
+    (SELECT COALESCE(max(${rankOf(sql.ref('cp.role'))}), 0) FROM content_permissions cp
+      WHERE cp.organization_id = ${organizationId} AND ${onTarget}
+        AND ${grantedTo(sql.ref('members.user_id'), organizationId)})
+  )`;
 }
 
 /**

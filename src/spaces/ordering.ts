@@ -1,7 +1,7 @@
 import { generateKeyBetween } from 'fractional-indexing';
 import type { Db } from '../platform/db/database.ts';
 import { BadRequestError } from '../platform/errors.ts';
-import { keyTaken, lastKey, lockSiblings, lockTree, neighbourKeys, shareLockCollection, siblingPosition } from './store.ts';
+import { keyTaken, lastKey, lockSiblings, lockTree, neighbourKey, shareLockCollection, siblingPosition } from './store.ts';
 
 export { lockSiblings, lockTree };
 
@@ -34,20 +34,6 @@ export async function lockParent(trx: Db, organizationId: string, parentId: stri
   }
 }
 
-/** The position of the nearest sibling (excluding `movingId`) strictly after or before a key. */
-async function neighbour(
-  trx: Db,
-  organizationId: string,
-  parentId: string | null,
-  key: string,
-  direction: 'after' | 'before',
-  movingId: string | undefined,
-): Promise<string | null> {
-  const keys = (await neighbourKeys(trx, organizationId, parentId, key, direction, movingId)).sort();
-  if (keys.length === 0) return null;
-  return direction === 'after' ? keys[0]! : keys[keys.length - 1]!;
-}
-
 /**
  * `key` when no other live sibling under `parentId` holds it, else a key right after the siblings
  * that do. For an item coming back to a place it left (a restored space): siblings created
@@ -55,7 +41,7 @@ async function neighbour(
  */
 export async function keepOrNextKey(trx: Db, organizationId: string, parentId: string | null, key: string, movingId: string): Promise<string> {
   if (!(await keyTaken(trx, organizationId, parentId, key, movingId))) return key;
-  return generateKeyBetween(key, await neighbour(trx, organizationId, parentId, key, 'after', movingId));
+  return generateKeyBetween(key, await neighbourKey(trx, organizationId, parentId, key, 'after', movingId));
 }
 
 async function siblingKey(trx: Db, organizationId: string, parentId: string | null, pointer: Pointer, field: string) {
@@ -87,18 +73,18 @@ export async function keyFor(
     const low = await siblingKey(trx, organizationId, parentId, after, 'after');
     const high = await siblingKey(trx, organizationId, parentId, before, 'before');
     if (low >= high) throw new BadRequestError('position: "after" must come before "before" among the siblings');
-    if ((await neighbour(trx, organizationId, parentId, low, 'after', movingId)) !== high) {
+    if ((await neighbourKey(trx, organizationId, parentId, low, 'after', movingId)) !== high) {
       throw new BadRequestError('position: "after" and "before" must be adjacent siblings');
     }
     return generateKeyBetween(low, high);
   }
   if (after) {
     const low = await siblingKey(trx, organizationId, parentId, after, 'after');
-    return generateKeyBetween(low, await neighbour(trx, organizationId, parentId, low, 'after', movingId));
+    return generateKeyBetween(low, await neighbourKey(trx, organizationId, parentId, low, 'after', movingId));
   }
   if (before) {
     const high = await siblingKey(trx, organizationId, parentId, before, 'before');
-    return generateKeyBetween(await neighbour(trx, organizationId, parentId, high, 'before', movingId), high);
+    return generateKeyBetween(await neighbourKey(trx, organizationId, parentId, high, 'before', movingId), high);
   }
   return generateKeyBetween(await lastKey(trx, organizationId, parentId, movingId), null);
 }

@@ -10,7 +10,8 @@ import { newId } from '../platform/ids.ts';
 import type { Jobs } from '../platform/jobs.ts';
 import { paginate, type PageRequest } from '../platform/paging.ts';
 import { assertContentRole } from '../platform/policy.ts';
-import { guestVisibleSpaces, orgRoleOf, spaceRoles } from '../access/effective.ts';
+import { orgRoleOf, spaceRoles } from '../access/effective.ts';
+import { guestVisibleSpaces } from '../access/store.ts';
 import { loadSpace, requireSpaceRole } from './access.ts';
 import type { CreateSpaceInput, MoveInput, UpdateSpaceInput } from './schemas.ts';
 import {

@@ -223,15 +223,15 @@ export async function shareLockCollection(trx: Db, collectionId: string): Promis
 
 const parentIs = (parentId: string | null) => (parentId === null ? sql`parent_id IS NULL` : sql`parent_id = ${parentId}`);
 
-/** Positions of the nearest sibling space and collection (excluding `movingId`) strictly after or before a key. */
-export async function neighbourKeys(
+/** The position of the nearest sibling (excluding `movingId`) strictly after or before a key, null when there is none. */
+export async function neighbourKey(
   trx: Db,
   organizationId: string,
   parentId: string | null,
   key: string,
   direction: 'after' | 'before',
   movingId: string | undefined,
-): Promise<string[]> {
+): Promise<string | null> {
   const cmp = sql.raw(direction === 'after' ? '>' : '<');
   const order = sql.raw(direction === 'after' ? 'ASC' : 'DESC');
   const parent = parentIs(parentId);
@@ -242,7 +242,10 @@ export async function neighbourKeys(
     UNION ALL
     (SELECT position FROM collections WHERE organization_id = ${organizationId} AND ${parent}
        AND position ${cmp} ${key} AND id <> ${exclude} ORDER BY position ${order} LIMIT 1)`.execute(trx);
-  return rows.rows.map((r) => r.position);
+  // The nearest space and the nearest collection: the nearer of the two.
+  const keys = rows.rows.map((r) => r.position).sort();
+  if (keys.length === 0) return null;
+  return direction === 'after' ? keys[0]! : keys[keys.length - 1]!;
 }
 
 /** The last position among the siblings (excluding `movingId`), null when there are none. */
