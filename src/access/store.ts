@@ -5,12 +5,13 @@ import type { Membership } from '../platform/policy.ts';
 
 /**
  * The SQL of access: memberships, collection ancestries and grants on content (`content_permissions`),
- * read to decide what a caller may do. Every query names the organization, except the lookup of a
- * collection by id that tells which organization it belongs to.
+ * read to decide what a caller may do, and the removal of the grants of a member who leaves or a
+ * team deleted. Every query names the organization, except the lookup of a collection by id that
+ * tells which organization it belongs to.
  */
 
 /** A value or a column reference (for correlated subqueries). */
-export type SqlValue = string | Expression<string>;
+type SqlValue = string | Expression<string>;
 
 /** SQL condition: a content_permissions row (aliased cp) is granted to the user or one of their teams. */
 export function grantedTo(userId: SqlValue, organizationId: SqlValue): Expression<SqlBool> {
