@@ -44,6 +44,7 @@ export interface Database {
   glossary_entries: GlossaryEntriesTable;
   saml_providers: SamlProvidersTable;
   saml_requests: SamlRequestsTable;
+  password_setup_tokens: PasswordSetupTokensTable;
   saml_assertions: SamlAssertionsTable;
   saml_identities: SamlIdentitiesTable;
   openapi_specs: OpenAPISpecsTable;
@@ -74,6 +75,18 @@ export interface UsersTable {
   display_name: string;
   photo_url: string | null;
   created_at: Date;
+  /** scrypt hash of the password with its salt and parameters (src/sign-in/password-hash.ts); null: none set. */
+  password_hash: Generated<string | null>;
+}
+
+/** One-time links where a person chooses their password (only the token's hash is kept). */
+export interface PasswordSetupTokensTable {
+  id: string;
+  user_id: string;
+  token_hash: string;
+  created_at: Date;
+  expires_at: Date;
+  used_at: Date | null;
 }
 
 export interface ApiTokensTable {
