@@ -73,7 +73,7 @@ export async function runAdminCommand(ctx: AdminContext, req: AdminRequest): Pro
       return { user: presentUser(ctx.urls, out.user), token: out.token };
     }
     case 'users set-password': {
-      const user = await setPassword(ctx.db, req.user, req.password);
+      const user = await setPassword(ctx.db, req.user, req.password, ctx.tokenCache);
       return { user: presentUser(ctx.urls, user), passwordSet: true };
     }
     case 'tokens create': {

@@ -62,7 +62,8 @@ embedded database allows one process, whose \`folio serve\` already runs the job
     details: `The password is read from standard input, never from the command line (where ps and the shell
 history would show it): typed twice without echo on a terminal, or piped, one line
 (printf '%s\\n' "$PASSWORD" | folio users set-password --email E). At least 8 characters.
-Pending password setup links of the user stop working. Prints {"user", "passwordSet"}.`,
+The user's pending password setup links stop working and their app sessions end.
+Prints {"user", "passwordSet"}.`,
     options: ['email'],
   },
   {

@@ -248,11 +248,17 @@ describe('password setup links', () => {
     assert.match(res.body.error.message, /expired/);
   });
 
-  test('setting a password otherwise makes pending links stop working', async () => {
-    const user = await t.user();
+  test('setting a password otherwise makes pending links stop working and ends open sessions', async () => {
+    freshThrottleWindows();
+    const user = await userWithPassword('the old password');
+    const cookie = sessionOf(await signIn(user.email, 'the old password'));
+    assert.equal((await t.request('GET', '/app/api/session', { headers: { cookie } })).status, 200);
     const { token } = await link(user);
-    await setPassword(t.server.services.db, user.id, 'set by the admin');
+    await setPassword(t.server.services.db, user.id, 'set by the admin', t.server.services.tokenCache);
     assert.equal((await setUp(token, 'a good long password')).status, 400);
+    assert.equal((await t.request('GET', '/app/api/session', { headers: { cookie } })).status, 401, 'the session opened with the old password ended');
+    assert.equal((await t.request('GET', '/v1/user', { token: user.token })).status, 200, 'API tokens are not sessions: they stay');
+    assert.equal((await signIn(user.email, 'set by the admin')).status, 200);
   });
 });
 
@@ -286,13 +292,18 @@ test('folio users set-password reads the password from standard input, on a data
     try {
       const post = (email: string, password: string) =>
         second.request('POST', '/app/api/sign-in', { body: { email, password }, headers: CSRF });
-      assert.equal((await post(user.email, 'typed on stdin 1')).status, 200);
+      const signedIn = await post(user.email, 'typed on stdin 1');
+      assert.equal(signedIn.status, 200);
       if (socket) {
+        const cookie = sessionOf(signedIn);
+        assert.equal((await second.request('GET', '/app/api/session', { headers: { cookie } })).status, 200);
         await assert.rejects(askAdminSocket(config.dataDir!, { command: 'users set-password', user: user.email, password: 'short' }), /at least 8 characters/);
         const asked = await askAdminSocket(config.dataDir!, { command: 'users set-password', user: user.email, password: 'changed over the socket' });
         assert.equal(asked.reached, true);
         assert.equal((await post(user.email, 'typed on stdin 1')).status, 401);
         assert.equal((await post(user.email, 'changed over the socket')).status, 200);
+        // The server ran the command: its cache forgot the ended session at once.
+        assert.equal((await second.request('GET', '/app/api/session', { headers: { cookie } })).status, 401);
       }
     } finally {
       await second.close();

@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { hashToken, issueApiToken, revokeApiToken } from '../platform/auth.ts';
+import { hashToken, issueApiToken, revokeApiToken, type TokenCache } from '../platform/auth.ts';
 import type { Services } from '../platform/context.ts';
 import type { Db } from '../platform/db/database.ts';
 import type { UserRow } from '../platform/db/schema.ts';
@@ -19,7 +19,7 @@ export const SESSION_TOKEN_NAME = 'App session';
 export const WRONG_CREDENTIALS = 'Email or password is incorrect';
 const INVALID_LINK = 'This password setup link is invalid, expired or already used: ask an administrator for a new one, or to set your password with `folio users set-password`';
 
-type SessionServices = Pick<Services, 'db' | 'config' | 'now'>;
+type SessionServices = Pick<Services, 'db' | 'config' | 'now' | 'tokenCache'>;
 
 export interface Session {
   user: UserRow;
@@ -32,7 +32,7 @@ export interface Session {
 /** Opens an app session: an expiring API token kept as a hash, revoked by sign-out. */
 async function openSession(services: SessionServices, db: Db, user: UserRow): Promise<Session> {
   const expiresAt = new Date(services.now() + services.config.appSessionTtlMs);
-  const { token, info } = await issueApiToken(db, user.id, { name: SESSION_TOKEN_NAME, expiresAt });
+  const { token, info } = await issueApiToken(db, user.id, { name: SESSION_TOKEN_NAME, expiresAt, appSession: true });
   return { user, token, tokenId: info.id, expiresAt };
 }
 
@@ -67,18 +67,31 @@ export async function signOut(services: Pick<Services, 'db' | 'tokenCache'>, tok
 }
 
 /**
- * Sets the password of a user (by email or id), as `folio users set-password` does. Pending setup
- * links of the user stop working.
+ * A new password for `userId`: stored, the user's pending setup links dropped and their open app
+ * sessions ended (someone who knew the old password is signed out), in the caller's transaction.
+ * Returns the ended sessions' token hashes, for `forget` once committed.
  */
-export async function setPassword(db: Db, who: string, password: string): Promise<UserRow> {
+async function replacePassword(trx: Db, userId: string, hash: string, now: Date): Promise<string[]> {
+  await store.setPasswordHash(trx, userId, hash);
+  await store.dropSetupTokens(trx, userId);
+  return store.revokeAppSessions(trx, userId, now);
+}
+
+/** This process stops trusting the ended sessions at once (others within AUTH_CACHE_TTL_MS). */
+function forget(cache: TokenCache | undefined, hashes: string[]): void {
+  for (const hash of hashes) cache?.delete(hash);
+}
+
+/**
+ * Sets the password of a user (by email or id), as `folio users set-password` does. Pending setup
+ * links of the user stop working and their app sessions end.
+ */
+export async function setPassword(db: Db, who: string, password: string, cache?: TokenCache): Promise<UserRow> {
   checkPasswordRules(password);
   const user = await findUserByIdOrEmail(db, who);
   if (!user) throw new HttpError(404, `No user with id or email "${who}"`);
   const hash = await hashPassword(password);
-  await db.transaction().execute(async (trx) => {
-    await store.setPasswordHash(trx, user.id, hash);
-    await store.dropSetupTokens(trx, user.id);
-  });
+  forget(cache, await db.transaction().execute((trx) => replacePassword(trx, user.id, hash, new Date(cache?.now() ?? Date.now()))));
   return user;
 }
 
@@ -105,13 +118,14 @@ export async function createPasswordSetupLink(
 export async function completePasswordSetup(services: SessionServices, token: string, password: string): Promise<Session> {
   checkPasswordRules(password);
   const hash = await hashPassword(password);
-  const session = await services.db.transaction().execute(async (trx) => {
-    const user = await store.consumeSetupToken(trx, hashToken(token), new Date(services.now()));
+  const now = new Date(services.now());
+  const done = await services.db.transaction().execute(async (trx) => {
+    const user = await store.consumeSetupToken(trx, hashToken(token), now);
     if (!user) return undefined;
-    await store.setPasswordHash(trx, user.id, hash);
-    await store.dropSetupTokens(trx, user.id);
-    return openSession(services, trx, user);
+    const ended = await replacePassword(trx, user.id, hash, now);
+    return { ended, session: await openSession(services, trx, user) };
   });
-  if (!session) throw new BadRequestError(INVALID_LINK);
-  return session;
+  if (!done) throw new BadRequestError(INVALID_LINK);
+  forget(services.tokenCache, done.ended);
+  return done.session;
 }

@@ -42,6 +42,19 @@ export async function consumeSetupToken(db: Db, tokenHash: string, now: Date): P
   return db.selectFrom('users').selectAll().where('id', '=', used.user_id).executeTakeFirst();
 }
 
+/** Ends every live app session of a user; returns their token hashes (for the token cache). */
+export async function revokeAppSessions(db: Db, userId: string, now: Date): Promise<string[]> {
+  const rows = await db
+    .updateTable('api_tokens')
+    .set({ revoked_at: now })
+    .where('user_id', '=', userId)
+    .where('app_session', '=', true)
+    .where('revoked_at', 'is', null)
+    .returning('token_hash')
+    .execute();
+  return rows.map((r) => r.token_hash);
+}
+
 /** Drops a user's other links once one is used or a password is set: an old link must not reset it. */
 export async function dropSetupTokens(db: Db, userId: string): Promise<void> {
   await db.deleteFrom('password_setup_tokens').where('user_id', '=', userId).where('used_at', 'is', null).execute();

@@ -102,6 +102,8 @@ export interface ApiTokensTable {
   revoked_at: Date | null;
   /** The organization whose single sign-on issued this token (session or token); null otherwise. */
   sso_organization_id: string | null;
+  /** The token behind an app session (password sign-in, src/sign-in/): ended when the password changes. */
+  app_session: Generated<boolean>;
   /** A content token reads this space's content and nothing else (src/sites/content-token.ts); null: an ordinary token. */
   scope_space_id: string | null;
   /** The token a content token was derived from: it authenticates only while that one does. */
