@@ -21,6 +21,7 @@ import { searchRoutes } from './search/routes.ts';
 import { SiteHosts } from './published-site/hosts.ts';
 import { publishedSiteRoutes } from './published-site/routes.ts';
 import { assertContentTokenRoute } from './sites/content-token.ts';
+import { signInRoutes } from './sign-in/routes.ts';
 import { siteRoutes } from './sites/routes.ts';
 import { spaceRoutes } from './spaces/routes.ts';
 import { ssoRoutes, ssoWebRoutes } from './sso/routes.ts';
@@ -66,6 +67,7 @@ export function folioComposition(services: Services): AppComposition {
   return {
     webRoutes: async (app) => {
       await app.register(ssoWebRoutes);
+      await app.register(signInRoutes);
     },
     apiRoutes: async (api) => {
       for (const area of API_AREAS) await area(api);
