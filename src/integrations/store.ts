@@ -4,6 +4,7 @@ import { json, type Db } from '../platform/db/database.ts';
 import type { InstallationRow, IntegrationRow, OrganizationRow, SiteInstallationRow, SpaceInstallationRow } from '../platform/db/schema.ts';
 import { newId } from '../platform/ids.ts';
 import { paginate, type Page, type PageRequest } from '../platform/paging.ts';
+import { installationsCoveringSite, installationsCoveringSpace } from '../events/coverage.ts';
 import type { IntegrationListQuery } from './schemas.ts';
 
 /**
@@ -366,4 +367,163 @@ export async function listEvents(db: Db, integrationId: string, installationId: 
 
 export async function findEvent(db: Db, integrationId: string, eventId: string) {
   return db.selectFrom('integration_events').selectAll().where('integration_id', '=', integrationId).where('id', '=', eventId).where('status', '!=', 'pending').executeTakeFirst();
+}
+
+// ---------------------------------------------------------------- delivery (dispatch.ts)
+
+/** An integration by id, for an event's delivery (its job names the installation, not an organization). */
+export async function findIntegrationById(db: Db, integrationId: string): Promise<IntegrationRow | undefined> {
+  return db.selectFrom('integrations').selectAll().where('id', '=', integrationId).executeTakeFirst();
+}
+
+/** An installation by id, for an event's delivery. */
+export async function findInstallationById(db: Db, installationId: string): Promise<InstallationRow | undefined> {
+  return db.selectFrom('integration_installations').selectAll().where('id', '=', installationId).executeTakeFirst();
+}
+
+/** The integration of a name and, with an installation id, that installation of it (public endpoints). */
+export async function findEndpointTarget(db: Db, integrationName: string, installationId: string | undefined): Promise<{ integrationId: string; installationId?: string } | undefined> {
+  if (installationId === undefined) {
+    const row = await db.selectFrom('integrations').select('id').where('name', '=', integrationName).executeTakeFirst();
+    return row && { integrationId: row.id };
+  }
+  const row = await db
+    .selectFrom('integration_installations as inst')
+    .innerJoin('integrations as i', 'i.id', 'inst.integration_id')
+    .select(['inst.id', 'inst.integration_id'])
+    .where('inst.id', '=', installationId)
+    .where('i.name', '=', integrationName)
+    .executeTakeFirst();
+  return row && { integrationId: row.integration_id, installationId: row.id };
+}
+
+/** The oldest event of an installation still to deliver. */
+export async function nextPendingEvent(db: Db, installationId: string) {
+  return db.selectFrom('integration_events').selectAll().where('installation_id', '=', installationId).where('status', '=', 'pending').orderBy('seq').limit(1).executeTakeFirst();
+}
+
+/** Records a delivery attempt: the event's outcome (`success`, `failed`), or its next attempt. */
+export async function recordAttempt(
+  db: Db,
+  eventId: string,
+  attempt: { attempts: number; logs: unknown } & ({ status: 'success' | 'failed'; deliveredAt: Date } | { nextAttemptAt: Date }),
+): Promise<void> {
+  const changes =
+    'status' in attempt
+      ? { status: attempt.status, attempts: attempt.attempts, logs: json(attempt.logs), delivered_at: attempt.deliveredAt }
+      : { attempts: attempt.attempts, logs: json(attempt.logs), next_attempt_at: attempt.nextAttemptAt };
+  await db.updateTable('integration_events').set(changes).where('id', '=', eventId).execute();
+}
+
+/** Records an event delivered at once (outside the outbox), with its outcome. */
+export async function insertDeliveredEvent(
+  db: Db,
+  event: { id: string; integration_id: string; installation_id: string | null; space_id: string | null; payload: unknown },
+  outcome: { ok: boolean; logs: unknown },
+  at: Date,
+): Promise<void> {
+  await db
+    .insertInto('integration_events')
+    .values({
+      id: event.id,
+      integration_id: event.integration_id,
+      installation_id: event.installation_id,
+      space_id: event.space_id,
+      payload: json(event.payload),
+      status: outcome.ok ? 'success' : 'failed',
+      attempts: 1,
+      logs: json(outcome.logs),
+      next_attempt_at: at,
+      created_at: at,
+      delivered_at: new Date(),
+    })
+    .execute();
+}
+
+/** Installations with events still to deliver. */
+export async function installationsWithPendingEvents(db: Db): Promise<string[]> {
+  const rows = await db.selectFrom('integration_events').select('installation_id').distinct().where('status', '=', 'pending').execute();
+  return rows.flatMap((r) => (r.installation_id ? [r.installation_id] : []));
+}
+
+/** Whether a job of a type is queued or running. */
+export async function jobWaiting(db: Db, type: string): Promise<boolean> {
+  return !!(await db.selectFrom('jobs').select('id').where('type', '=', type).where('status', 'in', ['queued', 'running']).executeTakeFirst());
+}
+
+// ---------------------------------------------------------------- tokens, content sources, blocks, site scripts
+
+/** Stores a token (its hash) of an integration, or of one of its installations. */
+export async function insertToken(db: Db, integrationId: string, installationId: string | null, tokenHash: string, now: Date, expiresAt: Date): Promise<void> {
+  await db.insertInto('integration_tokens').values({ token_hash: tokenHash, integration_id: integrationId, installation_id: installationId, created_at: now, expires_at: expiresAt }).execute();
+}
+
+/** A live token by its hash, with the integration's user and what it grants. */
+export async function findLiveToken(db: Db, tokenHash: string) {
+  return db
+    .selectFrom('integration_tokens as t')
+    .innerJoin('integrations as i', 'i.id', 't.integration_id')
+    .innerJoin('users as u', 'u.id', 'i.bot_user_id')
+    .leftJoin('integration_installations as inst', 'inst.id', 't.installation_id')
+    .selectAll('u')
+    .select(['i.id as integration_id', 'i.name as integration_name', 'i.scopes as scopes', 't.installation_id as installation_id', 'inst.id as live_installation'])
+    .where('t.token_hash', '=', tokenHash)
+    .where('t.expires_at', '>', new Date())
+    .executeTakeFirst();
+}
+
+/** The content sources an integration declares. */
+export async function findContentSources(db: Db, name: string) {
+  return db.selectFrom('integrations').select(['id', 'name', 'content_sources']).where('name', '=', name).executeTakeFirst();
+}
+
+/** A published site by id. */
+export async function findPublishedSite(db: Db, siteId: string) {
+  return db.selectFrom('sites').select(['id', 'organization_id']).where('id', '=', siteId).where('published', '=', true).executeTakeFirst();
+}
+
+// ---------------------------------------------------------------- installations covering a space (events/coverage.ts)
+
+type SpaceKey = { id: string; organization_id: string };
+
+/** The first active installation of an integration that covers a space. */
+export async function coveringInstallation(db: Db, space: SpaceKey, integrationId: string) {
+  return installationsCoveringSpace(db, space).select(['inst.id']).where('inst.integration_id', '=', integrationId).orderBy('inst.seq').executeTakeFirst();
+}
+
+/** Whether an installation of an integration is active and covers a space. */
+export async function installationCovers(db: Db, space: SpaceKey, integrationId: string, installationId: string): Promise<boolean> {
+  return !!(await installationsCoveringSpace(db, space).select('inst.id').where('inst.id', '=', installationId).where('inst.integration_id', '=', integrationId).executeTakeFirst());
+}
+
+/** The integration of a name with its blocks, and its first active installation covering a space, with what their answers' freshness depends on. */
+export async function coveringWithBlocks(db: Db, space: SpaceKey, name: string) {
+  return installationsCoveringSpace(db, space)
+    .innerJoin('integrations as i', 'i.id', 'inst.integration_id')
+    .select(['i.id', 'i.blocks', 'i.version', 'i.updated_at', 'inst.id as installation_id', 'inst.updated_at as installation_updated', 'si.updated_at as space_updated'])
+    .where('i.name', '=', name)
+    .orderBy('inst.seq')
+    .executeTakeFirst();
+}
+
+/** The active installations covering a site (installed on it, or on all sites) of integrations that install on sites; one of them with `installationId`. */
+export async function siteIntegrationRows(db: Db, site: SpaceKey, installationId?: string) {
+  let query = installationsCoveringSite(db, site)
+    .innerJoin('integrations as i', 'i.id', 'inst.integration_id')
+    .select([
+      'inst.id as installation_id',
+      'i.id as integration_id',
+      'i.name',
+      'i.version',
+      'i.scopes',
+      'i.content_security_policy',
+      sql<boolean>`(i.script IS NOT NULL OR i.dev_tunnel_url IS NOT NULL)`.as('runnable'),
+      'i.updated_at as integration_updated',
+      'inst.updated_at as installation_updated',
+      'si.updated_at as site_installation_updated',
+    ])
+    .where('i.target', 'in', ['all', 'site'])
+    .orderBy('inst.seq');
+  if (installationId !== undefined) query = query.where('inst.id', '=', installationId);
+  return query.execute();
 }
