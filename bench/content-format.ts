@@ -11,7 +11,7 @@
  *   BENCH_ROUNDS=9                                             # timed rounds per size and direction
  */
 import { readFileSync } from 'node:fs';
-import { documentToMarkdown, markdownToDocument } from '../src/content/markdown.ts';
+import { documentToMarkdown, markdownToDocument } from '../src/content/markdown/markdown.ts';
 
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 7);
 const SIZES = [300_000, 600_000];

@@ -9,7 +9,7 @@ import { reindexSpace } from './search/indexer.ts';
 import { siteIntegrations, siteScripts } from './integrations/site-scripts.ts';
 import { siteGrantHolds } from './sites/content-token.ts';
 import { siteExtensions } from './sites/hooks.ts';
-import { removeSpaceFromSites } from './sites/structure.ts';
+import { removeSpaceFromSites } from './sites/store-structure.ts';
 import { resolveSpaceGrantsWith, spaceHooks } from './spaces/hooks.ts';
 
 let wired = false;
@@ -38,6 +38,8 @@ export function wireAreas(): void {
 
   // Change requests: a merge is sent to the space's repository when git sync exports by itself;
   // a new change request can start from a template.
-  changeRequestHooks.on('merged', (db, { spaceId, message, jobs }) => exportAfterMerge({ db, jobs }, spaceId, message));
+  changeRequestHooks.on('merged', (db, { organizationId, spaceId, message, jobs }) =>
+    exportAfterMerge({ db, jobs }, { id: spaceId, organization_id: organizationId }, message),
+  );
   changeRequestExtensions.applyTemplate = applyTemplate;
 }

@@ -9,7 +9,7 @@ import { readFileSync } from 'node:fs';
 import { describe, test } from 'node:test';
 import fc from 'fast-check';
 import { generateNKeysBetween } from 'fractional-indexing';
-import { type GitBookDocument, documentToMarkdown, markdownToDocument } from '../src/content/markdown.ts';
+import { type GitBookDocument, documentToMarkdown, markdownToDocument } from '../src/content/markdown/markdown.ts';
 import { officialSchema } from './support/official-schema.ts';
 
 const validateDocument = officialSchema('JSONDocument');
@@ -471,7 +471,7 @@ describe('property: generated documents', () => {
 
 describe('front matter ↔ page metadata', () => {
   test('every field is read with a real YAML parser and written back the same', async () => {
-    const { readFrontMatter, writeFrontMatter } = await import('../src/content/front-matter.ts');
+    const { readFrontMatter, writeFrontMatter } = await import('../src/content/markdown/front-matter.ts');
     const markdown = fixture('front-matter.md');
     const { metadata, body } = readFrontMatter(markdown);
     assert.deepEqual(metadata, {

@@ -2,12 +2,12 @@ import assert from 'node:assert/strict';
 import { readFileSync, readdirSync } from 'node:fs';
 import { test } from 'node:test';
 import fc from 'fast-check';
-import { parseMarkdown } from '../src/content/markdown-parse.ts';
-import { splitTopLevel } from '../src/content/markdown-chunks.ts';
-import { markdownToDocument, markdownToDocumentJson } from '../src/content/markdown.ts';
+import { parseMarkdown } from '../src/content/markdown/parse.ts';
+import { splitTopLevel } from '../src/content/markdown/chunks.ts';
+import { markdownToDocument, markdownToDocumentJson } from '../src/content/markdown/markdown.ts';
 
 /**
- * Long pages are parsed in pieces (markdown-chunks.ts). Cutting at every place the splitter allows
+ * Long pages are parsed in pieces (src/content/markdown/chunks.ts). Cutting at every place the splitter allows
  * (pieces of one character) must give exactly the document of a parse of the whole page: same
  * blocks, same keys, same heading depths.
  */

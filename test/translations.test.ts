@@ -3,7 +3,7 @@ import { readFileSync } from 'node:fs';
 import { after, before, describe, test } from 'node:test';
 import type { Translation } from '@gitbook/api';
 import { sql } from 'kysely';
-import { markdownToDocument } from '../src/content/markdown.ts';
+import { markdownToDocument } from '../src/content/markdown/markdown.ts';
 import { expectStatus, startTestServer, type TestServer, type TestUser } from './support/server.ts';
 import { mergeChanges, newCollection, newMember, newOrg, newSpace } from './support/factories.ts';
 import { fakeEngine, type FakeEngine } from './support/translation-engine.ts';

@@ -11,7 +11,7 @@ import { breather, documentPage, type ComputedFile, type ComputedPage, seededDoc
 import { openAPIMarkdown, SpecLoader } from '../openapi/computed-pages.ts';
 import { documentSource, revisionSource, type SourceInput } from './sources.ts';
 import { documentInputToMarkdown } from '../content/convert.ts';
-import type { GitBookDocument } from '../content/markdown.ts';
+import type { GitBookDocument } from '../content/markdown/markdown.ts';
 import { MAX_PAGE_DEPTH } from '../content/model.ts';
 
 /**

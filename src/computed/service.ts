@@ -7,7 +7,7 @@ import { integrationDocument, integrationRevision } from './integration-answers.
 import { translatedDocumentMarkdown, translatedRevision } from '../translations/computed.ts';
 import { breather, documentPage, type ComputedPage, seededDocument, seededId, Slugs } from '../content/computed-pages.ts';
 import { openAPIMarkdown, SpecLoader } from '../openapi/computed-pages.ts';
-import type { GitBookDocument } from '../content/markdown.ts';
+import type { GitBookDocument } from '../content/markdown/markdown.ts';
 
 /**
  * `getComputedDocument` and `getComputedRevision`: content computed on request from a source,

@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import type { Ctx } from '../platform/context.ts';
 import type { SpaceRow } from '../platform/db/schema.ts';
 import { markdownToDocumentForRead } from './convert.ts';
-import type { GitBookDocument } from './markdown.ts';
+import type { GitBookDocument } from './markdown/markdown.ts';
 import { slugify } from './model.ts';
 import { DEFAULT_LAYOUT } from './presenter.ts';
 

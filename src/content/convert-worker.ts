@@ -1,6 +1,6 @@
 import { checkMarkdownLimits, ContentLimitError } from '../platform/document-limits.ts';
-import { documentToMarkdown, markdownLinkTargets, markdownSearchText, markdownToDocument, markdownToDocumentJson, type GitBookDocument } from './markdown.ts';
-import { hashKey, SCHEMA_VERSION } from './markdown-shared.ts';
+import { documentToMarkdown, markdownLinkTargets, markdownSearchText, markdownToDocument, markdownToDocumentJson, type GitBookDocument } from './markdown/markdown.ts';
+import { hashKey, SCHEMA_VERSION } from './markdown/shared.ts';
 
 /**
  * The conversions a worker thread runs for `convert.ts` (small inputs run in the calling thread).

@@ -3,7 +3,7 @@ import { Piscina } from 'piscina';
 import { BadRequestError } from '../platform/errors.ts';
 import { runConversion, type ConvertTask } from './convert-worker.ts';
 import { checkDocumentInput, checkMarkdownLimits } from '../platform/document-limits.ts';
-import type { GitBookDocument } from './markdown.ts';
+import type { GitBookDocument } from './markdown/markdown.ts';
 
 /**
  * The one door through which request handlers convert content. Small inputs convert in this

@@ -1,7 +1,7 @@
 import type { Ctx } from '../platform/context.ts';
 import type { Db } from '../platform/db/database.ts';
 import type { RevisionRow, SpaceRow } from '../platform/db/schema.ts';
-import type { Block } from './markdown-shared.ts';
+import type { Block } from './markdown/shared.ts';
 
 /**
  * What the areas built on content add to its reads, registered at start (src/wiring.ts) so that

@@ -3,8 +3,8 @@ import type { SpaceRow } from '../platform/db/schema.ts';
 import type { Urls } from '../platform/urls.ts';
 import type { ContentReader, FileEntry, PageEntry } from './model.ts';
 import { getDocuments, sortPages } from './model.ts';
-import type { PageMetadata } from './front-matter.ts';
-import { imageRefFromUrl } from './markdown-shared.ts';
+import type { PageMetadata } from './markdown/front-matter.ts';
+import { imageRefFromUrl } from './markdown/shared.ts';
 
 /** Every layout option the official page shape requires, with GitBook's defaults. */
 export const DEFAULT_LAYOUT = {
@@ -131,6 +131,7 @@ export function frontMatterOf(page: PageEntry): PageMetadata {
   if (page.condition) out.condition = page.condition;
   if (page.variables && Object.keys(page.variables).length) out.variables = page.variables;
   if (page.extra) out.extra = page.extra;
+  if (page.keyOrder) out.keyOrder = page.keyOrder;
   return out;
 }
 

@@ -1,9 +1,9 @@
 import { GitError } from './git.ts';
 import { posix } from 'node:path';
 import { generateNKeysBetween } from 'fractional-indexing';
-import { readMarkdownMetadata } from '../change-requests/service.ts';
+import { readMarkdownMetadata } from '../change-requests/edit.ts';
 import { getBlob, imageDimensions, putBlob } from '../content/files.ts';
-import { type PageMetadata, variablesOf } from '../content/front-matter.ts';
+import { type PageMetadata, variablesOf } from '../content/markdown/front-matter.ts';
 import { parse as parseYaml, stringify as stringifyYaml } from 'yaml';
 import { ContentEditor, ContentReader, EMPTY, getDocuments, putDocuments, REUSABLE_CONTENT_ID, slugify, sortPages, type FileEntry, type LinkTarget, type PageEntry, type PageType, type ReusableContentEntry, type Variables } from '../content/model.ts';
 import { frontMatterOf, gitPath } from '../content/presenter.ts';

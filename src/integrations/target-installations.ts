@@ -1,7 +1,8 @@
 import type { Ctx } from '../platform/context.ts';
 import { BadRequestError, ConflictError, isUniqueViolation, NotFoundError } from '../platform/errors.ts';
 import type { PageRequest } from '../platform/paging.ts';
-import { findSite, requireSite } from '../sites/access.ts';
+import { requireSite } from '../sites/access.ts';
+import { findSite } from '../sites/store.ts';
 import { loadSpace, requireSpaceRole } from '../spaces/access.ts';
 import { emitEvents } from '../events/outbox.ts';
 import { membershipOf, ownerOf, type Visible } from './catalogue.ts';

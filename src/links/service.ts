@@ -6,7 +6,7 @@ import { BadRequestError, NotFoundError } from '../platform/errors.ts';
 import { DEFAULT_LIMIT, type PageRequest } from '../platform/paging.ts';
 import { loadSpace } from '../spaces/access.ts';
 import { linkTargetsOf } from '../content/convert.ts';
-import { refFromUrl } from '../content/markdown-shared.ts';
+import { refFromUrl } from '../content/markdown/shared.ts';
 import { ContentReader, getDocuments, sortPages, type PageEntry } from '../content/model.ts';
 import { currentContent, loadRevision, type ContentTarget } from '../content/service.ts';
 import { openChangeRequestRevisions } from '../change-requests/store.ts';

@@ -1,6 +1,6 @@
-import type { Block, GitBookDocument, InlineOrText } from '../content/markdown-shared.ts';
-import { SCHEMA_VERSION, textNode } from '../content/markdown-shared.ts';
-import { markdownToDocument } from '../content/markdown.ts';
+import type { Block, GitBookDocument, InlineOrText } from '../content/markdown/shared.ts';
+import { SCHEMA_VERSION, textNode } from '../content/markdown/shared.ts';
+import { markdownToDocument } from '../content/markdown/markdown.ts';
 import { checkMarkdownLimits, ContentLimitError } from '../platform/document-limits.ts';
 import { plainDocument } from '../content/convert-worker.ts';
 import { HttpError } from '../platform/errors.ts';

@@ -1,7 +1,7 @@
 import { errors as joseErrors, jwtVerify, SignJWT } from 'jose';
 import { loadChangeRequest } from '../change-requests/service.ts';
 import { getBlob, putBlob } from '../content/files.ts';
-import { markdownLinks } from '../content/markdown.ts';
+import { markdownLinks } from '../content/markdown/markdown.ts';
 import { ContentReader, getDocuments, sortPages, type FileEntry, type PageEntry } from '../content/model.ts';
 import { loadRevision } from '../content/service.ts';
 import type { Ctx, Services } from '../platform/context.ts';

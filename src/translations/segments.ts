@@ -1,5 +1,5 @@
-import { Slugger, slugify } from '../content/markdown-text.ts';
-import type { GitBookDocument } from '../content/markdown.ts';
+import { Slugger, anchorSlug } from '../content/markdown/text.ts';
+import type { GitBookDocument } from '../content/markdown/markdown.ts';
 
 /**
  * What a translation run translates in a page: the text of the JSON document model, never its
@@ -43,7 +43,7 @@ export function documentSlots(doc: GitBookDocument): Slot[] {
     if (/^heading-[123]$/.test(block.type)) {
       const title = plainTextOf(block).trim();
       block.data = block.data ?? {};
-      const id = slugger.slug(block.data.id ?? slugify(title));
+      const id = slugger.slug(block.data.id ?? anchorSlug(title));
       if (!block.data.id && id) block.data.id = id;
     }
   }

@@ -1,7 +1,7 @@
 import { PGlite } from '@electric-sql/pglite';
 import { CompiledQuery, Kysely, Migrator, PostgresDialect, sql, type Migration, type MigrationProvider, type RawBuilder } from 'kysely';
 import pg from 'pg';
-import type { Config } from '../config.ts';
+import { MEMORY_DATA_DIR, type Config } from '../config.ts';
 import { DataDirLock } from './lock.ts';
 import * as m0001 from './migrations/0001_foundation.ts';
 import * as m0002 from './migrations/0002_collections_spaces.ts';
@@ -21,6 +21,7 @@ import * as m0014 from './migrations/0014_translations.ts';
 import * as m0016 from './migrations/0016_content_tokens.ts';
 import * as m0017 from './migrations/0017_site_content_tokens.ts';
 import * as m0018 from './migrations/0018_translation_page_fingerprints.ts';
+import * as m0019 from './migrations/0019_passwords.ts';
 import { PGliteDialect } from './pglite-dialect.ts';
 import type { Database } from './schema.ts';
 
@@ -76,6 +77,7 @@ const migrations: Record<string, Migration> = {
   '0016_content_tokens': m0016,
   '0017_site_content_tokens': m0017,
   '0018_translation_page_fingerprints': m0018,
+  '0019_passwords': m0019,
 };
 
 class StaticMigrationProvider implements MigrationProvider {
@@ -95,6 +97,13 @@ const pgTypes = {
 export async function openDatabase(
   config: Pick<Config, 'databaseUrl' | 'dataDir'>,
   purpose: string,
+  opts: {
+    /**
+     * With `DATA_DIR=memory://`, the database's contents at the start, as PGlite's `dumpDataDir`
+     * wrote them (a test server starts from a migrated template this way, with no files to copy).
+     */
+    initialData?: Blob | undefined;
+  } = {},
 ): Promise<DatabaseHandle> {
   if (config.databaseUrl) {
     const pool = new pg.Pool({ connectionString: config.databaseUrl, max: 10, types: pgTypes });
@@ -106,9 +115,11 @@ export async function openDatabase(
     const prepared: Prepared = async (name, text, values) => (await pool.query({ name, text, values })).rows;
     return { db, engine: 'postgres', prepared, close: () => db.destroy() };
   }
-  const lock = DataDirLock.acquire(config.dataDir, purpose);
+  const inMemory = config.dataDir === MEMORY_DATA_DIR;
+  // Only a directory can be opened by two processes at once; memory belongs to this one.
+  const lock = inMemory ? { release() {} } : DataDirLock.acquire(config.dataDir, purpose);
   try {
-    const client = await PGlite.create(config.dataDir);
+    const client = inMemory ? await PGlite.create({ loadDataDir: opts.initialData }) : await PGlite.create(config.dataDir);
     const db = new Kysely<Database>({ dialect: new PGliteDialect(client) });
     // PGlite runs in this process: its statements go through the same serialized session as the rest.
     const prepared: Prepared = async <R>(_name: string, text: string, params: unknown[]) =>

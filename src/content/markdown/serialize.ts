@@ -11,7 +11,7 @@ import type {
 } from '@gitbook/api';
 import type * as md from 'mdast';
 import type { Handle } from 'mdast-util-to-markdown';
-import remarkGfm from 'remark-gfm';
+import { gitbookGfm } from './gfm.ts';
 import remarkStringify from 'remark-stringify';
 import { unified } from 'unified';
 import {
@@ -23,32 +23,15 @@ import {
   emoji,
   leafMarks,
   urlFromRef,
-} from './markdown-shared.ts';
-import { escapeAttr, escapeHtmlText, liquidTag } from './markdown-tags.ts';
+} from './shared.ts';
+import { escapeAttr, escapeHtmlText, liquidTag } from './tags.ts';
 
 /**
- * GitBook document → markdown, written so that `markdown-parse` reads it back to the same document.
+ * GitBook document → markdown, written so that `parse.ts` reads it back to the same document.
  * Marks are grouped into the fewest nested markdown spans; GitBook constructs without markdown
  * syntax are written the way GitBook itself writes them (`{% hint %}`, `{% tabs %}`, `<details>`,
  * `<figure>`, `<table data-view="cards">`, `<mark>`, `$$`…).
  */
-
-/**
- * GFM escapes every `.` after a `w` (`excalidraw\.com`) so that no `www.` autolink appears; GitBook
- * escapes none. Only a `.` right after a word `www` is escaped here, which is all that needs it.
- */
-function narrowAutolinkEscapes(this: { data: (key: string) => unknown }) {
-  type Extension = { unsafe?: { character: string; before?: string }[]; extensions?: Extension[] };
-  const visit = (list: Extension[]) => {
-    for (const extension of list) {
-      for (const pattern of extension.unsafe ?? []) {
-        if (pattern.character === '.' && pattern.before === '[Ww]') pattern.before = '(?:^|[^\\w])[Ww]{3}';
-      }
-      visit(extension.extensions ?? []);
-    }
-  };
-  visit((this.data('toMarkdownExtensions') ?? []) as Extension[]);
-}
 
 /**
  * Text as GitBook escapes it: markdown's escapes, plus every `_` (GitBook writes `:heavy\_plus\_sign:`
@@ -56,7 +39,7 @@ function narrowAutolinkEscapes(this: { data: (key: string) => unknown }) {
  */
 const text: Handle = (node: md.Text, _parent, state, info) => state.safe(node.value, info).replace(/(?<!\\)_/g, '\\_');
 
-const processor = unified().use(remarkGfm).use(narrowAutolinkEscapes).use(remarkStringify, {
+const processor = unified().use(gitbookGfm).use(remarkStringify, {
   handlers: { text },
   listItemIndent: 'mixed',
   // GitBook's own choices, so that an exported page only changes where its content did.
@@ -369,7 +352,7 @@ function imagesBlock(node: DocumentBlockImages, notes: Notes): md.RootContent[] 
   const { align, fullWidth, withFrame } = node.data;
   // Always figures, as GitBook writes block images; several side by side are separated by a space.
   const figures = node.nodes.map((image) => figure(image, notes)).join(' ');
-  const attrs = [align ? `align="${align}"` : '', fullWidth ? 'data-full-width="true"' : '', withFrame ? 'data-with-frame="true"' : ''].filter(Boolean);
+  const attrs = [align ? `align="${align}"` : '', fullWidth !== undefined ? `data-full-width="${fullWidth}"` : '', withFrame ? 'data-with-frame="true"' : ''].filter(Boolean);
   return [html(attrs.length > 0 || node.nodes.length > 1 ? `<div${attrs.map((a) => ` ${a}`).join('')}>${figures}</div>` : figures)];
 }
 
@@ -410,10 +393,11 @@ function cellValue(block: DocumentBlockTable, def: DocumentTableDefinition | und
 
 /** Whether a table can be a pipe table: a plain grid of one-paragraph text cells. */
 function isPipeTable(block: DocumentBlockTable): boolean {
-  const { view, definition, fullWidth, cellMerges } = block.data;
-  if (view.type !== 'grid' || view.hideHeader || view.columnWidths || fullWidth || (cellMerges && cellMerges.length > 0)) return false;
-  if (view.columns.length === 0 || view.columns.length !== Object.keys(definition).length) return false;
-  if (!view.columns.every((c) => definition[c]?.type === 'text')) return false;
+  const { view, definition, fullWidth, search, cellMerges } = block.data;
+  // What only HTML attributes can say (a width, `data-full-width`, `data-search`, `valign`) makes an HTML table.
+  if (view.type !== 'grid' || view.hideHeader || view.columnWidths || fullWidth !== undefined || search !== undefined) return false;
+  if ((cellMerges && cellMerges.length > 0) || view.columns.length === 0 || view.columns.length !== Object.keys(definition).length) return false;
+  if (!view.columns.every((c) => { const def = definition[c]; return def?.type === 'text' && !def.verticalAlignment; })) return false;
   return Object.values(block.data.records).every((record) =>
     view.columns.every((c) => {
       const fragment = fragmentOf(block, record.values[c]);
@@ -443,7 +427,7 @@ function pipeTable(block: DocumentBlockTable, notes: Notes): md.Table {
   return { type: 'table', align, children: [header, ...rows] };
 }
 
-/** The HTML heading tag of a heading block, as `<hN>` lines are read (markdown-parse `htmlBlock`). */
+/** The HTML heading tag of a heading block, as `<hN>` lines are read (parse.ts `htmlBlock`). */
 /** GitBook's levels: heading-1 is `<h2>` (as `##`), heading-2 `<h3>`, heading-3 `<h4>`; `<h1>` is the page title. */
 const htmlHeadingTag = (type: string) => `h${Number(type.slice(-1)) + 1}`;
 
@@ -461,16 +445,21 @@ function cellHtml(nodes: readonly Block[], notes: Notes): string {
 
 /** Any other table as HTML, the way GitBook writes cards and tables with widths or typed columns. */
 function htmlTable(block: DocumentBlockTable, notes: Notes): string {
-  const { view, definition, fullWidth } = block.data;
+  const { view, definition, fullWidth, search } = block.data;
   // Columns of the view first, then the hidden ones.
   const ids = [...view.columns, ...Object.keys(definition).filter((id) => !view.columns.includes(id))].filter((id) => definition[id]);
   const tableAttrs: string[] = [];
   if (view.type === 'cards') {
     tableAttrs.push('data-view="cards"');
     if (view.cardSize === 'large') tableAttrs.push('data-card-size="large"');
+    if (view.wrap === false) tableAttrs.push('data-card-wrap="false"');
     if (view.hideColumnTitle) tableAttrs.push('data-hide-column-title');
   } else if (view.hideHeader) tableAttrs.push('data-header-hidden');
-  if (fullWidth) tableAttrs.push('data-full-width="true"');
+  // An explicit `false` is kept: GitBook writes it for a table switched back from full width.
+  if (fullWidth !== undefined) tableAttrs.push(`data-full-width="${fullWidth}"`);
+  if (search !== undefined) tableAttrs.push(`data-search="${search}"`);
+  // GitBook writes a table's attributes in alphabetical order.
+  tableAttrs.sort();
   const th = ids.map((id) => {
     const def = definition[id]!;
     const attrs: string[] = [];
@@ -481,7 +470,7 @@ function htmlTable(block: DocumentBlockTable, notes: Notes): string {
       if (view.coverDefinitionDark === id) attrs.push('data-card-cover-dark');
     } else if (view.columnWidths?.[id] !== undefined) attrs.push(`width="${view.columnWidths[id]}"`);
     if (def.type !== 'text') attrs.push(`data-type="${def.type}"`);
-    if (def.type === 'text' && def.textAlignment !== 'left') attrs.push(`align="${def.textAlignment}"`);
+    attrs.push(...alignments(def));
     if (def.type === 'rating') attrs.push(`data-max="${def.max}"`);
     const title = def.title ? inlineMarkdown([{ object: 'text', leaves: [{ object: 'leaf', text: def.title, marks: [] }] }], notes) : '';
     return `<th${attrs.map((a) => ` ${a}`).join('')}>${title}</th>`;
@@ -503,11 +492,22 @@ function htmlTable(block: DocumentBlockTable, notes: Notes): string {
         const fragment = fragmentOf(block, value);
         inner = cellHtml(fragment?.nodes ?? [], notes);
       }
-      return `<td>${inner}</td>`;
+      // A column's alignments are repeated on each of its cells, as GitBook writes them.
+      const align = alignments(def);
+      return `<td${align.map((a) => ` ${a}`).join('')}>${inner}</td>`;
     });
     return `<tr>${cells.join('')}</tr>`;
   });
   return `<table${tableAttrs.map((a) => ` ${a}`).join('')}><thead><tr>${th.join('')}</tr></thead><tbody>${rows.join('')}</tbody></table>`;
+}
+
+/** The `align` and `valign` attributes of a text column (left and no vertical alignment: none). */
+function alignments(def: DocumentTableDefinition): string[] {
+  if (def.type !== 'text') return [];
+  const out: string[] = [];
+  if (def.textAlignment && def.textAlignment !== 'left') out.push(`align="${def.textAlignment}"`);
+  if (def.verticalAlignment) out.push(`valign="${def.verticalAlignment}"`);
+  return out;
 }
 
 function listItemChildren(nodes: Block[], notes: Notes): md.BlockContent[] {

@@ -1,9 +1,9 @@
 import hljs from 'highlight.js';
 import katex from 'katex';
 import type { ContentRef, DocumentFragment } from '@gitbook/api';
-import { captionNodes, fragmentOf, sortedRecords } from '../content/markdown-serialize.ts';
-import { emoji, type GitBookDocument } from '../content/markdown-shared.ts';
-import { slugify } from '../content/markdown-text.ts';
+import { captionNodes, fragmentOf, sortedRecords } from '../content/markdown/serialize.ts';
+import { emoji, type GitBookDocument } from '../content/markdown/shared.ts';
+import { anchorSlug } from '../content/markdown/text.ts';
 
 /**
  * A GitBook document as HTML for readers of a published site.
@@ -108,7 +108,7 @@ class Renderer {
   }
 
   headingId(node: Node, text: string): string {
-    let id = (node.data?.id as string | undefined) || slugify(text) || 'section';
+    let id = (node.data?.id as string | undefined) || anchorSlug(text) || 'section';
     if (this.usedIds.has(id)) {
       let i = 2;
       while (this.usedIds.has(`${id}-${i}`)) i++;

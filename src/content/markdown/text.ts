@@ -1,5 +1,5 @@
 import type { ContentRef, DocumentFragment } from '@gitbook/api';
-import { type Block, emoji, urlFromRef } from './markdown-shared.ts';
+import { type Block, emoji, urlFromRef } from './shared.ts';
 
 /**
  * Text views of a parsed document: plain text for indexing, heading sections with anchors, and the
@@ -82,8 +82,11 @@ export function blocksText(blocks: readonly Block[]): string {
     .join('\n');
 }
 
-/** GitBook-style anchor: lowercase, punctuation dropped, whitespace runs become one `-`. */
-export function slugify(text: string): string {
+/**
+ * GitBook-style heading anchor: lowercase, punctuation dropped, whitespace runs become one `-`,
+ * letters of any script kept. Not the page slug (`slugify` in content/model.ts, ASCII only).
+ */
+export function anchorSlug(text: string): string {
   return text
     .toLowerCase()
     .replace(/[^\p{L}\p{M}\p{N}\s_-]/gu, '')

@@ -1,8 +1,8 @@
 import type { DocumentBlockHeading } from '@gitbook/api';
-import { type ParseOptions, parseMarkdown, parseMarkdownPieces } from './markdown-parse.ts';
-import { serializeDocument } from './markdown-serialize.ts';
-import { type Block, type GitBookDocument, SCHEMA_VERSION } from './markdown-shared.ts';
-import { type LinkRef, Slugger, blockLines, blocksText, collectLinks, slugify } from './markdown-text.ts';
+import { type ParseOptions, parseMarkdown, parseMarkdownPieces } from './parse.ts';
+import { serializeDocument } from './serialize.ts';
+import { type Block, type GitBookDocument, SCHEMA_VERSION } from './shared.ts';
+import { type LinkRef, Slugger, blockLines, blocksText, collectLinks, anchorSlug } from './text.ts';
 
 /**
  * Page content: GitBook-flavoured markdown (how Folio stores pages) and the GitBook JSON document
@@ -16,10 +16,10 @@ import { type LinkRef, Slugger, blockLines, blocksText, collectLinks, slugify } 
  * links to `/pages/<id>`, `/pages/<id>#anchor`, `#anchor` and `/files/<id>` as content references.
  */
 
-export type { GitBookDocument } from './markdown-shared.ts';
-export type { ParseOptions } from './markdown-parse.ts';
-export type { LinkRef } from './markdown-text.ts';
-export { slugify } from './markdown-text.ts';
+export type { GitBookDocument } from './shared.ts';
+export type { ParseOptions } from './parse.ts';
+export type { LinkRef } from './text.ts';
+export { anchorSlug } from './text.ts';
 
 /**
  * Parses markdown into a document that validates against the official `JSONDocument` schema.
@@ -91,7 +91,7 @@ function sectionsOf({ document, headingDepth }: ReturnType<typeof parseMarkdown>
       close();
       const heading = block as DocumentBlockHeading;
       const title = blockLines(heading).join(' ').trim();
-      const id = slugger.slug(heading.data.id ?? slugify(title));
+      const id = slugger.slug(heading.data.id ?? anchorSlug(title));
       current = { id, title, depth: headingDepth.get(block) ?? Number(block.type.slice(-1)), body: '', blocks: [] };
     } else current.blocks.push(block);
   }

@@ -1,0 +1,187 @@
+import type {
+  DocumentBlockHeading,
+  DocumentBlockParagraph,
+  DocumentBlockTable,
+  DocumentFragment,
+  DocumentTableDefinition,
+  DocumentTableDefinitionText,
+  DocumentTableRecord,
+  VerticalAlignment,
+} from '@gitbook/api';
+import { generateNKeysBetween } from 'fractional-indexing';
+import { refFromUrl } from './shared.ts';
+import { type HtmlToken, tokenizeHtml } from './tags.ts';
+import { heading } from './parse-blocks.ts';
+import { assemble, isTrue, paragraph, plainOfPieces } from './parse-nodes.ts';
+import type { Reader } from './parse-reader.ts';
+
+/** An HTML `<table>`: grid or cards view, column types, widths and hidden columns from `<th>` attributes. */
+export function htmlTable(r: Reader, html: string, tokens: HtmlToken[]): DocumentBlockTable | null {
+  const table = tokens[0]!.kind === 'open' ? tokens[0]! : tokens.find((t) => t.kind === 'open' && t.name === 'table')!;
+  const tableAttrs = table.kind === 'open' ? table.attrs : {};
+  type Cell = { attrs: Record<string, string>; raw: string };
+  const rows: { head: boolean; cells: Cell[] }[] = [];
+  let inHead = false;
+  let row: Cell[] | null = null;
+  for (let k = 0; k < tokens.length; k++) {
+    const t = tokens[k]!;
+    if (t.kind === 'open' && t.name === 'thead') inHead = true;
+    else if (t.kind === 'close' && t.name === 'thead') inHead = false;
+    else if (t.kind === 'open' && t.name === 'tr') row = [];
+    else if (t.kind === 'close' && t.name === 'tr' && row) {
+      rows.push({ head: inHead, cells: row });
+      row = null;
+    } else if (t.kind === 'open' && (t.name === 'td' || t.name === 'th') && row) {
+      let depth = 1;
+      let j = k + 1;
+      for (; j < tokens.length; j++) {
+        const u = tokens[j]!;
+        if (u.kind === 'open' && (u.name === 'td' || u.name === 'th')) depth++;
+        if (u.kind === 'close' && (u.name === 'td' || u.name === 'th') && --depth === 0) break;
+      }
+      if (j >= tokens.length) return null;
+      row.push({ attrs: t.attrs, raw: html.slice(t.end, tokens[j]!.start) });
+      k = j;
+    }
+  }
+  const head = rows.find((tr) => tr.head);
+  const body = rows.filter((tr) => tr !== head);
+  const width = Math.max(head?.cells.length ?? 0, ...body.map((tr) => tr.cells.length));
+  if (width === 0) return null;
+  const columns = Array.from({ length: width }, (_, j) => `c${j}`);
+  const definition: Record<string, DocumentTableDefinition> = {};
+  const cards = tableAttrs['data-view'] === 'cards';
+  const visible: string[] = [];
+  const widths: Record<string, number> = {};
+  let target: string | undefined;
+  let cover: string | undefined;
+  let coverDark: string | undefined;
+  columns.forEach((id, j) => {
+    const th = head?.cells[j];
+    const attrs = th?.attrs ?? {};
+    const title = th ? plainOfPieces(r.inlineMarkdown(th.raw)).replace(/\n/g, ' ').trim() : '';
+    const type = attrs['data-type'];
+    if (type === 'content-ref' || type === 'files' || type === 'number' || type === 'checkbox' || type === 'image') {
+      definition[id] = { id, title, type } as DocumentTableDefinition;
+    } else if (type === 'rating') {
+      definition[id] = { id, title, type, max: Number(attrs['data-max'] ?? 5) || 5 };
+    } else {
+      const align = attrs.align === 'center' || attrs.align === 'right' ? attrs.align : 'left';
+      const text: DocumentTableDefinitionText = { id, title, type: 'text', textAlignment: align };
+      const valign = attrs.valign;
+      if (valign === 'top' || valign === 'middle' || valign === 'bottom') text.verticalAlignment = valign as VerticalAlignment;
+      definition[id] = text;
+    }
+    if (!('data-hidden' in attrs)) visible.push(id);
+    const w = Number(attrs.width);
+    if (attrs.width !== undefined && Number.isFinite(w)) widths[id] = w;
+    if ('data-card-target' in attrs) target = id;
+    if ('data-card-cover' in attrs) cover = id;
+    if ('data-card-cover-dark' in attrs) coverDark = id;
+  });
+  const orderIndexes = generateNKeysBetween(null, null, body.length);
+  const records: Record<string, DocumentTableRecord> = {};
+  const fragments: DocumentFragment[] = [];
+  body.forEach((tr, i) => {
+    const values: DocumentTableRecord['values'] = {};
+    columns.forEach((column, j) => {
+      const raw = tr.cells[j]?.raw ?? '';
+      const def = definition[column]!;
+      const links = () => tokenizeHtml(raw).flatMap((t) => (t.kind === 'open' && t.name === 'a' && t.attrs.href !== undefined ? [t.attrs.href] : []));
+      const text = () => tokenizeHtml(raw).flatMap((t) => (t.kind === 'text' ? [t.text] : [])).join('').trim();
+      switch (def.type) {
+        case 'content-ref': {
+          const href = links()[0];
+          values[column] = href === undefined ? null : refFromUrl(href);
+          break;
+        }
+        case 'files':
+        case 'image': {
+          const refs = links().map(refFromUrl);
+          if (def.type === 'image') values[column] = refs[0] && (refs[0].kind === 'file' || refs[0].kind === 'url') ? refs[0] : null;
+          else values[column] = refs.flatMap((ref) => (ref.kind === 'file' ? [ref.file] : []));
+          break;
+        }
+        case 'number':
+        case 'rating': {
+          const t = text();
+          const n = Number(t);
+          values[column] = t === '' || !Number.isFinite(n) ? null : n;
+          break;
+        }
+        case 'checkbox':
+          values[column] = text() === 'true';
+          break;
+        default: {
+          const fragment = `r${i}${column}`;
+          values[column] = fragment;
+          fragments.push({ object: 'fragment', fragment, nodes: cellBlocks(r, raw) });
+        }
+      }
+    });
+    records[`r${i}`] = { orderIndex: orderIndexes[i]!, values };
+  });
+  let view: DocumentBlockTable['data']['view'];
+  if (cards) {
+    const cardSize = tableAttrs['data-card-size'] === 'large' ? 'large' : 'medium';
+    view = { type: 'cards', columns: visible, cardSize };
+    if (target) view.targetDefinition = target;
+    if (cover) view.coverDefinition = cover;
+    if (coverDark) view.coverDefinitionDark = coverDark;
+    if ('data-hide-column-title' in tableAttrs) view.hideColumnTitle = true;
+    if (tableAttrs['data-card-wrap'] === 'false') view.wrap = false;
+  } else {
+    view = { type: 'grid', columns: visible, hideHeader: 'data-header-hidden' in tableAttrs };
+    if (Object.keys(widths).length > 0) view.columnWidths = widths;
+  }
+  const data: DocumentBlockTable['data'] = { view, records, definition };
+  // Explicit either way: GitBook writes `data-full-width="false"` too, and `data-search`.
+  const fullWidth = booleanAttr(tableAttrs['data-full-width']);
+  if (fullWidth !== undefined) data.fullWidth = fullWidth;
+  const search = booleanAttr(tableAttrs['data-search']);
+  if (search !== undefined) data.search = search;
+  return { object: 'block', type: 'table', data, fragments, isVoid: true };
+}
+
+/** `"true"` (or a bare attribute) and `"false"`; undefined when absent or anything else. */
+function booleanAttr(value: string | undefined): boolean | undefined {
+  if (value === 'false') return false;
+  return isTrue(value) ? true : undefined;
+}
+
+/**
+ * A cell's rich text: one paragraph per `<p>` and one heading per `<h1>`…`<h6>` (card titles are
+ * written `<td><h4>…</h4></td>`), text between them a paragraph of its own; one paragraph when
+ * the cell has none of them.
+ */
+function cellBlocks(r: Reader, raw: string): (DocumentBlockParagraph | DocumentBlockHeading)[] {
+  const tokens = tokenizeHtml(raw);
+  const isBlock = (t: HtmlToken | undefined) => t?.kind === 'open' && (t.name === 'p' || /^h[1-6]$/.test(t.name));
+  const spans: { from: number; to: number; tag: string | null }[] = [];
+  let loose = 0;
+  const looseText = (to: number) => {
+    if (raw.slice(loose, to).replace(/<\/?p>/gi, '').trim() !== '') spans.push({ from: loose, to, tag: null });
+  };
+  for (let k = 0; k < tokens.length; k++) {
+    const t = tokens[k]!;
+    if (!isBlock(t) || t.kind !== 'open') continue;
+    looseText(t.start);
+    // It runs to its closing tag, or to the next paragraph or heading (an unclosed `<p>`), or to the end.
+    let j = k + 1;
+    while (j < tokens.length && !isBlock(tokens[j]) && !(tokens[j]!.kind === 'close' && (tokens[j] as { name: string }).name === t.name)) j++;
+    const stop = tokens[j];
+    spans.push({ from: t.end, to: stop ? stop.start : raw.length, tag: t.name });
+    loose = stop ? (stop.kind === 'close' ? stop.end : stop.start) : raw.length;
+    k = stop?.kind === 'close' ? j : j - 1;
+  }
+  if (spans.length === 0) return [paragraph(assemble(r.inlineMarkdown(raw.replace(/\n/g, ' '))))];
+  looseText(raw.length);
+  return spans.map(({ from, to, tag }) => {
+    const inner = raw.slice(from, to).replace(/\n/g, ' ');
+    if (tag === null || tag === 'p') return paragraph(assemble(r.inlineMarkdown(inner)));
+    const { reader, root } = r.nested(inner);
+    const para = root.children[0];
+    const children = root.children.length === 1 && para?.type === 'paragraph' ? para.children : [{ type: 'text' as const, value: plainOfPieces(r.inlineMarkdown(inner)) }];
+    return heading(reader, { type: 'heading', depth: Number(tag[1]) as 1 | 2 | 3, children });
+  });
+}
