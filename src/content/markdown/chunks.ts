@@ -26,7 +26,9 @@ export function splitTopLevel(markdown: string, target: number): string[] {
   let liquid = 0;
   let html = 0;
   let comment = false;
-  let previousBlank = false;
+  // Blank lines just before this line: one or two separate blocks; three or more hold empty
+  // paragraphs (parse-reader), which only a reader seeing both sides counts, so no cut there.
+  let blankRun = 0;
   let at = 0;
   while (at < markdown.length) {
     let end = markdown.indexOf('\n', at);
@@ -34,13 +36,13 @@ export function splitTopLevel(markdown: string, target: number): string[] {
     const line = markdown.slice(at, end);
 
     const open = !fence && !math && liquid <= 0 && html <= 0 && !comment;
-    if (open && previousBlank && at - pieceStart >= target && /^(?:#{1,6}[ \t]|[A-Za-z])/.test(line)) {
+    if (open && blankRun >= 1 && blankRun <= 2 && at - pieceStart >= target && /^(?:#{1,6}[ \t]|[A-Za-z])/.test(line)) {
       pieces.push(markdown.slice(pieceStart, at));
       pieceStart = at;
     }
 
     const trimmed = line.trim();
-    previousBlank = trimmed === '';
+    blankRun = trimmed === '' ? blankRun + 1 : 0;
     if (fence) {
       const close = /^\s*(`+|~+)\s*$/.exec(line);
       if (close && close[1]![0] === fence.char && close[1]!.length >= fence.length) fence = null;

@@ -6,8 +6,23 @@ import { TOP_LEVEL, fit } from './parse-containers.ts';
 import { expandable, htmlBlock } from './parse-html.ts';
 import { phrasing } from './parse-inline.ts';
 import { knownTag, tagBlock } from './parse-liquid.ts';
-import { type Piece, trimEdges } from './parse-nodes.ts';
+import { type Piece, paragraph, trimEdges } from './parse-nodes.ts';
 import { PLACEHOLDER, type Source, prepareSource, processor } from './parse-source.ts';
+
+/**
+ * GitBook writes an empty paragraph as an empty line between blank ones, so a run of blank lines
+ * between two blocks is one or more empty paragraphs: three blank lines hold one, five hold two.
+ * Reading them keeps them, and writing them back gives the same lines.
+ */
+function emptyParagraphsBetween(source: Source, previous: md.RootContent | undefined, next: md.RootContent): Block[] {
+  const from = previous?.position?.end.line;
+  const to = next.position?.start.line;
+  if (from === undefined || to === undefined || to - from < 4) return [];
+  let blank = to - from - 1;
+  for (let line = from + 1; line < to; line++) if (source.added.has(line)) blank--;
+  const count = Math.floor((blank - 1) / 2);
+  return Array.from({ length: count }, () => paragraph([{ object: 'text', leaves: [{ object: 'leaf', text: '', marks: [] }] }]));
+}
 
 /**
  * Reads remark's tree of one piece of source: holds what the whole text shares (link definitions,
@@ -120,6 +135,7 @@ export class Reader {
     const pairs = this.pairs(children);
     for (let i = 0; i < children.length; i++) {
       const child = children[i]!;
+      out.push(...emptyParagraphsBetween(this.source, children[i - 1], child));
       const end = pairs.get(i);
       const tag = this.liquidTag(child);
       if (tag && !tag.end) {

@@ -41,6 +41,8 @@ const FRONT_MATTER = /^---\r?\n([\s\S]*?)\r?\n---[ \t]*(?:\r?\n|$)/;
 export interface Source {
   text: string;
   math: { formula: string; raw: string }[];
+  /** Lines (1-based) added around isolated tags: not blank lines the author wrote. */
+  added: Set<number>;
 }
 
 function stripFrontMatter(markdown: string): string {
@@ -58,6 +60,7 @@ export function prepareSource(markdown: string): Source {
   const placeholder = (formula: string, raw: string) => `$\uE000${math.push({ formula, raw }) - 1}\uE001$`;
   const lines = stripFrontMatter(markdown.replace(/[\uE000-\uE003]/g, '\uFFFD')).replace(/\r\n?/g, '\n').split('\n');
   const out: string[] = [];
+  const added = new Set<number>();
   // The next `$$` line after each line, found in one pass from the end (a search forward from
   // every opening line would cost the square of the page's length).
   const closeAfter = new Array<number>(lines.length);
@@ -104,9 +107,10 @@ export function prepareSource(markdown: string): Source {
     const quote = isolatedLine(line);
     if (quote !== null) {
       out.push(quote, line, quote);
+      added.add(out.length - 2).add(out.length);
       continue;
     }
     out.push(line.replace(INLINE_MATH, (raw, formula: string) => placeholder(formula, raw)));
   }
-  return { text: out.join('\n'), math };
+  return { text: out.join('\n'), math, added };
 }

@@ -542,7 +542,11 @@ function listItemChildren(nodes: Block[], notes: Notes): md.BlockContent[] {
   // An empty item is written `- <br>` (which reads back empty): a bare `-` can turn into something
   // else, and a checkbox needs text after it.
   const first = nodes[0];
-  if (first?.type === 'paragraph' && children[0]?.type !== 'paragraph') children.unshift({ type: 'paragraph', children: [html('<br>')] });
+  if (first?.type === 'paragraph') {
+    const lead = children[0];
+    if (lead?.type === 'paragraph' && lead.children.length === 0) children.shift();
+    if (children[0]?.type !== 'paragraph' || children[0] !== lead) children.unshift({ type: 'paragraph', children: [html('<br>')] });
+  }
   return children;
 }
 
@@ -577,7 +581,8 @@ function block(node: Block, notes: Notes): md.RootContent[] {
         return [html(`<p align="${ALIGN_ATTR[node.data.align]}">${inner}</p>`)];
       }
       const children = phrasing(node.nodes, notes);
-      return children.length > 0 ? [{ type: 'paragraph', children }] : [];
+      // An empty paragraph is an empty line between blank ones, as GitBook writes it (parse-reader reads it back).
+      return [{ type: 'paragraph', children }];
     }
     case 'heading-1':
     case 'heading-2':
