@@ -1,6 +1,7 @@
 import { createCipheriv, createDecipheriv, randomBytes } from 'node:crypto';
 import type { Config } from '../platform/config.ts';
 import type { Db } from '../platform/db/database.ts';
+import { insertSettingIfAbsent, readSetting } from './store.ts';
 
 /**
  * Git credentials and webhook secrets are stored encrypted (AES-256-GCM). The key is
@@ -13,13 +14,8 @@ async function keyFor(db: Db, config: Pick<Config, 'gitSecretKey'>): Promise<Buf
   if (config.gitSecretKey) return Buffer.from(config.gitSecretKey, 'base64');
   const cached = keys.get(db);
   if (cached) return cached;
-  await db
-    .insertInto('settings')
-    .values({ key: 'git_secret_key', value: randomBytes(32).toString('base64') })
-    .onConflict((oc) => oc.column('key').doNothing())
-    .execute();
-  const row = await db.selectFrom('settings').select('value').where('key', '=', 'git_secret_key').executeTakeFirstOrThrow();
-  const key = Buffer.from(row.value, 'base64');
+  await insertSettingIfAbsent(db, 'git_secret_key', randomBytes(32).toString('base64'));
+  const key = Buffer.from(await readSetting(db, 'git_secret_key'), 'base64');
   keys.set(db, key);
   return key;
 }

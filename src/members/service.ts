@@ -9,7 +9,7 @@ import { paginate, type KeysetSpec, type PageRequest } from '../platform/paging.
 import { assertAdmin, assertCanListPeople, type Membership } from '../platform/policy.ts';
 import { requireMembership } from '../access/organizations.ts';
 import { removeGrantsOf } from '../access/store.ts';
-import { findMember, membersOf, type MemberView } from './store.ts';
+import { deleteMember, findMember, lockAdmins, markSso, memberRole, membersOf, setMemberRole, type MemberView } from './store.ts';
 
 export type MemberSort = 'joinedAt' | 'lastSeenAt' | 'name';
 
@@ -68,37 +68,22 @@ export async function getMember(ctx: Ctx, organizationId: string, userId: string
  * first, so two admins demoting each other concurrently cannot both succeed.
  */
 async function assertKeepsAnAdmin(trx: Db, organizationId: string, userId: string, action: string) {
-  const admins = await trx
-    .selectFrom('members')
-    .select('user_id')
-    .where('organization_id', '=', organizationId)
-    .where('role', '=', 'admin')
-    .forUpdate()
-    .execute();
-  if (admins.length === 1 && admins[0]!.user_id === userId) {
+  const admins = await lockAdmins(trx, organizationId);
+  if (admins.length === 1 && admins[0] === userId) {
     throw new BadRequestError(`Cannot ${action} the last admin of the organization: make another member admin first`);
   }
-}
-
-/** The role of a member, read inside the transaction that changes or removes them. */
-function memberRole(trx: Db, organizationId: string, userId: string) {
-  return trx.selectFrom('members').select('role').where('organization_id', '=', organizationId).where('user_id', '=', userId).executeTakeFirst();
 }
 
 export async function updateMemberRole(ctx: Ctx, organizationId: string, userId: string, role: RoleOrGuest | undefined) {
   const membership = await requireMembership(ctx, organizationId);
   assertAdmin(membership, 'change member roles');
   await ctx.db.transaction().execute(async (trx) => {
+    // The role is read inside the transaction that changes it.
     const target = await memberRole(trx, organizationId, userId);
     if (!target) throw new NotFoundError('Member');
     if (role === undefined || role === target.role) return;
     if (target.role === 'admin') await assertKeepsAnAdmin(trx, organizationId, userId, 'demote');
-    await trx
-      .updateTable('members')
-      .set({ role })
-      .where('organization_id', '=', organizationId)
-      .where('user_id', '=', userId)
-      .execute();
+    await setMemberRole(trx, organizationId, userId, role);
   });
   return (await findMember(ctx.db, organizationId, userId))!;
 }
@@ -111,7 +96,7 @@ export async function removeMember(ctx: Ctx, organizationId: string, userId: str
     const target = await memberRole(trx, organizationId, userId);
     if (!target) return;
     if (target.role === 'admin') await assertKeepsAnAdmin(trx, organizationId, userId, 'remove');
-    await trx.deleteFrom('members').where('organization_id', '=', organizationId).where('user_id', '=', userId).execute();
+    await deleteMember(trx, organizationId, userId);
     // Grants on the organization's content go with the membership.
     await removeGrantsOf(trx, organizationId, { type: 'user', id: userId });
   });
@@ -120,13 +105,7 @@ export async function removeMember(ctx: Ctx, organizationId: string, userId: str
 export async function setSsoMember(ctx: Ctx, organizationId: string, userId: string): Promise<MemberView> {
   const membership = await requireMembership(ctx, organizationId);
   assertAdmin(membership, 'mark members as SSO members');
-  const updated = await ctx.db
-    .updateTable('members')
-    .set({ sso: true })
-    .where('organization_id', '=', organizationId)
-    .where('user_id', '=', userId)
-    .executeTakeFirst();
-  if (Number(updated.numUpdatedRows) === 0) throw new NotFoundError('Member');
+  if (!(await markSso(ctx.db, organizationId, userId))) throw new NotFoundError('Member');
   // SSO enforcement now applies to the member's tokens (see sso-gate.ts).
   ctx.tokenCache.clear();
   return (await findMember(ctx.db, organizationId, userId))!;

@@ -67,3 +67,44 @@ export async function memberRoles(db: Db, organizationId: string, userIds: strin
   const rows = await db.selectFrom('members').select(['user_id', 'role']).where('organization_id', '=', organizationId).where('user_id', 'in', userIds).execute();
   return new Map(rows.map((m) => [m.user_id, m.role]));
 }
+
+/** The user ids of the organization's admins, locked until the transaction ends. */
+export async function lockAdmins(trx: Db, organizationId: string): Promise<string[]> {
+  const admins = await trx
+    .selectFrom('members')
+    .select('user_id')
+    .where('organization_id', '=', organizationId)
+    .where('role', '=', 'admin')
+    .forUpdate()
+    .execute();
+  return admins.map((a) => a.user_id);
+}
+
+/** The role of a member (guests: null); undefined when the user is not a member. */
+export function memberRole(db: Db, organizationId: string, userId: string): Promise<{ role: RoleOrGuest } | undefined> {
+  return db.selectFrom('members').select('role').where('organization_id', '=', organizationId).where('user_id', '=', userId).executeTakeFirst();
+}
+
+export async function setMemberRole(db: Db, organizationId: string, userId: string, role: RoleOrGuest): Promise<void> {
+  await db
+    .updateTable('members')
+    .set({ role })
+    .where('organization_id', '=', organizationId)
+    .where('user_id', '=', userId)
+    .execute();
+}
+
+export async function deleteMember(db: Db, organizationId: string, userId: string): Promise<void> {
+  await db.deleteFrom('members').where('organization_id', '=', organizationId).where('user_id', '=', userId).execute();
+}
+
+/** Marks a member as an SSO member; false when the user is not a member. */
+export async function markSso(db: Db, organizationId: string, userId: string): Promise<boolean> {
+  const updated = await db
+    .updateTable('members')
+    .set({ sso: true })
+    .where('organization_id', '=', organizationId)
+    .where('user_id', '=', userId)
+    .executeTakeFirst();
+  return Number(updated.numUpdatedRows) !== 0;
+}

@@ -1,5 +1,6 @@
 import { webcrypto } from 'node:crypto';
 import type { Db } from '../platform/db/database.ts';
+import { insertKeyPair, settingsOf } from './store.ts';
 
 /** An RSA key pair with a self-signed X.509 certificate, both PEM. */
 export interface KeyAndCertificate {
@@ -51,8 +52,7 @@ const cache = new WeakMap<Db, Promise<KeyAndCertificate>>();
 
 async function loadOrCreate(db: Db): Promise<KeyAndCertificate> {
   const read = async () => {
-    const rows = await db.selectFrom('settings').select(['key', 'value']).where('key', 'in', [KEY_SETTING, CERT_SETTING]).execute();
-    const byKey = new Map(rows.map((r) => [r.key, r.value]));
+    const byKey = await settingsOf(db, [KEY_SETTING, CERT_SETTING]);
     const privateKey = byKey.get(KEY_SETTING);
     const certificate = byKey.get(CERT_SETTING);
     return privateKey && certificate ? { privateKey, certificate } : undefined;
@@ -62,13 +62,7 @@ async function loadOrCreate(db: Db): Promise<KeyAndCertificate> {
   const made = await selfSignedCertificate('Folio SAML service provider', { days: 3650 });
   // Two processes may race here: one pair wins (inserted together), both then read it.
   await db.transaction().execute(async (trx) => {
-    const inserted = await trx
-      .insertInto('settings')
-      .values({ key: KEY_SETTING, value: made.privateKey })
-      .onConflict((oc) => oc.column('key').doNothing())
-      .returning('key')
-      .executeTakeFirst();
-    if (inserted) await trx.insertInto('settings').values({ key: CERT_SETTING, value: made.certificate }).onConflict((oc) => oc.column('key').doNothing()).execute();
+    await insertKeyPair(trx, { name: KEY_SETTING, value: made.privateKey }, { name: CERT_SETTING, value: made.certificate });
   });
   const stored = await read();
   if (!stored) throw new Error('SAML service provider key could not be stored');

@@ -12,10 +12,14 @@ import { removeGrantsOf } from '../access/store.ts';
 import type { CreateTeamInput, ListMemberTeamsInput, ListTeamsInput, UpdateTeamMembersInput } from './schemas.ts';
 import {
   CONTROL_CHARS,
+  deleteTeamRow,
   findTeam,
+  insertTeam,
   lockTeam,
+  memberStanding,
   ownedBy,
   removeTeamMembers,
+  renameTeamRow,
   resolveMembers,
   teamsOf,
   titleContains,
@@ -57,12 +61,7 @@ async function requireTeam(ctx: Ctx, organizationId: string, teamId: string): Pr
 
 /** Only the teams the `owner` member can manage: every team for an admin, else the teams they own. */
 async function manageableBy(ctx: Ctx, organizationId: string, ownerId: string): Promise<Expression<SqlBool>> {
-  const owner = await ctx.db
-    .selectFrom('members')
-    .select(['role', 'disabled'])
-    .where('organization_id', '=', organizationId)
-    .where('user_id', '=', ownerId)
-    .executeTakeFirst();
+  const owner = await memberStanding(ctx.db, organizationId, ownerId);
   if (!owner) throw notMembers('owner', [ownerId]);
   // A disabled member has no access to the organization, so manages nothing.
   const membership: Membership | undefined = owner.disabled ? undefined : { role: owner.role, ownsTeam: false };
@@ -89,10 +88,7 @@ export async function createTeam(ctx: Ctx, organizationId: string, input: Create
   const team = await ctx.db.transaction().execute(async (trx) => {
     const userIds = memberIds('members', refs, await resolveMembers(trx, organizationId, refs));
     const id = newId();
-    await trx
-      .insertInto('teams')
-      .values({ id, organization_id: organizationId, title, created_at: new Date() })
-      .execute();
+    await insertTeam(trx, organizationId, id, title);
     await upsertTeamMembers(
       trx,
       organizationId,
@@ -113,14 +109,7 @@ export async function getTeam(ctx: Ctx, organizationId: string, teamId: string) 
 export async function renameTeam(ctx: Ctx, organizationId: string, teamId: string, title: string) {
   const membership = await requireMembership(ctx, organizationId);
   assertAdmin(membership, 'rename teams');
-  const updated = await ctx.db
-    .updateTable('teams')
-    .set({ title: teamTitle(title) })
-    .where('organization_id', '=', organizationId)
-    .where('id', '=', teamId)
-    .returning('id')
-    .executeTakeFirst();
-  if (!updated) throw new NotFoundError('Team');
+  if (!(await renameTeamRow(ctx.db, organizationId, teamId, teamTitle(title)))) throw new NotFoundError('Team');
   return { team: await requireTeam(ctx, organizationId, teamId), membership };
 }
 
@@ -131,7 +120,7 @@ export async function deleteTeam(ctx: Ctx, organizationId: string, teamId: strin
   await ctx.db.transaction().execute(async (trx) => {
     // The team's grants on spaces and collections go with it.
     await removeGrantsOf(trx, organizationId, { type: 'team', id: teamId });
-    await trx.deleteFrom('teams').where('organization_id', '=', organizationId).where('id', '=', teamId).execute();
+    await deleteTeamRow(trx, organizationId, teamId);
   });
 }
 

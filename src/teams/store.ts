@@ -1,6 +1,6 @@
 import { sql, type Expression, type SqlBool } from 'kysely';
 import type { Db } from '../platform/db/database.ts';
-import type { TeamMemberRole } from '../platform/db/schema.ts';
+import type { RoleOrGuest, TeamMemberRole } from '../platform/db/schema.ts';
 import { teamGrantedSpaces } from '../access/store.ts';
 
 /** C0 control characters and DEL: never part of a title, an id or an email. */
@@ -160,4 +160,41 @@ export async function removeTeamMembers(trx: Db, organizationId: string, teamId:
     .where('team_id', '=', teamId)
     .where('user_id', 'in', userIds)
     .execute();
+}
+
+/** The organization role and disabled flag of a member, or undefined when the user is not a member. */
+export async function memberStanding(
+  db: Db,
+  organizationId: string,
+  userId: string,
+): Promise<{ role: RoleOrGuest; disabled: boolean } | undefined> {
+  return db
+    .selectFrom('members')
+    .select(['role', 'disabled'])
+    .where('organization_id', '=', organizationId)
+    .where('user_id', '=', userId)
+    .executeTakeFirst();
+}
+
+export async function insertTeam(db: Db, organizationId: string, teamId: string, title: string): Promise<void> {
+  await db
+    .insertInto('teams')
+    .values({ id: teamId, organization_id: organizationId, title, created_at: new Date() })
+    .execute();
+}
+
+/** Renames a team; false when the team is not in the organization. */
+export async function renameTeamRow(db: Db, organizationId: string, teamId: string, title: string): Promise<boolean> {
+  const updated = await db
+    .updateTable('teams')
+    .set({ title })
+    .where('organization_id', '=', organizationId)
+    .where('id', '=', teamId)
+    .returning('id')
+    .executeTakeFirst();
+  return updated !== undefined;
+}
+
+export async function deleteTeamRow(db: Db, organizationId: string, teamId: string): Promise<void> {
+  await db.deleteFrom('teams').where('organization_id', '=', organizationId).where('id', '=', teamId).execute();
 }
