@@ -1,4 +1,4 @@
-import type { DocumentBlockCode, DocumentBlockExpandable, DocumentBlockImage, DocumentBlockImages } from '@gitbook/api';
+import type { DocumentBlockCode, DocumentBlockDrawing, DocumentBlockExpandable, DocumentBlockImage, DocumentBlockImages } from '@gitbook/api';
 import type * as md from 'mdast';
 import { type Block, type InlineOrText, imageRefFromUrl, textNode } from './shared.ts';
 import { type HtmlToken, tokenizeHtml } from './tags.ts';
@@ -25,6 +25,16 @@ export function htmlBlock(r: Reader, node: md.Html, allowed: Set<string>): Block
     if (first.name === 'pre') {
       const code = preCode(tokens);
       if (code) return [code];
+    }
+    if (first.name === 'img' && /(?:^|\s)gitbook-drawing(?:\s|$)/.test(first.attrs.class ?? '') && first.attrs.src !== undefined) {
+      // `<img … class="gitbook-drawing">`: a drawing of the space's files. The drawing block holds
+      // only its file, so one drawn elsewhere (a URL) stays an image, which keeps its text too.
+      const ref = imageRefFromUrl(first.attrs.src);
+      if (ref.kind === 'file') {
+        const drawing: DocumentBlockDrawing = { object: 'block', type: 'drawing', data: { ref }, isVoid: true };
+        return [drawing];
+      }
+      return [imagesBlock([imageBlock(ref, first.attrs.alt ?? '', null)])];
     }
     if (first.name === 'table') {
       const table = htmlTable(r, html, tokens);

@@ -655,7 +655,8 @@ function block(node: Block, notes: Notes): md.RootContent[] {
       return children.length > 0 ? tagged(open, 'file', [{ type: 'paragraph', children }]) : [html(open)];
     }
     case 'drawing':
-      return [html(liquidTag('drawing', { src: node.data.ref ? urlFromRef(node.data.ref) : undefined }))];
+      // As GitBook writes a drawing today (`{% drawing %}` is still read).
+      return node.data.ref ? [html(`<img src="${escapeAttr(urlFromRef(node.data.ref))}" alt="" class="gitbook-drawing">`)] : [];
     case 'content-ref': {
       const url = urlFromRef(node.data.ref);
       const link: md.Link = { type: 'link', url, title: null, children: [{ type: 'text', value: url }] };
