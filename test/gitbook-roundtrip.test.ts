@@ -24,11 +24,12 @@ function pages(dir: string): string[] {
 }
 
 /**
- * The share this sample reaches today. Issue 23 asks for 90%; what stands between is listed in the
- * README (Content format › Round trip with GitBook): mostly constructs the parser does not keep yet
- * (rich table cells, `<pre>` code, explicit `false` attributes, empty paragraphs).
+ * The share this sample reaches today (28 of 37). Issue 23 asks for 90%; what stands between is
+ * listed in docs/content-format.md (Round trip with GitBook): mostly rich content in pipe-table
+ * cells (GitBook writes `<ul>`/`<p>` there), tables inside steps and tabs (the official model has
+ * no place for them) and a few escapes.
  */
-const MIN_SHARE = 0.74;
+const MIN_SHARE = 0.75;
 
 const known = new Set(readFileSync(join(root, 'identical.txt'), 'utf8').split('\n').map((l) => l.trim()).filter((l) => l && !l.startsWith('#')));
 

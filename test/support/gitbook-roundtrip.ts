@@ -30,7 +30,8 @@ function placeholderLinks(): LinkMapping {
     inward(target) {
       if (/^[a-z][a-z0-9+.-]*:/i.test(target) || target.startsWith('#') || target.startsWith('/') || target.startsWith('//')) return undefined;
       const [path, anchor] = target.split('#', 2) as [string, string | undefined];
-      const page = /\.md$/i.test(path) || path.endsWith('/');
+      // Uploads under .gitbook/assets are files whatever their extension (a `.md` one too), as git sync imports them.
+      const page = (/\.md$/i.test(path) || path.endsWith('/')) && !/(?:^|\/)\.gitbook\/assets\//.test(path);
       const id = ids.get(path) ?? `${page ? 'p' : 'f'}${back.size}`;
       ids.set(path, id);
       back.set(id, path);
