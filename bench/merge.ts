@@ -17,7 +17,7 @@
  */
 import { generateNKeysBetween } from 'fractional-indexing';
 import { ContentEditor, EMPTY, putDocuments, type PageEntry } from '../src/content/model.ts';
-import { countNodes } from '../src/content/tree.ts';
+import { countTreeNodes } from '../src/content/store.ts';
 import { loadConfig } from '../src/platform/config.ts';
 import { json, type Db } from '../src/platform/db/database.ts';
 import { newId } from '../src/platform/ids.ts';
@@ -120,9 +120,9 @@ async function main() {
         const [, editA] = await timed(() => edit(id, first.id, pageA, round));
         const [, editB] = await timed(() => edit(id, second.id, pageB, round));
         const [ff, fastForward] = await timed(() => call('POST', `/v1/spaces/${id}/change-requests/${first.id}/merge`));
-        const before = await countNodes(store);
+        const before = await countTreeNodes(store);
         const [merged, threeWay] = await timed(() => call('POST', `/v1/spaces/${id}/change-requests/${second.id}/merge`));
-        const nodes = (await countNodes(store)) - before;
+        const nodes = (await countTreeNodes(store)) - before;
         if (ff.result !== 'merge' || merged.result !== 'merge') throw new Error(`round ${round}: unexpected merge results ${ff.result}, ${merged.result}`);
         if (round >= WARMUP) {
           const r = results.get(size)!;

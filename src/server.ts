@@ -9,7 +9,7 @@ import type { FolioApp } from './platform/app.ts';
 import { buildFolioApp } from './routes.ts';
 import { wireAreas } from './wiring.ts';
 import { TokenCache } from './platform/auth.ts';
-import type { Config } from './platform/config.ts';
+import { MEMORY_DATA_DIR, type Config } from './platform/config.ts';
 import type { Services } from './platform/context.ts';
 import { migrate, openDatabase, type Db, type DatabaseHandle } from './platform/db/database.ts';
 import { Jobs } from './platform/jobs.ts';
@@ -21,7 +21,8 @@ import { translationRunJob } from './translations/run.ts';
 import { TRANSLATION_RUN_JOB } from './translations/service.ts';
 import { OPENAPI_PROCESS_JOB, processSpecJob } from './openapi/service.ts';
 import { closeOpenAPIWorkers } from './openapi/workers.ts';
-import { exportJob, GIT_EXPORT_JOB, GIT_IMPORT_JOB, importJob } from './git/service.ts';
+import { GIT_EXPORT_JOB, GIT_IMPORT_JOB } from './git/auto-export.ts';
+import { exportJob, importJob } from './git/jobs.ts';
 import { registerIntegrationJobs } from './integrations/dispatch.ts';
 import { closeSandboxes } from './integrations/sandbox.ts';
 
@@ -66,14 +67,18 @@ export interface StartOptions {
   now?: () => number;
   /** Compile route validators on first use (test servers: a start then costs a fraction); see buildApp. */
   lazyValidators?: boolean;
+  /** With `DATA_DIR=memory://`, what the embedded database holds at the start (see openDatabase). */
+  initialData?: Blob;
 }
 
 /** Opens and migrates the database, saying what it does; the first start of PGlite runs initdb. */
-async function openAndMigrate(config: Config, purpose: string, report: (line: string) => void) {
-  const creating = !config.databaseUrl && !existsSync(join(config.dataDir, 'PG_VERSION'));
+async function openAndMigrate(config: Config, purpose: string, report: (line: string) => void, initialData?: Blob) {
+  const inMemory = !config.databaseUrl && config.dataDir === MEMORY_DATA_DIR;
+  const creating = !config.databaseUrl && !inMemory && !existsSync(join(config.dataDir, 'PG_VERSION'));
   const started = performance.now();
   if (creating) report(`Creating the embedded database in ${config.dataDir} (first start only, a few seconds)...`);
-  const database = await openDatabase(config, purpose);
+  if (inMemory) report('The embedded database is in memory (DATA_DIR=memory://): nothing is kept when Folio stops');
+  const database = await openDatabase(config, purpose, { initialData });
   try {
     if (creating) report(`Database created in ${seconds(started)}`);
     const migrations = await migrate(database.db);
@@ -106,7 +111,7 @@ async function createServices(config: Config, database: DatabaseHandle, now: () 
 /** Opens the database, migrates, and starts the HTTP API and the background workers. */
 export async function startServer(config: Config, opts: StartOptions = {}): Promise<RunningServer> {
   const report = opts.report ?? (() => {});
-  const { database, migrations } = await openAndMigrate(config, opts.purpose ?? 'server', report);
+  const { database, migrations } = await openAndMigrate(config, opts.purpose ?? 'server', report, opts.initialData);
   let adminSocket: AdminSocket | undefined;
   let started: Awaited<ReturnType<typeof buildFolioApp>> | undefined;
   try {
@@ -122,7 +127,7 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
     // Only once the port is ours: a start that fails to listen must not create an administrator
     // whose token nobody sees (it is created only while no user exists).
     const firstAdmin = opts.firstAdmin !== undefined ? await createFirstAdmin(database.db, opts.firstAdmin) : undefined;
-    if (opts.adminSocket && database.engine === 'pglite') {
+    if (opts.adminSocket && database.engine === 'pglite' && config.dataDir !== MEMORY_DATA_DIR) {
       try {
         adminSocket = await listenAdminSocket(
           config.dataDir,

@@ -38,6 +38,8 @@ export function wireAreas(): void {
 
   // Change requests: a merge is sent to the space's repository when git sync exports by itself;
   // a new change request can start from a template.
-  changeRequestHooks.on('merged', (db, { spaceId, message, jobs }) => exportAfterMerge({ db, jobs }, spaceId, message));
+  changeRequestHooks.on('merged', (db, { organizationId, spaceId, message, jobs }) =>
+    exportAfterMerge({ db, jobs }, { id: spaceId, organization_id: organizationId }, message),
+  );
   changeRequestExtensions.applyTemplate = applyTemplate;
 }

@@ -2,7 +2,8 @@ import assert from 'node:assert/strict';
 import { createHmac } from 'node:crypto';
 import { describe, test } from 'node:test';
 import { Jobs } from '../src/platform/jobs.ts';
-import { exportJob, GIT_EXPORT_JOB, GIT_IMPORT_JOB, importJob } from '../src/git/service.ts';
+import { GIT_EXPORT_JOB, GIT_IMPORT_JOB } from '../src/git/auto-export.ts';
+import { exportJob, importJob } from '../src/git/jobs.ts';
 import { newOrg } from './support/factories.ts';
 import { gitSyncHarness, PASSWORD } from './support/git-sync.ts';
 

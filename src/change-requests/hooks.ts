@@ -5,7 +5,7 @@ import type { Jobs } from '../platform/jobs.ts';
 /** What happens to change requests that areas built on them react to (registered in src/wiring.ts). */
 export const changeRequestHooks = new Hooks<{
   /** A change request was merged and the merge has committed (git sync queues its export). */
-  merged: { spaceId: string; message: string; jobs: Jobs };
+  merged: { organizationId: string; spaceId: string; message: string; jobs: Jobs };
 }>();
 
 /**

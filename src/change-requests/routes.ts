@@ -32,16 +32,10 @@ import {
   UpdateChangeRequestBody,
   UpdateContentBody,
 } from './schemas.ts';
-import {
-  changesOf,
-  editContent,
-  listChangeRequests,
-  listOrganizationChangeRequests,
-  loadChangeRequest,
-  mergeChangeRequest,
-  updateChangeRequest,
-  updateFromSpace,
-} from './service.ts';
+import { changesOf } from './changes.ts';
+import { editContent } from './edit.ts';
+import { mergeChangeRequest, updateFromSpace } from './merge.ts';
+import { listChangeRequests, listOrganizationChangeRequests, loadChangeRequest, updateChangeRequest } from './service.ts';
 
 const tags = ['change-requests'];
 

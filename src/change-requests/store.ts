@@ -57,8 +57,15 @@ export interface NewChangeRequest {
   number: number;
   subject: string;
   createdBy: string;
+  /** The head revision. */
   revision: string;
+  /** The revision it starts from (`revision_initial`); the head when not given. */
+  base?: string | undefined;
+  /** The space's revision it was last brought up to date with (`revision_merged_ancestor`). */
+  mergedAncestor?: string | null | undefined;
   cluster: string | null;
+  /** Pages left with conflict markers. */
+  conflicts?: string[] | undefined;
 }
 
 export async function insertChangeRequest(trx: Db, space: Pick<SpaceRow, 'id' | 'organization_id'>, input: NewChangeRequest): Promise<ChangeRequestRow> {
@@ -76,13 +83,14 @@ export async function insertChangeRequest(trx: Db, space: Pick<SpaceRow, 'id' | 
       created_by: input.createdBy,
       created_at: now,
       updated_at: now,
-      revision_initial: input.revision,
+      revision_initial: input.base ?? input.revision,
       revision: input.revision,
-      revision_merged_ancestor: null,
+      revision_merged_ancestor: input.mergedAncestor ?? null,
       revision_merged: null,
       merged_by: null,
       merged_at: null,
       ...(input.cluster ? { conversations_issues_cluster: input.cluster } : {}),
+      ...(input.conflicts ? { conflicts: json(input.conflicts) } : {}),
     })
     .returningAll()
     .executeTakeFirstOrThrow();

@@ -9,6 +9,7 @@ import { evaluateExpressions } from './expressions.ts';
 import { gitOid } from './presenter.ts';
 import { ContentReader, getDocuments, type PageEntry, type ReusableContentEntry } from './model.ts';
 import type { ContentTarget } from './service.ts';
+import { markDocumentsIndexed, recordSpaceDocuments, revisionRoot, spaceHoldsHash } from './store.ts';
 
 /**
  * Documents as the official reads serve them (`JSONDocument`): a page's or a reusable content's
@@ -115,27 +116,20 @@ export async function documentById(ctx: Ctx, spaceId: string, hash: string): Pro
 }
 
 /** Whether the space holds (or held) the stored document: what scopes a document id to a space. */
-export async function spaceHoldsDocument(db: Db, space: Pick<SpaceRow, 'id' | 'revision_id' | 'documents_indexed'>, hash: string): Promise<boolean> {
-  const held = () => db.selectFrom('space_documents').select('hash').where('space_id', '=', space.id).where('hash', '=', hash).executeTakeFirst();
-  let row = await held();
-  if (!row && !space.documents_indexed) {
-    await indexSpaceDocuments(db, space.id, space.revision_id);
-    row = await held();
+export async function spaceHoldsDocument(db: Db, space: Pick<SpaceRow, 'id' | 'organization_id' | 'revision_id' | 'documents_indexed'>, hash: string): Promise<boolean> {
+  let held = await spaceHoldsHash(db, space.id, hash);
+  if (!held && !space.documents_indexed) {
+    await indexSpaceDocuments(db, space);
+    held = await spaceHoldsHash(db, space.id, hash);
   }
-  return !!row;
+  return held;
 }
 
 /** Records the documents of a space's current content as held by it (once per space, for spaces older than the record). */
-async function indexSpaceDocuments(db: Db, spaceId: string, revisionId: string): Promise<void> {
-  const revision = await db.selectFrom('revisions').select('root').where('id', '=', revisionId).executeTakeFirstOrThrow();
-  const { pages, reusableContents } = await new ContentReader(db, revision.root).all();
+async function indexSpaceDocuments(db: Db, space: Pick<SpaceRow, 'id' | 'organization_id' | 'revision_id'>): Promise<void> {
+  const root = await revisionRoot(db, space.organization_id, space.revision_id);
+  const { pages, reusableContents } = await new ContentReader(db, root).all();
   const hashes = [...new Set([...pages.values(), ...reusableContents].map((e) => e.doc).filter((h): h is string => !!h))];
-  for (let i = 0; i < hashes.length; i += 500) {
-    await db
-      .insertInto('space_documents')
-      .values(hashes.slice(i, i + 500).map((hash) => ({ space_id: spaceId, hash })))
-      .onConflict((oc) => oc.doNothing())
-      .execute();
-  }
-  await db.updateTable('spaces').set({ documents_indexed: true }).where('id', '=', spaceId).execute();
+  for (let i = 0; i < hashes.length; i += 500) await recordSpaceDocuments(db, space.id, hashes.slice(i, i + 500));
+  await markDocumentsIndexed(db, space.organization_id, space.id);
 }

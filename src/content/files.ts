@@ -8,6 +8,7 @@ import ipaddr from 'ipaddr.js';
 import type { Config } from '../platform/config.ts';
 import type { Db } from '../platform/db/database.ts';
 import { BadRequestError } from '../platform/errors.ts';
+import { blobData, insertBlob } from './store.ts';
 
 export const MAX_INLINE_FILE = 1024 * 1024;
 export const MAX_FETCHED_FILE = 10 * 1024 * 1024;
@@ -15,13 +16,12 @@ export const MAX_FETCHED_FILE = 10 * 1024 * 1024;
 /** Stores bytes by hash (idempotent) and returns the hash. */
 export async function putBlob(db: Db, data: Uint8Array): Promise<string> {
   const hash = createHash('sha256').update(data).digest('base64url');
-  await db.insertInto('blobs').values({ hash, data, size: data.byteLength }).onConflict((oc) => oc.column('hash').doNothing()).execute();
+  await insertBlob(db, hash, data);
   return hash;
 }
 
 export async function getBlob(db: Db, hash: string): Promise<Uint8Array | undefined> {
-  const row = await db.selectFrom('blobs').select('data').where('hash', '=', hash).executeTakeFirst();
-  return row?.data;
+  return blobData(db, hash);
 }
 
 /** Width and height of PNG, GIF and JPEG images, read from their headers. */

@@ -5,6 +5,7 @@ import { BadRequestError } from '../platform/errors.ts';
 import { newId } from '../platform/ids.ts';
 import type { PageLayout, PageMetadata } from './markdown/front-matter.ts';
 import { EMPTY, Tree, type Value } from './tree.ts';
+import { documentsByHash, insertDocuments, recordSpaceDocuments } from './store.ts';
 
 /**
  * The content of a revision, stored in a Tree:
@@ -50,6 +51,8 @@ export interface PageEntry {
   condition?: string;
   /** Front matter keys Folio does not model, written back unchanged. */
   extra?: Record<string, unknown>;
+  /** The front matter's key order, when the page's file had its own (front-matter.ts `keyOrder`). */
+  keyOrder?: string[];
   variables?: Variables;
   /** Link pages: the target. */
   target?: LinkTarget;
@@ -119,13 +122,9 @@ export async function putDocuments(db: Db, spaceId: string | null, markdowns: st
   const unique = [...new Map(rows.map((r) => [r.hash, r])).values()];
   for (let i = 0; i < unique.length; i += 500) {
     const batch = unique.slice(i, i + 500);
-    await db.insertInto('documents').values(batch).onConflict((oc) => oc.column('hash').doNothing()).execute();
+    await insertDocuments(db, batch);
     if (spaceId === null) continue; // below the level of spaces (tests, benchmarks): nothing to scope
-    await db
-      .insertInto('space_documents')
-      .values(batch.map((r) => ({ space_id: spaceId, hash: r.hash })))
-      .onConflict((oc) => oc.doNothing())
-      .execute();
+    await recordSpaceDocuments(db, spaceId, batch.map((r) => r.hash));
   }
   return rows.map((r) => r.hash);
 }
@@ -134,7 +133,7 @@ export async function getDocuments(db: Db, hashes: string[]): Promise<Map<string
   const wanted = [...new Set(hashes.filter(Boolean))];
   const out = new Map<string, string>();
   for (let i = 0; i < wanted.length; i += 1000) {
-    const rows = await db.selectFrom('documents').select(['hash', 'markdown']).where('hash', 'in', wanted.slice(i, i + 1000)).execute();
+    const rows = await documentsByHash(db, wanted.slice(i, i + 1000));
     for (const r of rows) out.set(r.hash, r.markdown);
   }
   return out;
@@ -488,7 +487,7 @@ export class ContentEditor extends ContentReader {
 
 function metadata(input: PageInput): Partial<PageEntry> {
   const out: Partial<PageEntry> = {};
-  for (const k of ['layout', 'cover', 'metaLinks', 'condition', 'extra', 'variables'] as const) if (input[k] !== undefined) (out as Record<string, unknown>)[k] = input[k];
+  for (const k of ['layout', 'cover', 'metaLinks', 'condition', 'extra', 'variables', 'keyOrder'] as const) if (input[k] !== undefined) (out as Record<string, unknown>)[k] = input[k];
   if (input.emoji) out.emoji = input.emoji;
   if (input.icon) out.icon = input.icon;
   if (input.description !== undefined) out.description = input.description;

@@ -131,6 +131,7 @@ export function frontMatterOf(page: PageEntry): PageMetadata {
   if (page.condition) out.condition = page.condition;
   if (page.variables && Object.keys(page.variables).length) out.variables = page.variables;
   if (page.extra) out.extra = page.extra;
+  if (page.keyOrder) out.keyOrder = page.keyOrder;
   return out;
 }
 

@@ -13,6 +13,7 @@ import { ContentReader, getDocuments, type PageEntry } from './model.ts';
 import { withFrontMatter } from './markdown/front-matter.ts';
 import { pageDirectory, relativeCover, relativeLinks } from './page-links.ts';
 import { frontMatterOf, loadPresentedPage, presentFile, presentPageTree, type PagePresentOptions } from './presenter.ts';
+import { findRevision } from './store.ts';
 
 /** Which content a read is about: the space's current revision, a revision by id, or a change request's head. */
 export interface ContentTarget {
@@ -21,7 +22,7 @@ export interface ContentTarget {
 }
 
 export async function loadRevision(db: Db, spaceId: string, revisionId: string): Promise<RevisionRow> {
-  const revision = await db.selectFrom('revisions').selectAll().where('id', '=', revisionId).where('space_id', '=', spaceId).executeTakeFirst();
+  const revision = await findRevision(db, spaceId, revisionId);
   if (!revision) throw new NotFoundError('Revision');
   return revision;
 }

@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
-import { sql } from 'kysely';
-import { json, type Db } from '../platform/db/database.ts';
+import type { Db } from '../platform/db/database.ts';
+import { insertTreeNodes, treeNodes } from './store.ts';
 
 /**
  * A persistent, content-addressed hash trie: the storage of revision contents.
@@ -74,7 +74,7 @@ export class Tree {
       else missing.push(h);
     }
     if (missing.length) {
-      const rows = await this.db.selectFrom('tree_nodes').select(['hash', 'data']).where('hash', 'in', [...new Set(missing)]).execute();
+      const rows = await treeNodes(this.db, [...new Set(missing)]);
       for (const row of rows) {
         remember(row.hash, row.data as Node);
         out.set(row.hash, row.data as Node);
@@ -107,11 +107,7 @@ export class Tree {
     this.pending = new Map();
     for (let i = 0; i < nodes.length; i += 500) {
       const chunk = nodes.slice(i, i + 500);
-      await db
-        .insertInto('tree_nodes')
-        .values(chunk.map(([hash, data]) => ({ hash, data: json(data) })))
-        .onConflict((oc) => oc.column('hash').doNothing())
-        .execute();
+      await insertTreeNodes(db, chunk);
       for (const [hash, data] of chunk) remember(hash, data);
     }
   }
@@ -232,7 +228,3 @@ export class Tree {
   }
 }
 
-export async function countNodes(db: Db): Promise<number> {
-  const r = await sql<{ n: number }>`SELECT count(*)::int AS n FROM tree_nodes`.execute(db);
-  return r.rows[0]!.n;
-}

@@ -1,7 +1,7 @@
 import { GitError } from './git.ts';
 import { posix } from 'node:path';
 import { generateNKeysBetween } from 'fractional-indexing';
-import { readMarkdownMetadata } from '../change-requests/service.ts';
+import { readMarkdownMetadata } from '../change-requests/edit.ts';
 import { getBlob, imageDimensions, putBlob } from '../content/files.ts';
 import { type PageMetadata, variablesOf } from '../content/markdown/front-matter.ts';
 import { parse as parseYaml, stringify as stringifyYaml } from 'yaml';

@@ -1,4 +1,4 @@
-import { readMarkdownMetadata } from '../change-requests/service.ts';
+import { readMarkdownMetadata } from '../change-requests/edit.ts';
 import { type PageMetadata, gitbookYaml, readFrontMatter, withFrontMatter } from '../content/markdown/front-matter.ts';
 import { documentToMarkdown, markdownToDocument } from '../content/markdown/markdown.ts';
 import { mentionLabel } from '../content/markdown/serialize-inline.ts';

@@ -4,7 +4,7 @@ import { errorResponses } from '../platform/schemas.ts';
 import { SpaceIdParams } from '../spaces/schemas.ts';
 import { GitSyncState } from '../spaces/schemas.ts';
 import { ExportToGitRepository, ImportGitRepository, SyncSettings, SyncSettingsBody, WebhookResult } from './schemas.ts';
-import { deleteLegacyInstallation, getSyncSettings, gitInfo, putSyncSettings, receiveWebhook, requestSync } from './service.ts';
+import { deleteLegacyInstallation, getSyncSettings, gitInfo, putSyncSettings, receiveWebhook, requestSync } from './requests.ts';
 
 const tags = ['space-git'];
 
@@ -55,7 +55,7 @@ export async function gitRoutes(app: FolioApp): Promise<void> {
   );
 
   // Push webhooks are verified against the raw body, so this route reads it as bytes.
-  await app.register(async (scope) => {
+  await app.register(async (scope: FolioApp) => {
     scope.removeContentTypeParser('application/json');
     scope.addContentTypeParser('application/json', { parseAs: 'buffer' }, (_req, body, done) => done(null, body));
     scope.post(
@@ -66,7 +66,7 @@ export async function gitRoutes(app: FolioApp): Promise<void> {
       },
       async (req) => {
         const raw = Buffer.isBuffer(req.body) ? req.body : Buffer.alloc(0);
-        return { result: await receiveWebhook(scope.services, (req.params as { spaceId: string }).spaceId, req.headers, raw) };
+        return { result: await receiveWebhook(scope.services, req.params.spaceId, req.headers, raw) };
       },
     );
   });

@@ -1,5 +1,4 @@
 import { inflateSync } from 'node:zlib';
-import PDFDocument from 'pdfkit';
 import { markdownToDocument } from '../content/markdown/markdown.ts';
 import type { Block } from '../content/markdown/shared.ts';
 import { blockLines, inlineText } from '../content/markdown/text.ts';
@@ -218,6 +217,8 @@ function readablePng(data: Uint8Array): boolean {
 
 /** Prints pages (titles as headings, then their blocks) to a PDF document. */
 export async function renderPdf(pages: readonly PrintedPage[], opts: RenderOptions): Promise<Uint8Array> {
+  // pdfkit (and its fonts) is loaded on the first export, not at every start.
+  const { default: PDFDocument } = await import('pdfkit');
   const doc = new PDFDocument({
     size: 'A4',
     margin: MARGIN,

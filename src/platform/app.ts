@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import { SerializerSelector } from '@fastify/fast-json-stringify-compiler';
 import Ajv, { type ValidateFunction } from 'ajv';
 import addFormats from 'ajv-formats';
 import Fastify, { type FastifyBaseLogger, type FastifyInstance, type FastifyServerOptions, type RawServerDefault } from 'fastify';
@@ -157,6 +158,24 @@ function validators(lazy: boolean) {
   };
 }
 
+type SerializerFactory = ReturnType<typeof SerializerSelector>;
+
+/**
+ * Fastify's own response serializers (fast-json-stringify), compiled on a route's first response
+ * when `lazy`: compiling every route's serializers is the other large part of a start's CPU.
+ */
+function serializers(lazy: boolean): SerializerFactory {
+  const eager = SerializerSelector();
+  if (!lazy) return eager;
+  return (externalSchemas, options) => {
+    const compile = eager(externalSchemas, options);
+    return (route) => {
+      let compiled: ((data: unknown) => string) | undefined;
+      return (data: unknown) => (compiled ??= compile(route))(data);
+    };
+  };
+}
+
 /**
  * The HTTP server: validation, errors, rate limits, authentication and the API description, with
  * the areas' routes and token kinds plugged in by `composition` (src/routes.ts). The platform
@@ -168,8 +187,8 @@ export async function buildApp(
     logLevel: string;
     logStream?: NodeJS.WritableStream | undefined;
     /**
-     * Compile each route's validators on its first request instead of at start. Compiling the
-     * ~300 routes' validators is most of a start's CPU, while a test server calls few of them;
+     * Compile each route's validators and serializers on its first request instead of at start.
+     * Compiling the ~300 routes' schemas is most of a start's CPU, while a test server calls few of them;
      * `folio serve` compiles them all at start, so a schema that does not compile stops it there.
      */
     lazyValidators?: boolean | undefined;
@@ -200,6 +219,7 @@ export async function buildApp(
       connectionsCheckingInterval: Math.max(50, Math.min(30_000, Math.floor(services.config.httpHeadersTimeoutMs / 4))),
     },
     routerOptions: { ignoreTrailingSlash: true, maxParamLength: 500 },
+    schemaController: { compilersFactory: { buildSerializer: serializers(opts.lazyValidators ?? false) } },
     // Errors Fastify raises before routing (a malformed URL) get the same error shape as ours.
     frameworkErrors: (error, req, reply) => {
       const status = typeof error.statusCode === 'number' && error.statusCode < 500 ? error.statusCode : 400;

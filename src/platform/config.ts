@@ -1,6 +1,12 @@
 import { resolve } from 'node:path';
 import ipaddr from 'ipaddr.js';
 
+/**
+ * `DATA_DIR=memory://`: the embedded database lives in the process's memory and nothing is kept
+ * when it stops (a throwaway instance, the test servers).
+ */
+export const MEMORY_DATA_DIR = 'memory://';
+
 /** Everything Folio reads from its environment, parsed once at start. */
 export interface Config {
   port: number;
@@ -234,7 +240,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   return {
     port,
     host,
-    dataDir: resolve(env.DATA_DIR || './data'),
+    dataDir: env.DATA_DIR === MEMORY_DATA_DIR ? MEMORY_DATA_DIR : resolve(env.DATA_DIR || './data'),
     databaseUrl,
     publicUrl,
     appUrl: trimSlash(env.APP_URL || publicUrl),

@@ -233,7 +233,7 @@ async function serveSite(req: FastifyRequest, reply: FastifyReply, services: Ser
       return reply.type('text/html; charset=utf-8').send(rendered.html);
     }
     // A page that moved in a git-synced space: its repository's .gitbook.yaml says where.
-    const movedTo = await gitRedirectPage(services.db, located.siteSpace.space.id, located.pagePath);
+    const movedTo = await gitRedirectPage(services.db, located.siteSpace.space, located.pagePath);
     const moved = movedTo ? nav.byId.get(movedTo) : undefined;
     if (moved && pageAt(nav, moved.path, visitor)) return reply.code(301).header('location', `${base}${located.prefix}${moved.path}${markdown ? '.md' : ''}`).send();
   }

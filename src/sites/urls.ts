@@ -177,14 +177,14 @@ export async function resolvePublishedUrl(ctx: Ctx, input: { url: string; jwt?: 
   const base = siteBaseUrl(ctx.urls, site);
   const prefix = rest.slice(0, rest.length - parts.length).map(encodeURIComponent).join('/');
   const pathname = parts.join('/');
-  const space = await ctx.db.selectFrom('spaces').select(['id', 'revision_id']).where('id', '=', siteSpace.space_id).executeTakeFirstOrThrow();
+  const space = await ctx.db.selectFrom('spaces').select(['id', 'organization_id', 'revision_id']).where('id', '=', siteSpace.space_id).executeTakeFirstOrThrow();
   if (pathname) {
     const revision = await ctx.db.selectFrom('revisions').select('root').where('id', '=', space.revision_id).executeTakeFirstOrThrow();
     const reader = new ContentReader(ctx.db, revision.root);
     const page = await reader.byPath(pathname);
     if (!page) {
       // A page that moved in a git-synced space: its repository's .gitbook.yaml says where.
-      const movedTo = await gitRedirectPage(ctx.db, space.id, pathname);
+      const movedTo = await gitRedirectPage(ctx.db, space, pathname);
       const moved = movedTo ? await reader.page(movedTo) : undefined;
       if (moved) return { target: 'content' as const, redirect: `${base}${prefix ? `${prefix}/` : ''}${await reader.path(moved)}` };
       const redirect = await matchRedirect(ctx.db, site.id, `/${rest.join('/')}`);

@@ -1,7 +1,4 @@
-// @peculiar/x509 resolves its parts through tsyringe, which needs the Reflect metadata API loaded first.
-import 'reflect-metadata';
 import { webcrypto } from 'node:crypto';
-import * as x509 from '@peculiar/x509';
 import type { Db } from '../platform/db/database.ts';
 
 /** An RSA key pair with a self-signed X.509 certificate, both PEM. */
@@ -26,6 +23,10 @@ export async function selfSignedCertificate(
   commonName: string,
   opts: { days?: number; notBefore?: Date; notAfter?: Date } = {},
 ): Promise<KeyAndCertificate> {
+  // Loaded on first use (a server that never signs a SAML request never pays for it). @peculiar/x509
+  // resolves its parts through tsyringe, which needs the Reflect metadata API loaded first.
+  await import('reflect-metadata');
+  const x509 = await import('@peculiar/x509');
   const crypto = webcrypto as unknown as Crypto;
   const keys = (await crypto.subtle.generateKey(RSA, true, ['sign', 'verify'])) as CryptoKeyPair;
   const notBefore = opts.notBefore ?? new Date(Date.now() - 86_400_000);

@@ -1,5 +1,5 @@
 import { X509Certificate } from 'node:crypto';
-import { SAML, ValidateInResponseTo, type CacheProvider, type Profile } from '@node-saml/node-saml';
+import type { CacheProvider, Profile, SAML } from '@node-saml/node-saml';
 import { DOMParser, type Document, type Element, type Node } from '@xmldom/xmldom';
 import { issueApiToken } from '../platform/auth.ts';
 import type { Services } from '../platform/context.ts';
@@ -64,6 +64,8 @@ class RequestStore implements CacheProvider {
 }
 
 async function samlFor(services: Pick<Services, 'db' | 'urls'>, provider: SamlProviderRow): Promise<SAML> {
+  // node-saml is loaded on the first SAML sign-in, not at every start.
+  const { SAML, ValidateInResponseTo } = await import('@node-saml/node-saml');
   const sp = await serviceProviderKey(services.db);
   const service = serviceUrls(services.urls, provider.id);
   return new SAML({

@@ -15,7 +15,6 @@ import { createProvider, deleteProvider, getProvider, listLogins, listProviders,
 import { serviceUrls } from './urls.ts';
 import { serviceProviderKey } from './keys.ts';
 import { organizationTitle } from './store.ts';
-import { SAML } from '@node-saml/node-saml';
 import { requestCookies } from '../platform/cookies.ts';
 
 const tags = ['sso'];
@@ -165,6 +164,7 @@ export async function ssoWebRoutes(app: FolioApp): Promise<void> {
     if (!provider) return reply.status(404).send({ error: { code: 404, message: 'SAML provider not found' } });
     const sp = await serviceProviderKey(services.db);
     const service = serviceUrls(services.urls, provider.id);
+    const { SAML } = await import('@node-saml/node-saml');
     const saml = new SAML({ issuer: service.entityID, callbackUrl: service.acsURL, idpCert: sp.certificate, wantAssertionsSigned: false, privateKey: sp.privateKey, publicCert: sp.certificate });
     const xml = saml.generateServiceProviderMetadata(null, sp.certificate);
     return reply.header('content-type', 'application/samlmetadata+xml; charset=utf-8').send(xml);

@@ -1,4 +1,6 @@
-import { createChangeRequest, editContent, loadChangeRequest, mergeChangeRequest, updateChangeRequest } from '../change-requests/service.ts';
+import { editContent } from '../change-requests/edit.ts';
+import { mergeChangeRequest } from '../change-requests/merge.ts';
+import { createChangeRequest, loadChangeRequest, updateChangeRequest } from '../change-requests/service.ts';
 import type { ContentChangeInput } from '../change-requests/schemas.ts';
 import { ContentReader } from '../content/model.ts';
 import { loadRevision } from '../content/service.ts';

@@ -1,4 +1,6 @@
-import { createChangeRequest, editChangeRequestTree, mergeChangeRequest, updateChangeRequest } from '../change-requests/service.ts';
+import { editChangeRequestTree } from '../change-requests/edit.ts';
+import { mergeChangeRequest } from '../change-requests/merge.ts';
+import { createChangeRequest, updateChangeRequest } from '../change-requests/service.ts';
 import { documentToMarkdown, markdownToDocument } from '../content/markdown/markdown.ts';
 import { ContentReader, fileKey, getDocuments, putDocuments, VARIABLES_KEY, type FileEntry, type PageEntry, type ReusableContentEntry } from '../content/model.ts';
 import { loadRevision } from '../content/service.ts';

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { PassThrough } from 'node:stream';
 import { after, before } from 'node:test';
-import { GIT_EXPORT_JOB, GIT_IMPORT_JOB } from '../../src/git/service.ts';
+import { GIT_EXPORT_JOB, GIT_IMPORT_JOB } from '../../src/git/auto-export.ts';
 import { mergeChanges, newSpace as newSpaceIn, type ChangeInput } from './factories.ts';
 import { startGitServer, type GitServer } from './git-server.ts';
 import { startTestServer, type TestServer, type TestUser } from './server.ts';

@@ -4,7 +4,7 @@ import { readFileSync, readdirSync, statSync } from 'node:fs';
 import { join, posix, relative } from 'node:path';
 import { isDeepStrictEqual } from 'node:util';
 import { parse as parseYaml } from 'yaml';
-import { readMarkdownMetadata } from '../../src/change-requests/service.ts';
+import { readMarkdownMetadata } from '../../src/change-requests/edit.ts';
 import { readFrontMatter, writeFrontMatter } from '../../src/content/markdown/front-matter.ts';
 import { documentToMarkdown, markdownToDocument } from '../../src/content/markdown/markdown.ts';
 import { coverAsPath } from '../../src/git/convert.ts';

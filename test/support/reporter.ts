@@ -34,6 +34,8 @@ interface FileState {
   output: string[];
   /** Set when the file's process has ended. */
   duration?: number;
+  /** CPU time of the file's process and its children, when known. */
+  cpu?: number | undefined;
   error?: unknown;
 }
 
@@ -77,8 +79,9 @@ export interface Summary {
  * after its end. A file's line is therefore written once a later file's tests are being reported
  * (all earlier files are then fully reported) or at the end of the run.
  */
-export function createReporter(onEnd?: (summary: Summary) => void) {
+export function createReporter(onEnd?: (summary: Summary) => void, cpuOf?: (file: string) => Promise<number | undefined>) {
   return async function* folioReporter(source: AsyncIterable<TestEvent>): AsyncGenerator<string> {
+    let cpuTotal = 0;
     const started = performance.now();
     const files = new Map<string, FileState>();
     const order: string[] = [];
@@ -168,6 +171,8 @@ export function createReporter(onEnd?: (summary: Summary) => void) {
           if (isFile) {
             s.duration = data.details?.duration_ms ?? 0;
             s.error = data.details?.error;
+            s.cpu = await cpuOf?.(file);
+            cpuTotal += s.cpu ?? 0;
           }
           break;
         default:
@@ -177,7 +182,8 @@ export function createReporter(onEnd?: (summary: Summary) => void) {
     yield* writeBefore(undefined);
 
     const total = summary.passed + summary.failed + summary.skipped;
-    yield `\n${summary.files} files, ${total} tests in ${seconds(performance.now() - started)}\n`;
+    const cpu = cpuTotal ? ` (CPU ${seconds(cpuTotal)})` : '';
+    yield `\n${summary.files} files, ${total} tests in ${seconds(performance.now() - started)}${cpu}\n`;
     if (summary.failedFiles.length) yield `failed: ${summary.failedFiles.join(', ')}\n`;
     yield `${summary.passed} passed, ${summary.failed} failed${summary.skipped ? `, ${summary.skipped} skipped` : ''}\n`;
     onEnd?.(summary);
@@ -189,7 +195,8 @@ function fileLine(file: string, s: FileState): string {
   const counts = [`${s.passed + s.failed + s.skipped} tests`];
   if (s.failed) counts.push(`${s.failed} failed`);
   if (s.skipped) counts.push(`${s.skipped} skipped`);
-  return `${mark} ${displayName(file).padEnd(40)} ${counts.join(', ').padEnd(28)} ${seconds(s.duration ?? 0).padStart(7)}\n`;
+  const cpu = s.cpu !== undefined ? `   CPU ${seconds(s.cpu).padStart(7)}` : '';
+  return `${mark} ${displayName(file).padEnd(40)} ${counts.join(', ').padEnd(28)} ${seconds(s.duration ?? 0).padStart(7)}${cpu}\n`;
 }
 
 export default createReporter();

@@ -1,12 +1,12 @@
-import { rmSync } from 'node:fs';
+import { openAsBlob, rmSync } from 'node:fs';
 import { randomBytes } from 'node:crypto';
 import { GitBookAPI } from '@gitbook/api';
 import pg from 'pg';
-import { loadConfig, type Config } from '../../src/platform/config.ts';
+import { loadConfig, MEMORY_DATA_DIR, type Config } from '../../src/platform/config.ts';
 import { startServer, type RunningServer } from '../../src/server.ts';
 import { createUser } from '../../src/users/service.ts';
 import { validatingFetch } from './official-schema.ts';
-import { copyPgliteTemplate, createPostgresDatabase } from './templates.ts';
+import { copyPgliteTemplate, createPostgresDatabase, pgliteTemplateDump } from './templates.ts';
 
 /**
  * Test database: a fresh PostgreSQL database when TEST_DATABASE_URL is set (dropped afterwards),
@@ -92,7 +92,13 @@ export async function startTestServer(
   overrides: Partial<Config> = {},
   opts: { logStream?: NodeJS.WritableStream } = {},
 ): Promise<TestServer> {
-  const db = await freshDatabaseConfig(undefined, { migrated: true });
+  // On the embedded database, a test server's database lives in memory, loaded from the migrated
+  // template's dump, unless the test asks for a directory of its own.
+  const inMemory = !process.env.TEST_DATABASE_URL && overrides.dataDir === undefined && overrides.databaseUrl === undefined;
+  const db = inMemory
+    ? { config: { databaseUrl: undefined, dataDir: MEMORY_DATA_DIR }, cleanup: async () => {} }
+    : await freshDatabaseConfig(undefined, { migrated: true });
+  const initialData = inMemory ? await openAsBlob(await pgliteTemplateDump()) : undefined;
   const config: Config = {
     ...loadConfig({}),
     port: 0,
@@ -108,7 +114,7 @@ export async function startTestServer(
   try {
     // Validators are compiled as routes are first called: a test file calls few of them. A real
     // `folio serve` (test/cli.test.ts) still compiles them all at start.
-    server = await startServer(config, { purpose: 'test', now: clock.now, lazyValidators: true, ...opts });
+    server = await startServer(config, { purpose: 'test', now: clock.now, lazyValidators: true, ...(initialData ? { initialData } : {}), ...opts });
   } catch (err) {
     await db.cleanup();
     throw err;

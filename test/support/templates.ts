@@ -1,6 +1,7 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { cpSync } from 'node:fs';
-import { cp, mkdtemp, readFile, readdir, rename, rm, stat } from 'node:fs/promises';
+import { cp, mkdtemp, readFile, readdir, rename, rm, stat, writeFile } from 'node:fs/promises';
+import { PGlite } from '@electric-sql/pglite';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -103,6 +104,35 @@ export function pgliteTemplate(migrated: boolean): Promise<string> {
   return promise;
 }
 
+let dumpPromise: Promise<string> | undefined;
+
+/**
+ * The migrated template as one file, as PGlite's `dumpDataDir` writes it: a test server loads it
+ * into an in-memory database (DATA_DIR=memory://), which costs a fraction of copying and later
+ * removing the template's ~1,100 files, and whose writes never reach the disk.
+ */
+export function pgliteTemplateDump(): Promise<string> {
+  return (dumpPromise ??= (async () => {
+    const dir = await pgliteTemplate(true);
+    const path = `${dir}.tar`;
+    if (await exists(path)) return path;
+    // Dumped from a private copy (opening a directory writes to it; others may be copying the template).
+    const copy = await mkdtemp(`${dir}.dumping-`);
+    try {
+      await cp(dir, copy, { recursive: true });
+      const client = await PGlite.create(copy);
+      const dump = await client.dumpDataDir('none');
+      await client.close();
+      const building = `${copy}.tar`;
+      await writeFile(building, Buffer.from(await dump.arrayBuffer()));
+      await rename(building, path);
+    } finally {
+      await rm(copy, { recursive: true, force: true });
+    }
+    return path;
+  })());
+}
+
 /** A new PGlite data directory: a copy of the template. */
 export async function copyPgliteTemplate(migrated: boolean): Promise<string> {
   const template = await pgliteTemplate(migrated);
@@ -197,5 +227,5 @@ export async function createPostgresDatabase(admin: string, name: string, migrat
 /** Builds every template the suite will use, once, before the test files start (the runner's global set-up). */
 export async function prepareTemplates(admin: string | undefined = process.env.TEST_DATABASE_URL): Promise<void> {
   if (admin) await postgresTemplate(admin);
-  else await pgliteTemplate(true);
+  else await pgliteTemplateDump();
 }

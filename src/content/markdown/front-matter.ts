@@ -44,6 +44,12 @@ export interface PageMetadata {
   variables?: Record<string, string | number | boolean>;
   /** Keys we do not model, kept as they were. */
   extra?: Record<string, unknown>;
+  /**
+   * The header's top-level keys in the order the file had them, when that is not the order Folio
+   * writes: a page written back keeps its keys where they were (as GitBook does), so an export
+   * changes only the lines that changed.
+   */
+  keyOrder?: string[];
 }
 
 const FENCE = /^---[ \t]*\r?\n/;
@@ -159,11 +165,27 @@ export function readFrontMatter(markdown: string): { metadata: PageMetadata; bod
     }
   }
   if (Object.keys(extra).length > 0) metadata.extra = extra;
+  const keys = Object.keys(data);
+  const written = Object.keys(frontMatterData(metadata));
+  if (keys.length === written.length && keys.some((key, i) => key !== written[i])) metadata.keyOrder = keys;
   return { metadata, body: markdown.slice(found.bodyStart) };
 }
 
 /** The YAML header for page metadata ('' when there is nothing to write), GitBook's key order. */
 export function writeFrontMatter(metadata: PageMetadata): string {
+  let data = frontMatterData(metadata);
+  if (metadata.keyOrder) {
+    // The keys the page had, where it had them; any key added since comes after, in Folio's order.
+    const ordered: Record<string, unknown> = {};
+    for (const key of metadata.keyOrder) if (key in data) ordered[key] = data[key];
+    data = Object.assign(ordered, data);
+  }
+  if (Object.keys(data).length === 0) return '';
+  return `---\n${gitbookYaml(data)}---\n`;
+}
+
+/** The header's keys and values, in the order Folio writes them (GitBook's for a new page). */
+function frontMatterData(metadata: PageMetadata): Record<string, unknown> {
   const data: Record<string, unknown> = {};
   if (metadata.description !== undefined && metadata.description !== '') data.description = metadata.description;
   if (metadata.icon) data.icon = metadata.icon;
@@ -189,8 +211,7 @@ export function writeFrontMatter(metadata: PageMetadata): string {
   if (metadata.condition) data.if = metadata.condition;
   if (metadata.variables && Object.keys(metadata.variables).length) data.vars = metadata.variables;
   Object.assign(data, metadata.extra ?? {});
-  if (Object.keys(data).length === 0) return '';
-  return `---\n${gitbookYaml(data)}---\n`;
+  return data;
 }
 
 /** A page's markdown with its metadata as front matter (any header it already had is replaced). */

@@ -1,7 +1,7 @@
 import { PGlite } from '@electric-sql/pglite';
 import { CompiledQuery, Kysely, Migrator, PostgresDialect, sql, type Migration, type MigrationProvider, type RawBuilder } from 'kysely';
 import pg from 'pg';
-import type { Config } from '../config.ts';
+import { MEMORY_DATA_DIR, type Config } from '../config.ts';
 import { DataDirLock } from './lock.ts';
 import * as m0001 from './migrations/0001_foundation.ts';
 import * as m0002 from './migrations/0002_collections_spaces.ts';
@@ -95,6 +95,13 @@ const pgTypes = {
 export async function openDatabase(
   config: Pick<Config, 'databaseUrl' | 'dataDir'>,
   purpose: string,
+  opts: {
+    /**
+     * With `DATA_DIR=memory://`, the database's contents at the start, as PGlite's `dumpDataDir`
+     * wrote them (a test server starts from a migrated template this way, with no files to copy).
+     */
+    initialData?: Blob | undefined;
+  } = {},
 ): Promise<DatabaseHandle> {
   if (config.databaseUrl) {
     const pool = new pg.Pool({ connectionString: config.databaseUrl, max: 10, types: pgTypes });
@@ -106,9 +113,11 @@ export async function openDatabase(
     const prepared: Prepared = async (name, text, values) => (await pool.query({ name, text, values })).rows;
     return { db, engine: 'postgres', prepared, close: () => db.destroy() };
   }
-  const lock = DataDirLock.acquire(config.dataDir, purpose);
+  const inMemory = config.dataDir === MEMORY_DATA_DIR;
+  // Only a directory can be opened by two processes at once; memory belongs to this one.
+  const lock = inMemory ? { release() {} } : DataDirLock.acquire(config.dataDir, purpose);
   try {
-    const client = await PGlite.create(config.dataDir);
+    const client = inMemory ? await PGlite.create({ loadDataDir: opts.initialData }) : await PGlite.create(config.dataDir);
     const db = new Kysely<Database>({ dialect: new PGliteDialect(client) });
     // PGlite runs in this process: its statements go through the same serialized session as the rest.
     const prepared: Prepared = async <R>(_name: string, text: string, params: unknown[]) =>
