@@ -7,6 +7,7 @@ import { presentToken } from './tokens/presenter.ts';
 import { createToken, listAllTokens, parseDuration } from './tokens/service.ts';
 import { presentUser } from './users/presenter.ts';
 import { createUser, findUserByIdOrEmail } from './users/service.ts';
+import { createPasswordSetupLink, setPassword } from './sign-in/service.ts';
 
 /**
  * The administration commands, one implementation each. The CLI runs them on a database it opened
@@ -16,6 +17,7 @@ import { createUser, findUserByIdOrEmail } from './users/service.ts';
 export type AdminRequest =
   | { command: 'migrate' }
   | { command: 'users create'; email: string; name: string }
+  | { command: 'users set-password'; user: string; password: string }
   | { command: 'tokens create'; user: string; name?: string | undefined; expiresIn?: string | undefined }
   | { command: 'tokens list'; user: string }
   | { command: 'tokens revoke'; id: string };
@@ -42,6 +44,8 @@ export function parseAdminRequest(raw: unknown): AdminRequest {
       return { command: 'migrate' };
     case 'users create':
       return { command: 'users create', email: str(r.email, 'email')!, name: str(r.name, 'name')! };
+    case 'users set-password':
+      return { command: 'users set-password', user: str(r.user, 'user')!, password: str(r.password, 'password')! };
     case 'tokens create':
       return { command: 'tokens create', user: str(r.user, 'user')!, name: str(r.name, 'name', true), expiresIn: str(r.expiresIn, 'expiresIn', true) };
     case 'tokens list':
@@ -67,6 +71,10 @@ export async function runAdminCommand(ctx: AdminContext, req: AdminRequest): Pro
     case 'users create': {
       const out = await createUser(ctx.db, { email: req.email, name: req.name });
       return { user: presentUser(ctx.urls, out.user), token: out.token };
+    }
+    case 'users set-password': {
+      const user = await setPassword(ctx.db, req.user, req.password, ctx.tokenCache);
+      return { user: presentUser(ctx.urls, user), passwordSet: true };
     }
     case 'tokens create': {
       if (req.name !== undefined && (req.name.trim() === '' || req.name.length > 100)) throw new BadRequestError('--name must be 1 to 100 characters');
@@ -94,17 +102,24 @@ const FIRST_ADMIN_LOCK = 727275;
 
 /**
  * On a database without any user, creates the first one (named Administrator) and returns its
- * token; undefined as soon as any user exists. Several processes starting together on one
- * PostgreSQL check under a lock, so only one of them creates it.
+ * token and a one-time link where they choose their password; undefined as soon as any user
+ * exists. Several processes starting together on one PostgreSQL check under a lock, so only one
+ * of them creates it.
  */
-export async function createFirstAdmin(db: Db, email: string): Promise<{ email: string; token: string } | undefined> {
+export async function createFirstAdmin(
+  db: Db,
+  email: string,
+  urls: Urls,
+  now?: () => number,
+): Promise<{ email: string; token: string; passwordSetup: { url: string; expiresAt: Date } } | undefined> {
   return db.connection().execute(async (conn) => {
     await sql`SELECT pg_advisory_lock(${sql.lit(FIRST_ADMIN_LOCK)})`.execute(conn);
     try {
       const any = await conn.selectFrom('users').select('id').limit(1).executeTakeFirst();
       if (any) return undefined;
       const { user, token } = await createUser(conn, { email, name: 'Administrator' });
-      return { email: user.email, token };
+      const passwordSetup = await createPasswordSetupLink({ db: conn, urls, ...(now ? { now } : {}) }, user.id);
+      return { email: user.email, token, passwordSetup };
     } finally {
       await sql`SELECT pg_advisory_unlock(${sql.lit(FIRST_ADMIN_LOCK)})`.execute(conn);
     }

@@ -32,7 +32,8 @@ const COMMANDS: Command[] = [
     args: '',
     summary: 'Start the HTTP API and the background jobs',
     details: `Listens on http://HOST:PORT (default 127.0.0.1:8080). On a database without users it creates
-the first one (FOLIO_ADMIN_EMAIL, default admin@localhost) and prints its API token once.
+the first one (FOLIO_ADMIN_EMAIL, default admin@localhost) and prints its API token once,
+with a one-time link (valid 24 h) where it chooses its password for the app.
 With the embedded database, administration commands run while it serves: they reach it
 through DATA_DIR/folio.sock (mode 0600, this OS user only). SIGTERM or SIGINT stops it
 gracefully. WORKERS=false leaves the background jobs to \`folio worker\` processes.`,
@@ -53,6 +54,17 @@ embedded database allows one process, whose \`folio serve\` already runs the job
     summary: 'Create a user; prints {"user", "token"} as one JSON line',
     details: 'The token is shown only now: Folio keeps its hash.',
     options: ['email', 'name'],
+  },
+  {
+    name: 'users set-password',
+    args: '--email E',
+    summary: 'Set a user\'s password for signing in to the app, read from standard input',
+    details: `The password is read from standard input, never from the command line (where ps and the shell
+history would show it): typed twice without echo on a terminal, or piped, one line
+(printf '%s\\n' "$PASSWORD" | folio users set-password --email E). At least 8 characters.
+The user's pending password setup links stop working and their app sessions end.
+Prints {"user", "passwordSet"}.`,
+    options: ['email'],
   },
   {
     name: 'tokens create',
@@ -327,6 +339,12 @@ async function serve(): Promise<void> {
     say(`  curl -X POST -H "Authorization: Bearer ${token}" -H 'Content-Type: application/json' -d '{"title":"My docs"}' ${url}/v1/orgs`);
     say('More users: ./bin/folio users create --email you@example.com --name "Your Name"');
     say('');
+    say(`To sign in to the app with a password, choose one through this one-time link (valid until ${server.firstAdmin.passwordSetup.expiresAt.toISOString()}):`);
+    say('');
+    say(`  ${server.firstAdmin.passwordSetup.url}`);
+    say('');
+    say(`Or later: ./bin/folio users set-password --email ${server.firstAdmin.email} (reads it from standard input)`);
+    say('');
   }
   say(`Ready in ${(performance.now() / 1000).toFixed(1)} s (Ctrl-C stops)`);
   stopOnSignals(() => server.close(), 'finishing in-flight requests and closing the database');
@@ -347,6 +365,61 @@ async function worker(): Promise<void> {
   say(`Running background jobs only (no HTTP API), polling every ${config.jobPollMs} ms (JOB_POLL_MS)`);
   say(`Ready in ${(performance.now() / 1000).toFixed(1)} s (Ctrl-C stops)`);
   stopOnSignals(() => running.close(), 'finishing the job in progress and closing the database');
+}
+
+/** Longest input read as a password (the server refuses more than 1024 characters anyway). */
+const MAX_PASSWORD_INPUT = 16 * 1024;
+
+/** One line typed on the terminal without echo (Backspace erases, Ctrl-C cancels). */
+function readHidden(prompt: string): Promise<string> {
+  const stdin = process.stdin;
+  process.stderr.write(prompt);
+  return new Promise((resolve, reject) => {
+    let value = '';
+    const finish = (err?: Error) => {
+      stdin.off('data', onData);
+      stdin.setRawMode(false);
+      stdin.pause();
+      process.stderr.write('\n');
+      if (err) reject(err);
+      else resolve(value);
+    };
+    const onData = (chunk: string) => {
+      for (const ch of chunk) {
+        if (ch === '\r' || ch === '\n' || ch === '\u0004') return finish();
+        if (ch === '\u0003') return finish(new CliError('Cancelled: the password was not changed'));
+        if (ch === '\u007f' || ch === '\b') value = [...value].slice(0, -1).join('');
+        else if (value.length < MAX_PASSWORD_INPUT) value += ch;
+      }
+    };
+    stdin.setEncoding('utf8');
+    stdin.setRawMode(true);
+    stdin.resume();
+    stdin.on('data', onData);
+  });
+}
+
+/**
+ * The new password, from standard input: typed twice without echo on a terminal, else the first
+ * line of what is piped in. Never from argv, where ps and the shell history would show it.
+ */
+async function readNewPassword(): Promise<string> {
+  if (process.stdin.isTTY) {
+    const first = await readHidden('New password: ');
+    const again = await readHidden('Once more: ');
+    if (first !== again) throw new CliError('The two passwords differ: the password was not changed');
+    return first;
+  }
+  let text = '';
+  process.stdin.setEncoding('utf8');
+  for await (const chunk of process.stdin) {
+    text += chunk;
+    if (text.length > MAX_PASSWORD_INPUT) throw new CliError('Standard input is too long for a password: send one line');
+  }
+  const newline = text.search(/\r?\n/);
+  const password = newline >= 0 ? text.slice(0, newline) : text;
+  if (!password) throw new CliError('No password on standard input: pipe one line (printf \'%s\\n\' "$PASSWORD" | folio users set-password --email E) or run it on a terminal');
+  return password;
 }
 
 function requireOption(cmd: Command, values: Record<string, string | undefined>, name: string, what = ''): string {
@@ -404,6 +477,11 @@ export async function main(argv: string[]): Promise<number> {
     case 'users create':
       print(await admin({ command: 'users create', email: requireOption(cmd, values, 'email'), name: requireOption(cmd, values, 'name') }));
       return 0;
+    case 'users set-password': {
+      const email = requireOption(cmd, values, 'email');
+      print(await admin({ command: 'users set-password', user: email, password: await readNewPassword() }));
+      return 0;
+    }
     case 'tokens create':
       print(await admin({ command: 'tokens create', user: requireOption(cmd, values, 'user', ' <id or email>'), name: values.name, expiresIn: values['expires-in'] }));
       return 0;

@@ -1,4 +1,3 @@
-import type { FastifyInstance } from 'fastify';
 import { buildApp, type FolioApp } from './platform/app.ts';
 import type { AppComposition } from './platform/composition.ts';
 import type { Services } from './platform/context.ts';
@@ -19,9 +18,10 @@ import { organizationRoutes } from './orgs/routes.ts';
 import { pdfRoutes } from './pdf/routes.ts';
 import { permissionRoutes } from './permissions/routes.ts';
 import { searchRoutes } from './search/routes.ts';
-import { SiteHosts } from './site/hosts.ts';
-import { publishedSiteRoutes } from './site/routes.ts';
+import { SiteHosts } from './published-site/hosts.ts';
+import { publishedSiteRoutes } from './published-site/routes.ts';
 import { assertContentTokenRoute } from './sites/content-token.ts';
+import { signInRoutes } from './sign-in/routes.ts';
 import { siteRoutes } from './sites/routes.ts';
 import { spaceRoutes } from './spaces/routes.ts';
 import { ssoRoutes, ssoWebRoutes } from './sso/routes.ts';
@@ -67,12 +67,13 @@ export function folioComposition(services: Services): AppComposition {
   return {
     webRoutes: async (app) => {
       await app.register(ssoWebRoutes);
+      await app.register(signInRoutes);
     },
     apiRoutes: async (api) => {
       for (const area of API_AREAS) await area(api);
     },
     // Published sites, at PUBLIC_URL/<organization>/<basename>/ (outside the API and its tokens).
-    lateRoutes: (app) => publishedSiteRoutes(app as unknown as FastifyInstance, services),
+    lateRoutes: (app) => publishedSiteRoutes(app, services),
     tokenKinds: [
       {
         prefix: INTEGRATION_TOKEN_PREFIX,

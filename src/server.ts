@@ -45,7 +45,7 @@ export interface RunningServer {
   /** Migrations this start applied (empty when the schema was up to date). */
   migrations: string[];
   /** The first administrator, when this start created it (opts.firstAdmin on a database without users). */
-  firstAdmin: { email: string; token: string } | undefined;
+  firstAdmin: Awaited<ReturnType<typeof createFirstAdmin>>;
   /** Path of the administration socket (embedded database with opts.adminSocket). */
   adminSocket: string | undefined;
   /** Stops accepting requests, finishes those in flight and the running job, closes the database. */
@@ -126,7 +126,7 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
     await app.listen({ port: config.port, host: config.host });
     // Only once the port is ours: a start that fails to listen must not create an administrator
     // whose token nobody sees (it is created only while no user exists).
-    const firstAdmin = opts.firstAdmin !== undefined ? await createFirstAdmin(database.db, opts.firstAdmin) : undefined;
+    const firstAdmin = opts.firstAdmin !== undefined ? await createFirstAdmin(database.db, opts.firstAdmin, services.urls, services.now) : undefined;
     if (opts.adminSocket && database.engine === 'pglite' && config.dataDir !== MEMORY_DATA_DIR) {
       try {
         adminSocket = await listenAdminSocket(

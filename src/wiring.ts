@@ -9,7 +9,7 @@ import { reindexSpace } from './search/indexer.ts';
 import { siteIntegrations, siteScripts } from './integrations/site-scripts.ts';
 import { siteGrantHolds } from './sites/content-token.ts';
 import { siteExtensions } from './sites/hooks.ts';
-import { removeSpaceFromSites } from './sites/structure.ts';
+import { removeSpaceFromSites } from './sites/store-structure.ts';
 import { resolveSpaceGrantsWith, spaceHooks } from './spaces/hooks.ts';
 
 let wired = false;

@@ -238,6 +238,8 @@ describe('markdownToDocument', () => {
   });
 
   test('links: external URLs, page and anchor references, relative paths and autolinks', () => {
+    // A bare `www.…` (or `https://…`, `name@host`) stays text, as GitBook reads it; `<https://…>` is a link.
+    assert.ok(all(doc, (n) => n.type === 'paragraph').some((p) => text(p).startsWith('www.example.org and')));
     const links = all(doc, (n) => n.type === 'link').map((n) => [text(n), n.data.ref]);
     assert.deepEqual(links, [
       ['the site', { kind: 'url', url: 'https://example.com' }],
@@ -246,7 +248,6 @@ describe('markdownToDocument', () => {
       ['here', { kind: 'anchor', anchor: 'local' }],
       ['rel', { kind: 'url', url: './other.md' }],
       ['l', { kind: 'url', url: 'https://l.example' }],
-      ['www.example.org', { kind: 'url', url: 'http://www.example.org' }],
       ['https://auto.example', { kind: 'url', url: 'https://auto.example' }],
     ]);
   });

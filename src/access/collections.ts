@@ -1,18 +1,14 @@
 import type { Ctx } from '../platform/context.ts';
-import type { Db } from '../platform/db/database.ts';
 import type { CollectionRow, Role, RoleOrGuest } from '../platform/db/schema.ts';
 import { BadRequestError, NotFoundError } from '../platform/errors.ts';
 import { assertContentRole, atLeast } from '../platform/policy.ts';
 import { collectionRoles, orgRoleOf } from './effective.ts';
+import { findCollection } from './store.ts';
 
 export interface CollectionAccess {
   collection: CollectionRow;
   role: RoleOrGuest;
   orgRole: RoleOrGuest | undefined;
-}
-
-export async function findCollection(db: Db, collectionId: string): Promise<CollectionRow | undefined> {
-  return db.selectFrom('collections').selectAll().where('id', '=', collectionId).executeTakeFirst();
 }
 
 /** A collection the caller can see (404 otherwise). */

@@ -1,8 +1,9 @@
-import { sql, type Expression, type RawBuilder, type SqlBool } from 'kysely';
+import type { RawBuilder } from 'kysely';
 import type { Db } from '../platform/db/database.ts';
 import type { DefaultLevel, Role, RoleOrGuest, Visibility } from '../platform/db/schema.ts';
 import { strongest } from '../platform/policy.ts';
 import { assertSsoSatisfied } from '../platform/sso-gate.ts';
+import { collectionChainLinks, grantsTo, memberRankSql, memberRole, type ChainLink } from './store.ts';
 
 /**
  * Effective roles on content: the one function that decides how strongly a caller may act on a
@@ -37,29 +38,7 @@ interface CollectionLike {
   default_level: DefaultLevel;
 }
 
-/** A value or a column reference (for correlated subqueries). */
-type SqlValue = string | Expression<string>;
-
-/** SQL condition: a content_permissions row (aliased cp) is granted to the user or one of their teams. */
-export function grantedTo(userId: SqlValue, organizationId: SqlValue): Expression<SqlBool> {
-  return sql<SqlBool>`(
-    (cp.principal_type = 'user' AND cp.principal_id = ${userId})
-    OR (cp.principal_type = 'team' AND cp.principal_id IN (
-      SELECT tm.team_id FROM team_members tm WHERE tm.organization_id = ${organizationId} AND tm.user_id = ${userId}))
-  )`;
-}
-
-/** The role of an enabled member (null: guest), undefined for a non-member; no SSO check (see `orgRoleOf`). */
-export async function memberRole(db: Db, organizationId: string, userId: string): Promise<RoleOrGuest | undefined> {
-  const row = await db
-    .selectFrom('members')
-    .select('role')
-    .where('organization_id', '=', organizationId)
-    .where('user_id', '=', userId)
-    .where('disabled', '=', false)
-    .executeTakeFirst();
-  return row ? row.role : undefined;
-}
+export { memberRole };
 
 export async function orgRoleOf(db: Db, organizationId: string, userId: string): Promise<RoleOrGuest | undefined> {
   const role = await memberRole(db, organizationId, userId);
@@ -67,28 +46,11 @@ export async function orgRoleOf(db: Db, organizationId: string, userId: string):
   return role;
 }
 
-interface ChainLink {
-  start_id: string;
-  id: string;
-  default_level: DefaultLevel;
-  depth: number;
-}
-
 /** For each starting collection, itself and its ancestors, nearest first. */
 async function collectionChains(db: Db, organizationId: string, startIds: string[]): Promise<Map<string, ChainLink[]>> {
   const chains = new Map<string, ChainLink[]>();
   if (startIds.length === 0) return chains;
-  const rows = await sql<ChainLink>`
-    WITH RECURSIVE chain(start_id, id, parent_id, default_level, depth) AS (
-      SELECT c.id, c.id, c.parent_id, c.default_level, 0
-      FROM collections c WHERE c.organization_id = ${organizationId} AND c.id IN (${sql.join(startIds)})
-      UNION ALL
-      SELECT chain.start_id, p.id, p.parent_id, p.default_level, chain.depth + 1
-      FROM collections p JOIN chain ON p.id = chain.parent_id
-      WHERE chain.depth < 100
-    )
-    SELECT start_id, id, default_level, depth FROM chain ORDER BY start_id, depth`.execute(db);
-  for (const link of rows.rows) {
+  for (const link of await collectionChainLinks(db, organizationId, startIds)) {
     const list = chains.get(link.start_id) ?? [];
     list.push(link);
     chains.set(link.start_id, list);
@@ -105,15 +67,7 @@ async function grantsOn(
 ): Promise<Map<string, Role>> {
   const grants = new Map<string, Role>();
   if (spaceIds.length === 0 && collectionIds.length === 0) return grants;
-  const targets: Expression<SqlBool>[] = [];
-  if (spaceIds.length) targets.push(sql<SqlBool>`(cp.target_type = 'space' AND cp.target_id IN (${sql.join(spaceIds)}))`);
-  if (collectionIds.length) {
-    targets.push(sql<SqlBool>`(cp.target_type = 'collection' AND cp.target_id IN (${sql.join(collectionIds)}))`);
-  }
-  const rows = await sql<{ target_type: string; target_id: string; role: Role }>`
-    SELECT cp.target_type, cp.target_id, cp.role FROM content_permissions cp
-    WHERE cp.organization_id = ${organizationId} AND (${sql.join(targets, sql` OR `)}) AND ${grantedTo(userId, organizationId)}`.execute(db);
-  for (const row of rows.rows) {
+  for (const row of await grantsTo(db, organizationId, userId, spaceIds, collectionIds)) {
     const key = `${row.target_type}:${row.target_id}`;
     grants.set(key, strongest(grants.get(key) ?? null, row.role)!);
   }
@@ -182,61 +136,6 @@ export async function collectionRoles(
   return roles;
 }
 
-/**
- * SQL condition on `spaces` rows (table alias `spaces`) listing the spaces a guest was granted,
- * directly, through a team, or through a collection above the space.
- */
-export function guestVisibleSpaces(organizationId: SqlValue, userId: SqlValue): Expression<SqlBool> {
-  return sql<SqlBool>`(
-    spaces.id IN (SELECT cp.target_id FROM content_permissions cp
-      WHERE cp.organization_id = ${organizationId} AND cp.target_type = 'space' AND ${grantedTo(userId, organizationId)})
-    OR spaces.parent_id IN (
-      WITH RECURSIVE granted(id) AS (
-        SELECT cp.target_id FROM content_permissions cp
-        WHERE cp.organization_id = ${organizationId} AND cp.target_type = 'collection' AND ${grantedTo(userId, organizationId)}
-        UNION
-        SELECT c.id FROM collections c JOIN granted g ON c.parent_id = g.id
-      )
-      SELECT id FROM granted)
-  )`;
-}
-
-/** Same for `collections` rows (alias `collections`): granted collections and everything below them. */
-export function guestVisibleCollections(organizationId: string, userId: string): Expression<SqlBool> {
-  return sql<SqlBool>`collections.id IN (
-    WITH RECURSIVE granted(id) AS (
-      SELECT cp.target_id FROM content_permissions cp
-      WHERE cp.organization_id = ${organizationId} AND cp.target_type = 'collection' AND ${grantedTo(userId, organizationId)}
-      UNION
-      SELECT c.id FROM collections c JOIN granted g ON c.parent_id = g.id
-    )
-    SELECT id FROM granted)`;
-}
-
-/** SQL condition on `spaces` rows: spaces a team was granted, directly or through a collection above them. */
-export function teamGrantedSpaces(organizationId: SqlValue, teamId: SqlValue): Expression<SqlBool> {
-  const team = sql<SqlBool>`cp.principal_type = 'team' AND cp.principal_id = ${teamId}`;
-  return sql<SqlBool>`(
-    spaces.id IN (SELECT cp.target_id FROM content_permissions cp
-      WHERE cp.organization_id = ${organizationId} AND cp.target_type = 'space' AND ${team})
-    OR spaces.parent_id IN (
-      WITH RECURSIVE granted(id) AS (
-        SELECT cp.target_id FROM content_permissions cp
-        WHERE cp.organization_id = ${organizationId} AND cp.target_type = 'collection' AND ${team}
-        UNION
-        SELECT c.id FROM collections c JOIN granted g ON c.parent_id = g.id
-      )
-      SELECT id FROM granted)
-  )`;
-}
-
-const RANKED = sql.raw(`ARRAY['read','comment','edit','review','create','admin']`);
-
-/** SQL rank of a role column or value: 0 for none, 1 (read) to 6 (admin). */
-function rankOf(role: Expression<unknown> | string | null) {
-  return sql<number>`COALESCE(array_position(${RANKED}, ${role}::text), 0)`;
-}
-
 export const RANKS: readonly Role[] = ['read', 'comment', 'edit', 'review', 'create', 'admin'];
 
 /**
@@ -253,14 +152,5 @@ export async function memberRankOn(
   const links = start ? ((await collectionChains(db, organizationId, [start])).get(start) ?? []) : [];
   const ancestors = target.type === 'space' ? links : links.slice(1);
   const level = defaultLevelFrom(target.defaultLevel, ancestors);
-  const collectionIds = ancestors.map((l) => l.id);
-  const onTarget = sql<SqlBool>`((cp.target_type = ${target.type} AND cp.target_id = ${target.id})${
-    collectionIds.length ? sql` OR (cp.target_type = 'collection' AND cp.target_id IN (${sql.join(collectionIds)}))` : sql``
-  })`;
-  return sql<number>`GREATEST(
-    CASE WHEN members.role IS NOT NULL THEN GREATEST(${rankOf(sql.ref('members.role'))}, ${rankOf(level)}) ELSE 0 END,
-    (SELECT COALESCE(max(${rankOf(sql.ref('cp.role'))}), 0) FROM content_permissions cp
-      WHERE cp.organization_id = ${organizationId} AND ${onTarget}
-        AND ${grantedTo(sql.ref('members.user_id'), organizationId)})
-  )`;
+  return memberRankSql(organizationId, target, level, ancestors.map((l) => l.id));
 }

@@ -3,15 +3,26 @@ import type { Ctx } from '../platform/context.ts';
 import type { Db } from '../platform/db/database.ts';
 import type { CollectionRow, RoleOrGuest } from '../platform/db/schema.ts';
 import { BadRequestError, NotFoundError } from '../platform/errors.ts';
-import { newId } from '../platform/ids.ts';
 import { paginate, type PageRequest } from '../platform/paging.ts';
 import { assertContentRole } from '../platform/policy.ts';
-import { collectionRoles, guestVisibleCollections, orgRoleOf } from '../access/effective.ts';
-import { moveGrants, PURGE_SPACE_JOB, visibleSpaces, withRoles } from '../spaces/service.ts';
+import { collectionRoles, orgRoleOf } from '../access/effective.ts';
+import { guestVisibleCollections } from '../access/store.ts';
+import { PURGE_SPACE_JOB, visibleSpaces, withRoles } from '../spaces/service.ts';
+import { markSpacesDeletedIn, moveGrants, moveRevisions, moveSpacesIn } from '../spaces/store.ts';
 import type { MoveInput } from '../spaces/schemas.ts';
 import { loadCollection, requireCollectionRole, requireCreateUnder } from '../access/collections.ts';
 import { keyFor, lockParent, lockSiblings, lockTree } from '../spaces/ordering.ts';
 import type { UpdateCollectionInput } from './schemas.ts';
+import {
+  collectionsOf,
+  deleteCollectionRows,
+  insertCollection,
+  lockCollectionRow,
+  lockCollections,
+  moveCollections,
+  subtree,
+  updateCollectionRow,
+} from './store.ts';
 
 async function withCollectionRoles(ctx: Ctx, organizationId: string, orgRole: RoleOrGuest | undefined, rows: CollectionRow[]) {
   const roles = await collectionRoles(ctx.db, organizationId, { userId: ctx.user.id, orgRole }, rows);
@@ -19,19 +30,8 @@ async function withCollectionRoles(ctx: Ctx, organizationId: string, orgRole: Ro
 }
 
 /** Locks a collection row for a change; 404 when it was deleted or transferred since it was read. */
-async function lockCollectionRow(trx: Db, collectionId: string, organizationId: string): Promise<void> {
-  const row = await trx.selectFrom('collections').select('organization_id').where('id', '=', collectionId).forUpdate().executeTakeFirst();
-  if (!row || row.organization_id !== organizationId) throw new NotFoundError('Collection');
-}
-
-/** Ids of a collection and every collection below it. */
-async function subtree(db: Db, collectionId: string): Promise<string[]> {
-  const rows = await sql<{ id: string }>`
-    WITH RECURSIVE tree(id) AS (
-      SELECT id FROM collections WHERE id = ${collectionId}
-      UNION SELECT c.id FROM collections c JOIN tree t ON c.parent_id = t.id
-    ) SELECT id FROM tree`.execute(db);
-  return rows.rows.map((r) => r.id);
+async function lockCollection(trx: Db, collectionId: string, organizationId: string): Promise<void> {
+  if ((await lockCollectionRow(trx, collectionId)) !== organizationId) throw new NotFoundError('Collection');
 }
 
 export async function createCollection(ctx: Ctx, organizationId: string, input: { title?: string | undefined; parent?: string | undefined }) {
@@ -43,21 +43,8 @@ export async function createCollection(ctx: Ctx, organizationId: string, input: 
   const collection = await ctx.db.transaction().execute(async (trx) => {
     await lockParent(trx, organizationId, parentId, 'parent');
     await lockSiblings(trx, organizationId, parentId);
-    return trx
-      .insertInto('collections')
-      .values({
-        id: newId(),
-        organization_id: organizationId,
-        parent_id: parentId,
-        title: input.title ?? '',
-        description: null,
-        default_level: 'inherit',
-        position: await keyFor(trx, organizationId, parentId, undefined),
-        created_at: now,
-        updated_at: now,
-      })
-      .returningAll()
-      .executeTakeFirstOrThrow();
+    const position = await keyFor(trx, organizationId, parentId, undefined);
+    return insertCollection(trx, organizationId, { parentId, title: input.title ?? '', position, now });
   });
   return (await withCollectionRoles(ctx, organizationId, orgRole, [collection]))[0]!;
 }
@@ -65,7 +52,7 @@ export async function createCollection(ctx: Ctx, organizationId: string, input: 
 export async function listCollections(ctx: Ctx, organizationId: string, query: PageRequest & { nested?: boolean | undefined }) {
   const orgRole = await orgRoleOf(ctx.db, organizationId, ctx.user.id);
   if (orgRole === undefined) throw new NotFoundError('Organization');
-  let base = ctx.db.selectFrom('collections').selectAll('collections').where('collections.organization_id', '=', organizationId);
+  let base = collectionsOf(ctx.db, organizationId);
   if (query.nested === false) base = base.where('collections.parent_id', 'is', null);
   if (orgRole === null) base = base.where(guestVisibleCollections(organizationId, ctx.user.id));
   const page = await paginate(base, { kind: 'collections', sortExpr: null, seqExpr: sql.ref('collections.seq'), direction: 'asc' }, query);
@@ -79,17 +66,12 @@ export async function getCollection(ctx: Ctx, collectionId: string) {
 
 export async function updateCollection(ctx: Ctx, collectionId: string, input: UpdateCollectionInput) {
   const { collection, orgRole } = await requireCollectionRole(ctx, collectionId, 'admin', 'change the collection');
-  const updated = await ctx.db
-    .updateTable('collections')
-    .set({
-      ...(input.title !== undefined ? { title: input.title } : {}),
-      ...(input.description !== undefined ? { description: input.description } : {}),
-      ...(input.defaultLevel !== undefined ? { default_level: input.defaultLevel } : {}),
-      updated_at: new Date(),
-    })
-    .where('id', '=', collection.id)
-    .returningAll()
-    .executeTakeFirstOrThrow();
+  const updated = await updateCollectionRow(ctx.db, collection.organization_id, collection.id, {
+    ...(input.title !== undefined ? { title: input.title } : {}),
+    ...(input.description !== undefined ? { description: input.description } : {}),
+    ...(input.defaultLevel !== undefined ? { default_level: input.defaultLevel } : {}),
+    updated_at: new Date(),
+  });
   return (await withCollectionRoles(ctx, updated.organization_id, orgRole, [updated]))[0]!;
 }
 
@@ -107,30 +89,24 @@ export async function deleteCollection(ctx: Ctx, collectionId: string): Promise<
   }
   assertContentRole(access.role, 'admin', 'delete the collection');
   const now = new Date(ctx.now()); // the services' clock, as space deletion and its retention
+  const organizationId = access.collection.organization_id;
   await ctx.db.transaction().execute(async (trx) => {
-    await lockTree(trx, access.collection.organization_id);
+    await lockTree(trx, organizationId);
     try {
-      await lockCollectionRow(trx, collectionId, access.collection.organization_id);
+      await lockCollection(trx, collectionId, organizationId);
     } catch (err) {
       if (err instanceof NotFoundError) return; // deleted or transferred meanwhile: nothing left to delete here
       throw err;
     }
-    const ids = await subtree(trx, collectionId);
+    const ids = await subtree(trx, organizationId, collectionId);
     // Content being put into these collections right now either lands first (and is deleted with
     // them) or waits and then finds its parent gone.
-    await trx.selectFrom('collections').select('id').where('id', 'in', ids).forUpdate().execute();
-    const spaces = await trx
-      .updateTable('spaces')
-      .set({ deleted_at: now, updated_at: now })
-      .where('parent_id', 'in', ids)
-      .where('deleted_at', 'is', null)
-      .returning('id')
-      .execute();
-    for (const { id } of spaces) {
+    await lockCollections(trx, organizationId, ids);
+    const spaces = await markSpacesDeletedIn(trx, organizationId, ids, now);
+    for (const id of spaces) {
       await ctx.jobs.enqueue(PURGE_SPACE_JOB, { spaceId: id }, { runAt: new Date(now.getTime() + ctx.config.spaceRetentionMs), db: trx });
     }
-    await trx.deleteFrom('content_permissions').where('target_type', '=', 'collection').where('target_id', 'in', ids).execute();
-    await trx.deleteFrom('collections').where('id', '=', collectionId).execute();
+    await deleteCollectionRows(trx, organizationId, collectionId, ids);
   });
 }
 
@@ -156,19 +132,14 @@ export async function moveCollection(ctx: Ctx, collectionId: string, input: Move
   const moved = await ctx.db.transaction().execute(async (trx) => {
     // Every tree change takes the tree lock first (then rows): no two of them can deadlock.
     await lockTree(trx, collection.organization_id);
-    await lockCollectionRow(trx, collection.id, collection.organization_id);
+    await lockCollection(trx, collection.id, collection.organization_id);
     await lockParent(trx, collection.organization_id, parentId, 'parent');
     await lockSiblings(trx, collection.organization_id, parentId);
-    if (parentId !== null && (await subtree(trx, collection.id)).includes(parentId)) {
+    if (parentId !== null && (await subtree(trx, collection.organization_id, collection.id)).includes(parentId)) {
       throw new BadRequestError('parent: a collection cannot move under itself or one of its descendants');
     }
     const position = await keyFor(trx, collection.organization_id, parentId, input.position, collection.id);
-    return trx
-      .updateTable('collections')
-      .set({ parent_id: parentId, position, updated_at: new Date() })
-      .where('id', '=', collection.id)
-      .returningAll()
-      .executeTakeFirstOrThrow();
+    return updateCollectionRow(trx, collection.organization_id, collection.id, { parent_id: parentId, position, updated_at: new Date() });
   });
   return (await withCollectionRoles(ctx, moved.organization_id, orgRole, [moved]))[0]!;
 }
@@ -187,29 +158,20 @@ export async function transferCollection(ctx: Ctx, collectionId: string, targetO
   const from = collection.organization_id;
   const moved = await ctx.db.transaction().execute(async (trx) => {
     await lockTree(trx, from);
-    await lockCollectionRow(trx, collection.id, from);
-    const ids = await subtree(trx, collection.id);
+    await lockCollection(trx, collection.id, from);
+    const ids = await subtree(trx, from, collection.id);
     // Content being put into these collections right now either lands first (and moves with them)
     // or waits and then finds its parent in another organization.
-    await trx.selectFrom('collections').select('id').where('id', 'in', ids).forUpdate().execute();
+    await lockCollections(trx, from, ids);
     await lockSiblings(trx, targetOrganizationId, null);
     // By parent, not by a list read earlier: a space moved out meanwhile stays where it went.
-    const spaceIds = (
-      await trx.updateTable('spaces').set({ organization_id: targetOrganizationId }).where('parent_id', 'in', ids).returning('id').execute()
-    ).map((s) => s.id);
+    const spaceIds = await moveSpacesIn(trx, from, ids, targetOrganizationId);
     await moveGrants(trx, ids, 'collection', from, targetOrganizationId);
     await moveGrants(trx, spaceIds, 'space', from, targetOrganizationId);
-    if (spaceIds.length) {
-      await trx.updateTable('revisions').set({ organization_id: targetOrganizationId }).where('space_id', 'in', spaceIds).execute();
-    }
-    await trx.updateTable('collections').set({ organization_id: targetOrganizationId }).where('id', 'in', ids).execute();
+    await moveRevisions(trx, spaceIds, targetOrganizationId);
+    await moveCollections(trx, from, ids, targetOrganizationId);
     const position = await keyFor(trx, targetOrganizationId, null, undefined, collection.id);
-    return trx
-      .updateTable('collections')
-      .set({ parent_id: null, position, updated_at: new Date() })
-      .where('id', '=', collection.id)
-      .returningAll()
-      .executeTakeFirstOrThrow();
+    return updateCollectionRow(trx, targetOrganizationId, collection.id, { parent_id: null, position, updated_at: new Date() });
   });
   return (await withCollectionRoles(ctx, targetOrganizationId, targetRole, [moved]))[0]!;
 }

@@ -3,6 +3,7 @@ import { generateKeyBetween } from 'fractional-indexing';
 import type { Db } from '../platform/db/database.ts';
 import { BadRequestError } from '../platform/errors.ts';
 import { newId } from '../platform/ids.ts';
+import { slugFrom } from '../platform/slug.ts';
 import type { PageLayout, PageMetadata } from './markdown/front-matter.ts';
 import { EMPTY, Tree, type Value } from './tree.ts';
 import { documentsByHash, insertDocuments, recordSpaceDocuments } from './store.ts';
@@ -97,15 +98,9 @@ export const VARIABLES_KEY = 'v';
 /** Pages nest at most this deep (ancestors are walked on every path read). */
 export const MAX_PAGE_DEPTH = 50;
 
+/** The slug of a page title (the platform's rule; 'page' when nothing is left). */
 export function slugify(text: string): string {
-  const slug = text
-    .normalize('NFKD')
-    .replace(/[\u0300-\u036f]/g, '')
-    .toLowerCase()
-    .replace(/[^a-z0-9]+/g, '-')
-    .replace(/^-+|-+$/g, '')
-    .slice(0, 100);
-  return slug || 'page';
+  return slugFrom(text, 'page', 100, { keepCutHyphen: true });
 }
 
 export function markdownHash(markdown: string): string {

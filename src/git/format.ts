@@ -303,7 +303,7 @@ export function rewriteLinks(markdown: string, map: (target: string, place: Link
       return masked
         .replace(/(\]\(\s*)(<[^>\n]*>|[^)\s]+)/g, (whole, lead: string, target: string) => {
           const next = map(target.replace(/^<|>$/g, ''), 'markdown', target);
-          return next === undefined ? whole : `${lead}${next}`;
+          return next === undefined ? whole : `${lead}${markdownDestination(next)}`;
         })
         .replace(/(\b(?:src|url|href)=")([^"\n]+)(")/g, (whole, lead: string, target: string, end: string) => {
           const next = map(target, 'attribute', target);
@@ -312,6 +312,18 @@ export function rewriteLinks(markdown: string, map: (target: string, place: Link
         .replace(/\u0000(\d+)\u0000/g, (_, i: string) => spans[Number(i)]!);
     })
     .join('\n');
+}
+
+/**
+ * A link destination as markdown must spell it: in `<…>` when it holds a space or a parenthesis
+ * (`<../.gitbook/assets/diagram (1).svg>`, as GitBook writes it), else as it is.
+ */
+function markdownDestination(target: string): string {
+  if (/^<.*>$/.test(target) || !/[\s()]/.test(target)) return target;
+  // A title after the destination (`x.png "Caption"`) stays outside the brackets.
+  const titled = /^(\S.*?)(\s+"[^"]*")$/.exec(target);
+  const [path, title] = titled && !/[\s()]/.test(titled[1]!) ? [target, ''] : titled ? [titled[1]!, titled[2]!] : [target, ''];
+  return /[\s()]/.test(path) ? `<${path}>${title}` : target;
 }
 
 /**

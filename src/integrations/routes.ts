@@ -9,9 +9,9 @@ import { presentSpaces } from '../spaces/service.ts';
 import { findSpace } from '../spaces/store.ts';
 import type { IntegrationRow, SiteInstallationRow, SpaceInstallationRow } from '../platform/db/schema.ts';
 import { presentEvent, presentEventWithTrace, presentInstallation, presentIntegration, presentSiteInstallation, presentSpaceInstallation } from './presenter.ts';
-import { presentSite, siteSpaceCounts } from '../sites/presenter.ts';
+import { presentSite } from '../sites/presenter.ts';
 import { SiteIntegrationScript } from '../sites/schemas.ts';
-import { findSite } from '../sites/access.ts';
+import { findSite, siteSpaceCounts } from '../sites/store.ts';
 import {
   DevBody,
   EventParams,
@@ -62,7 +62,7 @@ async function presentSpaceInstallations(ctx: Ctx, integration: Pick<Integration
 /** Site installations with their site as an id, or as the site object (`extended`). */
 async function presentSiteInstallations(ctx: Ctx, integration: Pick<IntegrationRow, 'name'>, rows: SiteInstallationRow[], extended: boolean, organizationId?: string) {
   const out = [];
-  const counts = extended ? await siteSpaceCounts(ctx, rows.map((r) => r.site_id)) : new Map<string, number>();
+  const counts = extended && organizationId ? await siteSpaceCounts(ctx.db, organizationId, rows.map((r) => r.site_id)) : new Map<string, number>();
   for (const row of rows) {
     let site: string | ReturnType<typeof presentSite> = row.site_id;
     if (extended && organizationId) {

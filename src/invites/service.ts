@@ -1,13 +1,12 @@
-import { sql } from 'kysely';
 import type { Ctx } from '../platform/context.ts';
 import type { InviteLinkRow, RoleOrGuest } from '../platform/db/schema.ts';
 import { BadRequestError, ForbiddenError, HttpError, NotFoundError } from '../platform/errors.ts';
-import { newId } from '../platform/ids.ts';
-import { paginate, type PageRequest } from '../platform/paging.ts';
+import type { PageRequest } from '../platform/paging.ts';
 import { assertAdmin, strongest, type Membership } from '../platform/policy.ts';
 import { requireMembership, requireOrganization } from '../access/organizations.ts';
 import { normalizeEmail } from '../users/service.ts';
 import type { InviteUsersInput, UpdateInviteInput } from './schemas.ts';
+import * as store from './store.ts';
 
 /** An invite link with the caller's membership, which decides whether the invite is redundant for them. */
 export interface InviteLinkView {
@@ -35,12 +34,7 @@ async function requireAdmin(ctx: Ctx, organizationId: string, action: string): P
 }
 
 async function findInvite(ctx: Ctx, organizationId: string, inviteId: string): Promise<InviteLinkRow> {
-  const invite = await ctx.db
-    .selectFrom('invite_links')
-    .selectAll()
-    .where('organization_id', '=', organizationId)
-    .where('id', '=', inviteId)
-    .executeTakeFirst();
+  const invite = await store.findInviteLink(ctx.db, organizationId, inviteId);
   if (!invite) throw new NotFoundError('Invite');
   return invite;
 }
@@ -48,22 +42,13 @@ async function findInvite(ctx: Ctx, organizationId: string, inviteId: string): P
 /** The organization's invite links, oldest first. */
 export async function listInviteLinks(ctx: Ctx, organizationId: string, page: PageRequest) {
   const membership = await requireAdmin(ctx, organizationId, 'list invite links');
-  const base = ctx.db.selectFrom('invite_links').selectAll().where('organization_id', '=', organizationId);
-  const result = await paginate(
-    base,
-    { kind: 'invite-links', sortExpr: null, seqExpr: sql.ref('invite_links.seq'), direction: 'asc' },
-    page,
-  );
+  const result = await store.listInviteLinks(ctx.db, organizationId, page);
   return { ...result, items: result.items.map((invite): InviteLinkView => ({ invite, membership })) };
 }
 
 export async function createInviteLink(ctx: Ctx, organizationId: string, role: RoleOrGuest): Promise<InviteLinkView> {
   const membership = await requireAdmin(ctx, organizationId, 'create invite links');
-  const invite = await ctx.db
-    .insertInto('invite_links')
-    .values({ id: newId(), organization_id: organizationId, role, created_by: ctx.user.id, created_at: new Date() })
-    .returningAll()
-    .executeTakeFirstOrThrow();
+  const invite = await store.insertInviteLink(ctx.db, organizationId, role, ctx.user.id);
   return { invite, membership };
 }
 
@@ -81,13 +66,7 @@ export async function updateInviteLink(
   const role = input.role !== undefined ? input.role : input.level;
   if (role === undefined) throw new BadRequestError('Invalid body: must have property "role"');
   const membership = await requireAdmin(ctx, organizationId, 'change invite links');
-  const invite = await ctx.db
-    .updateTable('invite_links')
-    .set({ role })
-    .where('organization_id', '=', organizationId)
-    .where('id', '=', inviteId)
-    .returningAll()
-    .executeTakeFirst();
+  const invite = await store.setInviteLinkRole(ctx.db, organizationId, inviteId, role);
   if (!invite) throw new NotFoundError('Invite');
   return { invite, membership };
 }
@@ -95,11 +74,7 @@ export async function updateInviteLink(
 /** Deleting is idempotent: an invite that does not exist (any more) is already deleted. */
 export async function deleteInviteLink(ctx: Ctx, organizationId: string, inviteId: string): Promise<void> {
   await requireAdmin(ctx, organizationId, 'delete invite links');
-  await ctx.db
-    .deleteFrom('invite_links')
-    .where('organization_id', '=', organizationId)
-    .where('id', '=', inviteId)
-    .execute();
+  await store.deleteInviteLink(ctx.db, organizationId, inviteId);
 }
 
 /**
@@ -107,45 +82,22 @@ export async function deleteInviteLink(ctx: Ctx, organizationId: string, inviteI
  * already there keeps their role when it is stronger and is raised to the invite's role otherwise.
  */
 export async function joinWithInvite(ctx: Ctx, organizationId: string, inviteId: string): Promise<void> {
-  const row = await ctx.db
-    .selectFrom('invite_links')
-    .innerJoin('organizations', 'organizations.id', 'invite_links.organization_id')
-    .select(['invite_links.role', 'organizations.invite_links as links_enabled'])
-    .where('invite_links.organization_id', '=', organizationId)
-    .where('invite_links.id', '=', inviteId)
-    .executeTakeFirst();
+  const row = await store.inviteLinkToJoin(ctx.db, organizationId, inviteId);
   if (!row) throw new NotFoundError('Invite');
   if (!row.links_enabled) {
     throw new ForbiddenError('Invite links are disabled in this organization: ask an admin to enable them or to invite you by email');
   }
   await ctx.db.transaction().execute(async (trx) => {
-    const inserted = await trx
-      .insertInto('members')
-      .values({ organization_id: organizationId, user_id: ctx.user.id, role: row.role, joined_at: new Date(), last_seen_at: null })
-      .onConflict((oc) => oc.columns(['organization_id', 'user_id']).doNothing())
-      .returning('user_id')
-      .executeTakeFirst();
-    if (inserted) return;
+    if (await store.insertMemberIfNew(trx, organizationId, ctx.user.id, row.role)) return;
     // Already a member: lock the row so two joins at once cannot lower each other's result.
-    const current = await trx
-      .selectFrom('members')
-      .select(['role', 'disabled'])
-      .where('organization_id', '=', organizationId)
-      .where('user_id', '=', ctx.user.id)
-      .forUpdate()
-      .executeTakeFirstOrThrow();
+    const current = await store.lockMember(trx, organizationId, ctx.user.id);
     if (current.disabled) {
       // An invite link does not undo an admin's decision to disable a member.
       throw new ForbiddenError('Your membership of this organization is disabled: ask an admin to enable it');
     }
     const role = strongest(current.role, row.role);
     if (role === current.role) return;
-    await trx
-      .updateTable('members')
-      .set({ role })
-      .where('organization_id', '=', organizationId)
-      .where('user_id', '=', ctx.user.id)
-      .execute();
+    await store.setMemberRole(trx, organizationId, ctx.user.id, role);
   });
 }
 
@@ -186,58 +138,14 @@ export async function inviteUsers(
   const emails = [...entries.keys()];
 
   const added = await ctx.db.transaction().execute(async (trx) => {
-    const existing = await trx
-      .selectFrom('users')
-      .select(['id', sql<string>`lower(email)`.as('email')])
-      .where(sql<string>`lower(email)`, 'in', emails)
-      .execute();
-    const byEmail = new Map(existing.map((u) => [u.email, u.id]));
-
-    const newMembers = emails
-      .filter((email) => byEmail.has(email))
-      .map((email) => ({
-        organization_id: organizationId,
-        user_id: byEmail.get(email)!,
-        role: entries.get(email)!,
-        sso,
-        joined_at: now,
-        last_seen_at: null,
-      }));
-    const inserted = newMembers.length
-      ? await trx
-          .insertInto('members')
-          .values(newMembers)
-          .onConflict((oc) => oc.columns(['organization_id', 'user_id']).doNothing())
-          .returning('user_id')
-          .execute()
-      : [];
-
-    const pending = emails
-      .filter((email) => !byEmail.has(email))
-      .map((email) => ({
-        organization_id: organizationId,
-        email,
-        role: entries.get(email)!,
-        sso,
-        invited_by: ctx.user.id,
-        created_at: now,
-      }));
-    if (pending.length) {
-      await trx
-        .insertInto('email_invites')
-        .values(pending)
-        .onConflict((oc) =>
-          oc.columns(['organization_id', 'email']).doUpdateSet((eb) => ({
-            role: eb.ref('excluded.role'),
-            sso: eb.ref('excluded.sso'),
-            invited_by: eb.ref('excluded.invited_by'),
-          })),
-        )
-        .execute();
-    }
-    const addedIds = new Set(inserted.map((r) => r.user_id));
+    const byEmail = await store.userIdsByEmail(trx, emails);
+    const newMembers = emails.filter((email) => byEmail.has(email)).map((email) => ({ userId: byEmail.get(email)!, role: entries.get(email)! }));
+    const inserted = await store.insertNewMembers(trx, organizationId, newMembers, { sso, now });
+    const pending = emails.filter((email) => !byEmail.has(email)).map((email) => ({ email, role: entries.get(email)! }));
+    await store.upsertEmailInvites(trx, organizationId, pending, { sso, invitedBy: ctx.user.id, now });
+    const addedIds = new Set(inserted);
     // In the order the emails were given.
-    return newMembers.map((m) => m.user_id).filter((id) => addedIds.has(id));
+    return newMembers.map((m) => m.userId).filter((id) => addedIds.has(id));
   });
 
   return { users: added, invited: emails.length };

@@ -8,6 +8,7 @@ import { BadRequestError, NotFoundError } from '../platform/errors.ts';
 import { paginate, type KeysetSpec, type PageRequest } from '../platform/paging.ts';
 import { assertAdmin, assertCanListPeople, type Membership } from '../platform/policy.ts';
 import { requireMembership } from '../access/organizations.ts';
+import { removeGrantsOf } from '../access/store.ts';
 import { findMember, membersOf, type MemberView } from './store.ts';
 
 export type MemberSort = 'joinedAt' | 'lastSeenAt' | 'name';
@@ -111,13 +112,8 @@ export async function removeMember(ctx: Ctx, organizationId: string, userId: str
     if (!target) return;
     if (target.role === 'admin') await assertKeepsAnAdmin(trx, organizationId, userId, 'remove');
     await trx.deleteFrom('members').where('organization_id', '=', organizationId).where('user_id', '=', userId).execute();
-    // Grants on the organization's content go with the membership (they have no foreign key).
-    await trx
-      .deleteFrom('content_permissions')
-      .where('organization_id', '=', organizationId)
-      .where('principal_type', '=', 'user')
-      .where('principal_id', '=', userId)
-      .execute();
+    // Grants on the organization's content go with the membership.
+    await removeGrantsOf(trx, organizationId, { type: 'user', id: userId });
   });
 }
 

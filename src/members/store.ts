@@ -1,7 +1,7 @@
 import { sql } from 'kysely';
 import type { Db } from '../platform/db/database.ts';
 import type { RoleOrGuest } from '../platform/db/schema.ts';
-import { guestVisibleSpaces } from '../access/effective.ts';
+import { guestVisibleSpaces } from '../access/store.ts';
 
 /** A member joined with their user and the counts the Member resource carries. */
 export interface MemberView {

@@ -1,9 +1,10 @@
 import type { Db } from '../platform/db/database.ts';
-import { memberRole } from '../access/effective.ts';
+import { memberRole } from '../access/store.ts';
 import type { OpenAPISpecRow, OpenAPISpecVersionRow } from '../platform/db/schema.ts';
 import { openAPISpecPermissions, type Membership } from '../platform/policy.ts';
 import { pointerSegments } from './parse.ts';
 import { versionDocuments } from './service.ts';
+import { findSpecBy, findVersionById } from './store.ts';
 
 /**
  * Page blocks that point into an OpenAPI spec (`openapi-operation`, `openapi-schemas`,
@@ -55,12 +56,10 @@ export async function specMembership(db: Db, organizationId: string, userId: str
  * version; undefined when there is none the membership may see (the two are not told apart).
  */
 export async function loadSpec(db: Db, organizationId: string, membership: Membership | undefined, key: { slug?: string; url?: string }): Promise<LoadedSpec | undefined> {
-  let query = db.selectFrom('openapi_specs').selectAll().where('organization_id', '=', organizationId);
-  query = key.slug !== undefined ? query.where('slug', '=', key.slug) : query.where('source_url', '=', key.url ?? '');
-  const spec = await query.orderBy('seq').executeTakeFirst();
+  const spec = await findSpecBy(db, organizationId, key);
   if (!spec || !openAPISpecPermissions(membership, spec.visibility).view) return undefined;
   const version = spec.last_version_id
-    ? await db.selectFrom('openapi_spec_versions').selectAll().where('id', '=', spec.last_version_id).where('organization_id', '=', organizationId).executeTakeFirst()
+    ? await findVersionById(db, organizationId, spec.last_version_id)
     : undefined;
   const docs = version ? await versionDocuments(db, version) : undefined;
   return { spec, version, documents: docs?.documents ?? new Map(), rootUrl: version?.files[0]?.url };

@@ -1,17 +1,16 @@
-import { sql } from 'kysely';
 import type { Ctx, Services } from '../platform/context.ts';
-import { json, type Db } from '../platform/db/database.ts';
+import type { Db } from '../platform/db/database.ts';
 import type { OpenAPISpecRow, OpenAPISpecVersionRow, OpenAPIVersionFile } from '../platform/db/schema.ts';
 import { ConflictError, isUniqueViolation, NotFoundError } from '../platform/errors.ts';
 import { newId } from '../platform/ids.ts';
-import { paginate, type PageRequest } from '../platform/paging.ts';
+import type { PageRequest } from '../platform/paging.ts';
 import { assertCanEditOpenAPISpecs, openAPISpecPermissions, type Membership } from '../platform/policy.ts';
 import { getBlob, putBlob } from '../content/files.ts';
 import { requireMembership } from '../access/organizations.ts';
 import { specPath } from './presenter.ts';
 import type { ProcessOutcome, SpecSource } from './process.ts';
 import { processInWorker } from './workers.ts';
-import { findSpec, findVersion, lockSpec, specsOf, versionsOf } from './store.ts';
+import * as store from './store.ts';
 
 export const OPENAPI_PROCESS_JOB = 'openapi.process';
 
@@ -20,22 +19,21 @@ interface ProcessPayload {
   generation: number;
 }
 
-function sourceColumns(source: SpecSource) {
+function sourceColumns(source: SpecSource): store.SourceColumns {
   return 'url' in source ? { source_url: new URL(source.url).href, source_text: null } : { source_url: null, source_text: source.text };
 }
 
 /** A spec the caller may see (404 otherwise, so private specs are not revealed to guests). */
 async function visibleSpec(ctx: Ctx, organizationId: string, slug: string): Promise<{ spec: OpenAPISpecRow; membership: Membership }> {
   const membership = await requireMembership(ctx, organizationId);
-  const spec = await findSpec(ctx.db, organizationId, slug);
+  const spec = await store.findSpec(ctx.db, organizationId, slug);
   if (!spec || !openAPISpecPermissions(membership, spec.visibility).view) throw new NotFoundError('OpenAPI spec');
   return { spec, membership };
 }
 
 export async function listSpecs(ctx: Ctx, organizationId: string, query: PageRequest) {
   const membership = await requireMembership(ctx, organizationId);
-  const base = specsOf(ctx.db, organizationId).$if(membership.role === null, (q) => q.where('visibility', '=', 'public'));
-  const page = await paginate(base, { kind: 'openapi-specs', sortExpr: null, seqExpr: sql.ref('openapi_specs.seq'), direction: 'asc' }, query);
+  const page = await store.listSpecs(ctx.db, organizationId, membership.role === null, query);
   return { membership, page };
 }
 
@@ -48,12 +46,7 @@ export async function createSpec(ctx: Ctx, organizationId: string, input: { slug
   assertCanEditOpenAPISpecs(membership);
   try {
     const spec = await ctx.db.transaction().execute(async (trx) => {
-      const now = new Date();
-      const row = await trx
-        .insertInto('openapi_specs')
-        .values({ id: newId(), organization_id: organizationId, slug: input.slug, ...sourceColumns(input.source), visibility: 'private', processing_state: 'pending', generation: 1, last_errors: json([]), last_error_count: 0, created_at: now, updated_at: now })
-        .returningAll()
-        .executeTakeFirstOrThrow();
+      const row = await store.insertSpec(trx, organizationId, input.slug, sourceColumns(input.source));
       await ctx.jobs.enqueue(OPENAPI_PROCESS_JOB, { specId: row.id, generation: row.generation } satisfies ProcessPayload, { db: trx });
       return row;
     });
@@ -69,14 +62,9 @@ export async function putSpec(ctx: Ctx, organizationId: string, slug: string, in
   const membership = await requireMembership(ctx, organizationId);
   assertCanEditOpenAPISpecs(membership);
   const updated = await ctx.db.transaction().execute(async (trx) => {
-    const spec = await lockSpec(trx, organizationId, slug);
+    const spec = await store.lockSpec(trx, organizationId, slug);
     if (!spec) return undefined;
-    const row = await trx
-      .updateTable('openapi_specs')
-      .set({ ...sourceColumns(input.source), processing_state: 'pending', generation: spec.generation + 1, updated_at: new Date() })
-      .where('id', '=', spec.id)
-      .returningAll()
-      .executeTakeFirstOrThrow();
+    const row = await store.resetSpecSource(trx, organizationId, spec, sourceColumns(input.source));
     await ctx.jobs.enqueue(OPENAPI_PROCESS_JOB, { specId: row.id, generation: row.generation } satisfies ProcessPayload, { db: trx });
     return row;
   });
@@ -93,13 +81,7 @@ export async function putSpec(ctx: Ctx, organizationId: string, slug: string, in
 export async function updateSpecVisibility(ctx: Ctx, organizationId: string, slug: string, visibility: 'private' | 'public') {
   const { spec, membership } = await visibleSpec(ctx, organizationId, slug);
   assertCanEditOpenAPISpecs(membership);
-  const row = await ctx.db
-    .updateTable('openapi_specs')
-    .set({ visibility, updated_at: new Date() })
-    .where('id', '=', spec.id)
-    .where('organization_id', '=', organizationId)
-    .returningAll()
-    .executeTakeFirst();
+  const row = await store.setSpecVisibility(ctx.db, organizationId, spec.id, visibility);
   if (!row) throw new NotFoundError('OpenAPI spec');
   return { spec: row, membership };
 }
@@ -107,16 +89,16 @@ export async function updateSpecVisibility(ctx: Ctx, organizationId: string, slu
 /** Deletes the spec and its versions; 204 also when there was none. */
 export async function deleteSpec(ctx: Ctx, organizationId: string, slug: string) {
   const membership = await requireMembership(ctx, organizationId);
-  const spec = await findSpec(ctx.db, organizationId, slug);
+  const spec = await store.findSpec(ctx.db, organizationId, slug);
   if (!spec) return;
   if (!openAPISpecPermissions(membership, spec.visibility).view) return;
   assertCanEditOpenAPISpecs(membership);
-  await ctx.db.deleteFrom('openapi_specs').where('id', '=', spec.id).where('organization_id', '=', organizationId).execute();
+  await store.deleteSpec(ctx.db, organizationId, spec.id);
 }
 
 export async function listVersions(ctx: Ctx, organizationId: string, slug: string, query: PageRequest) {
   const { spec } = await visibleSpec(ctx, organizationId, slug);
-  const page = await paginate(versionsOf(ctx.db, organizationId, spec.id), { kind: 'openapi-versions', sortExpr: null, seqExpr: sql.ref('openapi_spec_versions.seq'), direction: 'desc' }, query);
+  const page = await store.listVersions(ctx.db, organizationId, spec.id, query);
   return { spec, page };
 }
 
@@ -124,7 +106,7 @@ export async function listVersions(ctx: Ctx, organizationId: string, slug: strin
 export async function getVersion(ctx: Ctx, organizationId: string, slug: string, versionId: string | 'latest') {
   const { spec } = await visibleSpec(ctx, organizationId, slug);
   const id = versionId === 'latest' ? spec.last_version_id : versionId;
-  const version = id ? await findVersion(ctx.db, organizationId, spec.id, id) : undefined;
+  const version = id ? await store.findVersion(ctx.db, organizationId, spec.id, id) : undefined;
   if (!version) throw new NotFoundError(versionId === 'latest' ? 'OpenAPI spec version (the spec has not been processed successfully yet)' : 'OpenAPI spec version');
   return { spec, version };
 }
@@ -172,9 +154,10 @@ export async function versionDocuments(db: Db, version: OpenAPISpecVersionRow): 
 export function processSpecJob(services: Services) {
   return async (payload: ProcessPayload): Promise<void> => {
     const { db } = services;
-    const spec = await db.selectFrom('openapi_specs').selectAll().where('id', '=', payload.specId).executeTakeFirst();
+    const spec = await store.findSpecById(db, payload.specId);
     if (!spec || spec.generation !== payload.generation) return;
-    await db.updateTable('openapi_specs').set({ processing_state: 'progress' }).where('id', '=', spec.id).where('generation', '=', payload.generation).execute();
+    const organizationId = spec.organization_id;
+    await store.markInProgress(db, organizationId, spec.id, payload.generation);
     const source: SpecSource = spec.source_url ? { url: spec.source_url } : { text: spec.source_text ?? '' };
     let outcome: ProcessOutcome;
     try {
@@ -185,38 +168,25 @@ export function processSpecJob(services: Services) {
       outcome = { ok: false, code: 'PARSE_ERROR', errors: [{ code: 'PARSE_ERROR', message: `processing the spec failed: ${(err as Error)?.message ?? String(err)}` }], count: 1 };
     }
     await db.transaction().execute(async (trx) => {
-      const current = await trx.selectFrom('openapi_specs').selectAll().where('id', '=', spec.id).forUpdate().executeTakeFirst();
+      const current = await store.lockSpecById(trx, organizationId, spec.id);
       if (!current || current.generation !== payload.generation) return;
       // The services' clock: the next refresh is due by the clock the job queue reads.
       const now = new Date(services.now());
       if (outcome.ok) {
-        const latest = current.last_version_id
-          ? await trx.selectFrom('openapi_spec_versions').select('content_hash').where('id', '=', current.last_version_id).executeTakeFirst()
-          : undefined;
+        const latestHash = current.last_version_id ? await store.versionHash(trx, organizationId, current.last_version_id) : undefined;
         let versionId = current.last_version_id;
-        if (latest?.content_hash !== outcome.contentHash) {
+        if (latestHash !== outcome.contentHash) {
           versionId = newId();
           const files: OpenAPIVersionFile[] = [];
           for (const f of outcome.files) {
             files.push({ path: f.path, url: f.url, format: f.format, raw: await putBlob(trx, f.raw), json: await putBlob(trx, Buffer.from(f.json, 'utf8')) });
           }
           const url = spec.source_url ?? services.urls.api(`${specPath(spec.organization_id, spec.slug)}/versions/${versionId}/content`);
-          await trx
-            .insertInto('openapi_spec_versions')
-            .values({ id: versionId, spec_id: spec.id, organization_id: spec.organization_id, url, content_hash: outcome.contentHash, files: json(files), created_at: now })
-            .execute();
+          await store.insertVersion(trx, organizationId, { id: versionId, specId: spec.id, url, contentHash: outcome.contentHash, files, createdAt: now });
         }
-        await trx
-          .updateTable('openapi_specs')
-          .set({ processing_state: 'complete', last_version_id: versionId, last_processed_at: now, last_error_code: null, last_errors: json([]), last_error_count: 0, updated_at: now })
-          .where('id', '=', spec.id)
-          .execute();
+        await store.recordProcessed(trx, organizationId, spec.id, versionId, now);
       } else {
-        await trx
-          .updateTable('openapi_specs')
-          .set({ processing_state: 'complete', last_processed_at: now, last_error_code: outcome.code, last_errors: json(outcome.errors), last_error_count: outcome.count, updated_at: now })
-          .where('id', '=', spec.id)
-          .execute();
+        await store.recordFailed(trx, organizationId, spec.id, outcome, now);
       }
       if (current.source_url && services.config.openapiRefreshMs > 0) {
         await services.jobs.enqueue(OPENAPI_PROCESS_JOB, payload, { runAt: new Date(now.getTime() + services.config.openapiRefreshMs), db: trx });

@@ -5,13 +5,14 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { SerializerSelector } from '@fastify/fast-json-stringify-compiler';
 import Ajv, { type ValidateFunction } from 'ajv';
 import addFormats from 'ajv-formats';
-import Fastify, { type FastifyBaseLogger, type FastifyInstance, type FastifyServerOptions, type RawServerDefault } from 'fastify';
+import Fastify, { type FastifyBaseLogger, type FastifyInstance, type FastifyRequest, type FastifyServerOptions, type RawServerDefault } from 'fastify';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { sql } from 'kysely';
-import { authenticates, authenticateTokenHash, bearerToken, hashToken } from './auth.ts';
+import { authenticates, authenticateTokenHash, bearerToken, hashToken, type Authenticated } from './auth.ts';
 import type { Caller, Ctx, IntegrationGrant, Services } from './context.ts';
 import type { UserRow } from './db/schema.ts';
-import { HttpError, UnauthorizedError } from './errors.ts';
+import { ForbiddenError, HttpError, UnauthorizedError } from './errors.ts';
+import { CSRF_MESSAGE, csrfSafe, SESSION_COOKIE, sessionCookieOf } from './session.ts';
 import { ErrorResponse } from './schemas.ts';
 import { registerRateLimit } from './rate-limit.ts';
 import { bodyErrorMessage, refusePlainText } from './body-errors.ts';
@@ -39,6 +40,8 @@ declare module 'fastify' {
     callerIntegration: IntegrationGrant | undefined;
     /** Organizations enforcing SSO that the caller's token may not reach. */
     ssoBlocked: string[] | undefined;
+    /** The caller was authenticated by the app's session cookie rather than a bearer token. */
+    viaSession: boolean;
     /** The request context for services: database, configuration and the authenticated caller. */
     ctx(): Ctx;
   }
@@ -323,7 +326,13 @@ export async function buildApp(
         description: 'Self-hostable documentation platform, compatible with the GitBook REST API v1.',
       },
       servers: [{ url: services.config.publicUrl }],
-      components: { securitySchemes: { user: { type: 'http', scheme: 'bearer' } } },
+      components: {
+        securitySchemes: {
+          user: { type: 'http', scheme: 'bearer' },
+          // The app's session (POST /app/api/sign-in); its writes also need the x-folio-csrf header.
+          session: { type: 'apiKey', in: 'cookie', name: SESSION_COOKIE },
+        },
+      },
       security: [{ user: [] }],
     },
   });
@@ -335,15 +344,37 @@ export async function buildApp(
   app.decorateRequest('callerToken', undefined);
   app.decorateRequest('callerIntegration', undefined);
   app.decorateRequest('ssoBlocked', undefined);
+  app.decorateRequest('viaSession', false);
   app.decorateRequest('ctx', function (this: { caller: UserRow | undefined; callerToken: Caller['token']; callerIntegration: IntegrationGrant | undefined }) {
     if (!this.caller) throw new UnauthorizedError();
     return { ...services, user: this.caller, ...(this.callerToken ? { token: this.callerToken } : {}), ...(this.callerIntegration ? { integration: this.callerIntegration } : {}) };
   });
 
+  /** The caller a Folio API token (bearer or session cookie) authenticates. */
+  const accept = (req: FastifyRequest, auth: Authenticated) => {
+    req.caller = auth.user;
+    req.callerToken = { id: auth.tokenId, expiresAt: auth.tokenExpiresAt, ssoOrganizationId: auth.ssoOrganizationId,
+      scopeSpaceId: auth.scopeSpaceId,
+      scopeSite: auth.scopeSite,
+    };
+    req.ssoBlocked = auth.ssoBlocked;
+  };
+
   app.addHook('onRequest', async (req, reply) => {
     if (!authenticates(req)) return; // public, the docs, or unknown (the not-found handler answers)
     const token = bearerToken(req.headers.authorization);
-    if (!token) throw new UnauthorizedError();
+    if (!token) {
+      // The app's session cookie (src/sign-in/), when no bearer token is sent: its writes must be
+      // CSRF-safe. It is counted against the address by the rate limiter, as unauthenticated calls.
+      const session = sessionCookieOf(req);
+      if (!session) throw new UnauthorizedError();
+      if (!csrfSafe(req, services.config)) throw new ForbiddenError(CSRF_MESSAGE);
+      const auth = await authenticateTokenHash(services.db, hashToken(session), services.tokenCache);
+      if (!auth || auth.scopeSpaceId) throw new UnauthorizedError('Your session has ended or is not valid: sign in again');
+      accept(req, auth);
+      req.viaSession = true;
+      return;
+    }
     const kind = composition.tokenKinds.find((k) => token.startsWith(k.prefix));
     if (kind) {
       // Tokens of another kind (integrations): their own table, scopes and targets.
@@ -364,12 +395,7 @@ export async function buildApp(
     if (!auth) throw new UnauthorizedError('Invalid, expired or revoked API token');
     // Content tokens (the apiToken of a resolved published URL) read one space and nothing else.
     if (auth.scopeSpaceId) composition.assertScopedTokenRoute(req, auth.scopeSpaceId);
-    req.caller = auth.user;
-    req.callerToken = { id: auth.tokenId, expiresAt: auth.tokenExpiresAt, ssoOrganizationId: auth.ssoOrganizationId,
-      scopeSpaceId: auth.scopeSpaceId,
-      scopeSite: auth.scopeSite,
-    };
-    req.ssoBlocked = auth.ssoBlocked;
+    accept(req, auth);
   });
   // Organizations enforcing single sign-on that this token may not reach (see sso-gate.ts).
   app.addHook('preHandler', (req, _reply, done) => {

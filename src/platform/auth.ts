@@ -14,7 +14,7 @@ export function hashToken(token: string): string {
 /** A token's row without its hash and its content-token scope: what listings show. */
 export type ApiTokenInfo = Omit<
   ApiTokensTable,
-  'token_hash' | 'scope_space_id' | 'parent_token_id' | 'scope_site_id' | 'scope_site_visibility' | 'scope_share_link_id' | 'scope_site_key_hash'
+  'token_hash' | 'scope_space_id' | 'parent_token_id' | 'scope_site_id' | 'scope_site_visibility' | 'scope_share_link_id' | 'scope_site_key_hash' | 'app_session'
 >;
 
 /**
@@ -24,7 +24,7 @@ export type ApiTokenInfo = Omit<
 export async function issueApiToken(
   db: Db,
   userId: string,
-  opts: { name?: string | null | undefined; expiresAt?: Date | null | undefined; ssoOrganizationId?: string | null | undefined } = {},
+  opts: { name?: string | null | undefined; expiresAt?: Date | null | undefined; ssoOrganizationId?: string | null | undefined; appSession?: boolean } = {},
 ): Promise<{ token: string; info: ApiTokenInfo }> {
   const token = TOKEN_PREFIX + randomBytes(30).toString('base64url');
   const info: ApiTokenInfo = {
@@ -36,7 +36,7 @@ export async function issueApiToken(
     revoked_at: null,
     sso_organization_id: opts.ssoOrganizationId ?? null,
   };
-  await db.insertInto('api_tokens').values({ ...info, token_hash: hashToken(token), scope_space_id: null, parent_token_id: null, scope_site_id: null, scope_site_visibility: null, scope_share_link_id: null, scope_site_key_hash: null })
+  await db.insertInto('api_tokens').values({ ...info, token_hash: hashToken(token), scope_space_id: null, parent_token_id: null, scope_site_id: null, scope_site_visibility: null, scope_share_link_id: null, scope_site_key_hash: null, app_session: opts.appSession ?? false })
     .execute();
   return { token, info };
 }

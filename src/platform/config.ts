@@ -58,9 +58,9 @@ export interface Config {
   spaceRetentionMs: number;
   /** How long this process trusts a token it has checked before looking it up again. */
   authCacheTtlMs: number;
-  /** How often custom hostnames of published sites are re-read (src/site/hosts.ts). */
+  /** How often custom hostnames of published sites are re-read (src/published-site/hosts.ts). */
   siteHostsRefreshMs: number;
-  /** How long a published site's settings and structure are reused before being read again (src/site/routes.ts). */
+  /** How long a published site's settings and structure are reused before being read again (src/published-site/routes.ts). */
   siteCacheTtlMs: number;
   /** Whether insert_files may fetch URLs that resolve to private or loopback addresses. */
   fetchAllowPrivate: boolean;
@@ -102,6 +102,8 @@ export interface Config {
   integrationRetryBaseMs: number;
   /** How long a session obtained through SAML single sign-on lasts (the session cookie). */
   ssoSessionTtlMs: number;
+  /** How long an app session opened by a password sign-in lasts (its cookie and the token behind it). */
+  appSessionTtlMs: number;
   /** How long an API token made from an SSO session lasts. */
   ssoTokenTtlMs: number;
   /** Base URL of an OpenAI-compatible API (`…/v1`) for conversation insights; unset: the built-in engine. */
@@ -277,6 +279,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     integrationMaxAttempts: intFrom(env, 'INTEGRATION_MAX_ATTEMPTS', 5, 1),
     integrationRetryBaseMs: intFrom(env, 'INTEGRATION_RETRY_BASE_MS', 1000, 0),
     ssoSessionTtlMs: intFrom(env, 'SSO_SESSION_TTL_MS', 8 * 3600 * 1000, 60_000),
+    appSessionTtlMs: intFrom(env, 'APP_SESSION_TTL_MS', 7 * 24 * 3600 * 1000, 60_000),
     ssoTokenTtlMs: intFrom(env, 'SSO_TOKEN_TTL_MS', 30 * 24 * 3600 * 1000, 60_000),
     ...insightsFrom(env),
   };

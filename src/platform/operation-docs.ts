@@ -21,6 +21,12 @@ export const operationDocs: Record<string, readonly [summary: string, descriptio
   createApiTokenForAuthenticatedUser: ['Create an API token', 'Creates a token for the calling user. The token value is in this response only (it is stored as a hash). A token that expires cannot create one that outlives it.'],
   revokeApiTokenOfAuthenticatedUser: ['Revoke an API token', 'Revokes one of the calling user\'s tokens; it stops working at once in this process. Answers 204 also when the token was already gone.'],
 
+  // Signing in to the app (/app/api)
+  signInWithPassword: ['Sign in with a password', 'Checks an email and password and opens an app session: the answer sets the `folio_session` cookie (HttpOnly, SameSite=Lax, Secure behind https) and returns who is signed in. A wrong email and a wrong password get the same 401. After 10 failures in 15 minutes for one account or one address, attempts get 429 with Retry-After. Needs the `x-folio-csrf: 1` header (or an Origin of this server).'],
+  setUpPassword: ['Choose a password through a setup link', 'Sets the password of the person a one-time setup link was made for (the first administrator\'s is printed at the first start), then opens a session as sign-in does. A link works once and expires after 24 hours. Needs the `x-folio-csrf: 1` header (or an Origin of this server).'],
+  signOut: ['Sign out', 'Ends the app session of the request\'s cookie on the server (its token is revoked) and clears the cookie. Like every write authenticated by the session cookie, it needs the `x-folio-csrf: 1` header or an Origin of this server.'],
+  getAppSession: ['Get the current session', 'Who the session cookie (or bearer token) signs in, and when the session ends; 401 when not signed in.'],
+
   // Organizations
   listOrganizationsForAuthenticatedUser: ['List my organizations', 'The organizations the calling user is a member of, paginated.'],
   createOrganization: ['Create an organization', 'Creates an organization; the caller becomes its first admin.'],

@@ -1,19 +1,8 @@
-import { sql } from 'kysely';
 import { json, type Db } from '../platform/db/database.ts';
 import { searchTextOf } from '../content/convert.ts';
 import { ContentReader, getDocuments, type PageEntry } from '../content/model.ts';
 import { EMPTY } from '../content/tree.ts';
-
-type SearchRow = {
-  space_id: string;
-  page_id: string;
-  title: string;
-  description: string;
-  path: string;
-  ancestors: ReturnType<typeof json>;
-  sections: ReturnType<typeof json>;
-  body: string;
-};
+import { lockIndexedRoot, spaceIndexState, staleIndexes, writeIndexRows, type SearchRow } from './store.ts';
 
 /**
  * Characters of a page's text that are indexed. PostgreSQL refuses a tsvector over 1 MB (about
@@ -85,49 +74,12 @@ async function indexChanges(db: Db, spaceId: string, from: string, root: string)
   return { rows, removed };
 }
 
-/** Writes the changed rows and records `root` as the content the index describes. */
-async function writeIndexChanges(db: Db, spaceId: string, root: string, { rows, removed }: { rows: SearchRow[]; removed: Set<string> }) {
-  if (removed.size) {
-    await db.deleteFrom('search_pages').where('space_id', '=', spaceId).where('page_id', 'in', [...removed]).execute();
-  }
-  for (let i = 0; i < rows.length; i += 500) {
-    await db
-      .insertInto('search_pages')
-      .values(rows.slice(i, i + 500))
-      .onConflict((oc) =>
-        oc.columns(['space_id', 'page_id']).doUpdateSet((eb) => ({
-          title: eb.ref('excluded.title'),
-          description: eb.ref('excluded.description'),
-          path: eb.ref('excluded.path'),
-          ancestors: eb.ref('excluded.ancestors'),
-          sections: eb.ref('excluded.sections'),
-          body: eb.ref('excluded.body'),
-        })),
-      )
-      .execute();
-  }
-  await db
-    .insertInto('search_state')
-    .values({ space_id: spaceId, root })
-    .onConflict((oc) => oc.column('space_id').doUpdateSet({ root }))
-    .execute();
-}
-
 /** Brings a space's search rows to `root` inside the caller's transaction (a new or copied space). */
 export async function reindexSpace(db: Db, spaceId: string, root: string): Promise<void> {
-  const state = await db.selectFrom('search_state').select('root').where('space_id', '=', spaceId).forUpdate().executeTakeFirst();
-  const from = state?.root ?? EMPTY;
+  const from = (await lockIndexedRoot(db, spaceId)) ?? EMPTY;
   if (from === root) return;
-  await writeIndexChanges(db, spaceId, root, await indexChanges(db, spaceId, from, root));
-}
-
-/** Spaces with the root of their current content and the root their search index describes. */
-function indexState(db: Db) {
-  return db
-    .selectFrom('spaces')
-    .innerJoin('revisions', 'revisions.id', 'spaces.revision_id')
-    .leftJoin('search_state', 'search_state.space_id', 'spaces.id')
-    .select(['spaces.id as id', 'revisions.root as root', 'search_state.root as indexed']);
+  const { rows, removed } = await indexChanges(db, spaceId, from, root);
+  await writeIndexRows(db, spaceId, root, rows, removed);
 }
 
 /**
@@ -139,15 +91,14 @@ function indexState(db: Db) {
  */
 export async function refreshSearchIndex(db: Db, spaceId: string): Promise<void> {
   for (let attempt = 0; attempt < 5; attempt++) {
-    const space = await indexState(db).where('spaces.id', '=', spaceId).executeTakeFirst();
+    const space = await spaceIndexState(db, spaceId);
     if (!space) return;
     const from = space.indexed ?? EMPTY;
     if (from === space.root) return;
-    const changes = await indexChanges(db, spaceId, from, space.root);
+    const { rows, removed } = await indexChanges(db, spaceId, from, space.root);
     const written = await db.transaction().execute(async (trx) => {
-      const state = await trx.selectFrom('search_state').select('root').where('space_id', '=', spaceId).forUpdate().executeTakeFirst();
-      if ((state?.root ?? EMPTY) !== from) return false;
-      await writeIndexChanges(trx, spaceId, space.root, changes);
+      if (((await lockIndexedRoot(trx, spaceId)) ?? EMPTY) !== from) return false;
+      await writeIndexRows(trx, spaceId, space.root, rows, removed);
       return true;
     });
     if (written) return;
@@ -162,7 +113,7 @@ export async function refreshSearchIndex(db: Db, spaceId: string): Promise<void>
  * run at start, before requests are served. Returns how many spaces it updated.
  */
 export async function refreshStaleSearchIndexes(db: Db): Promise<number> {
-  const stale = await indexState(db).where(sql<boolean>`coalesce(search_state.root, ${EMPTY}) <> revisions.root`).execute();
+  const stale = await staleIndexes(db, EMPTY);
   for (const { id } of stale) await refreshSearchIndex(db, id);
   return stale.length;
 }

@@ -1,4 +1,4 @@
-import { sql, type Expression } from 'kysely';
+import type { Expression } from 'kysely';
 import type { Ctx } from '../platform/context.ts';
 import type { Db } from '../platform/db/database.ts';
 import { BadRequestError, NotFoundError } from '../platform/errors.ts';
@@ -6,20 +6,10 @@ import type { PageRequest } from '../platform/paging.ts';
 import { orgRoleOf } from '../access/effective.ts';
 import { loadSpace } from '../spaces/access.ts';
 import { visibleSpaces } from '../spaces/service.ts';
+import { rankedHits, spaceTitles, type Hit } from './store.ts';
 
 /** At most this many matching pages are ranked per query: the cost of ranking stays bounded. */
 export const CANDIDATES = 1000;
-
-interface Hit {
-  space_id: string;
-  page_id: string;
-  title: string;
-  description: string;
-  path: string;
-  ancestors: { title: string }[];
-  sections: { id: string; title: string; body: string }[];
-  score: number;
-}
 
 function offsetOf(page: string | undefined): number {
   if (!page) return 0;
@@ -35,22 +25,10 @@ function offsetOf(page: string | undefined): number {
 export async function searchHits(db: Db, query: string, spaces: Expression<unknown> | string[], request: PageRequest) {
   const limit = request.limit ?? 20;
   const offset = offsetOf(request.page);
-  const inSpaces = Array.isArray(spaces) ? sql`sp.space_id IN (${sql.join(spaces)})` : sql`sp.space_id IN (${spaces})`;
-  const rows = await sql<Hit & { total: number }>`
-    WITH q AS (SELECT websearch_to_tsquery('english', ${query}) AS query),
-    candidates AS (
-      SELECT sp.space_id, sp.page_id, sp.title, sp.description, sp.path, sp.ancestors, sp.sections, sp.tsv
-      FROM search_pages sp, q WHERE ${inSpaces} AND sp.tsv @@ q.query
-      LIMIT ${CANDIDATES}
-    )
-    SELECT c.space_id, c.page_id, c.title, c.description, c.path, c.ancestors, c.sections,
-           ts_rank(c.tsv, q.query) AS score, count(*) OVER ()::int AS total
-    FROM candidates c, q
-    ORDER BY score DESC, c.title, c.page_id
-    LIMIT ${limit} OFFSET ${offset}`.execute(db);
-  const total = rows.rows[0]?.total ?? (offset > 0 ? offset : 0);
+  const rows = await rankedHits(db, query, spaces, { candidates: CANDIDATES, limit, offset });
+  const total = rows[0]?.total ?? (offset > 0 ? offset : 0);
   const next = offset + limit < total ? { page: Buffer.from(String(offset + limit)).toString('base64url') } : undefined;
-  return { rows: rows.rows, count: total, next, offset };
+  return { rows, count: total, next, offset };
 }
 
 export function terms(query: string): string[] {
@@ -118,9 +96,7 @@ export async function searchOrganization(ctx: Ctx, organizationId: string, query
 export async function searchGroupedBySpace(ctx: Ctx, query: string, spaces: Expression<unknown> | string[], page: PageRequest) {
   const result = await searchHits(ctx.db, query, spaces, page);
   const spaceIds = [...new Set(result.rows.map((r) => r.space_id))];
-  const titles = new Map(
-    (spaceIds.length ? await ctx.db.selectFrom('spaces').select(['id', 'title']).where('id', 'in', spaceIds).execute() : []).map((s) => [s.id, s.title]),
-  );
+  const titles = await spaceTitles(ctx.db, spaceIds);
   const groups = new Map<string, { type: 'space'; id: string; title: string; score: number; pages: ReturnType<typeof presentHit>[] }>();
   result.rows.forEach((hit, i) => {
     const group = groups.get(hit.space_id) ?? { type: 'space' as const, id: hit.space_id, title: titles.get(hit.space_id) ?? '', score: 0, pages: [] };

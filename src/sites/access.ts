@@ -5,6 +5,7 @@ import { NotFoundError } from '../platform/errors.ts';
 import { assertSiteRole, atLeast } from '../platform/policy.ts';
 import { orgRoleOf } from '../access/effective.ts';
 import { grantCoversSite } from '../events/coverage.ts';
+import * as store from './store.ts';
 
 export interface SiteAccess {
   site: SiteRow;
@@ -12,10 +13,6 @@ export interface SiteAccess {
   orgRole: RoleOrGuest | undefined;
   /** The active share link the caller came through (a visitor of a share-link site). */
   shareLink?: SiteShareLinkRow;
-}
-
-export async function findSite(db: Db, organizationId: string, siteId: string): Promise<SiteRow | undefined> {
-  return db.selectFrom('sites').selectAll().where('organization_id', '=', organizationId).where('id', '=', siteId).executeTakeFirst();
 }
 
 /**
@@ -27,7 +24,7 @@ export async function requireSite(ctx: Ctx, organizationId: string, siteId: stri
   if (ctx.integration) return integrationSite(ctx, organizationId, siteId);
   const orgRole = await orgRoleOf(ctx.db, organizationId, ctx.user.id);
   if (orgRole === undefined) throw new NotFoundError('Organization');
-  const site = await findSite(ctx.db, organizationId, siteId);
+  const site = await store.findSite(ctx.db, organizationId, siteId);
   if (!site || !atLeast(orgRole, 'read')) throw new NotFoundError('Site');
   assertSiteRole(orgRole, min, action);
   return { site, orgRole };
@@ -39,15 +36,15 @@ export async function requireSite(ctx: Ctx, organizationId: string, siteId: stri
  * (`assertIntegrationRoute`); it is never a member, so it reads as one with the `read` role.
  */
 async function integrationSite(ctx: Ctx, organizationId: string, siteId: string): Promise<SiteAccess> {
-  const site = await findSite(ctx.db, organizationId, siteId);
+  const site = await store.findSite(ctx.db, organizationId, siteId);
   if (!site || !(await grantCoversSite(ctx.db, ctx.integration!, site))) throw new NotFoundError('Site');
   return { site, orgRole: 'read' };
 }
 
-/** An active share link of a site by its token. */
-export async function activeShareLink(db: Db, siteId: string, token: string | undefined): Promise<SiteShareLinkRow | undefined> {
+/** An active share link of a site by its token (none without a token). */
+export async function activeShareLink(db: Db, site: SiteRow, token: string | undefined): Promise<SiteShareLinkRow | undefined> {
   if (!token) return undefined;
-  return db.selectFrom('site_share_links').selectAll().where('site_id', '=', siteId).where('token', '=', token).where('active', '=', true).executeTakeFirst();
+  return store.activeShareLink(db, site.organization_id, site.id, token);
 }
 
 /**
@@ -58,13 +55,13 @@ export async function activeShareLink(db: Db, siteId: string, token: string | un
 export async function readableSite(ctx: Ctx, organizationId: string, siteId: string, shareKey?: string): Promise<SiteAccess> {
   if (ctx.integration) return integrationSite(ctx, organizationId, siteId);
   const orgRole = await orgRoleOf(ctx.db, organizationId, ctx.user.id);
-  const site = await findSite(ctx.db, organizationId, siteId);
+  const site = await store.findSite(ctx.db, organizationId, siteId);
   if (!site) throw new NotFoundError(orgRole === undefined ? 'Organization' : 'Site');
   if (atLeast(orgRole, 'read')) return { site, orgRole };
   if (site.published) {
     if (site.visibility === 'public' || site.visibility === 'unlisted') return { site, orgRole };
     if (site.visibility === 'share-link') {
-      const shareLink = await activeShareLink(ctx.db, site.id, shareKey);
+      const shareLink = await activeShareLink(ctx.db, site, shareKey);
       if (shareLink) return { site, orgRole, shareLink };
     }
   }

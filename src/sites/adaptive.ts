@@ -1,9 +1,9 @@
 import Ajv from 'ajv';
 import type { Ctx } from '../platform/context.ts';
-import { json } from '../platform/db/database.ts';
 import type { SiteRow } from '../platform/db/schema.ts';
 import { BadRequestError } from '../platform/errors.ts';
 import { requireSite } from './access.ts';
+import { updateSite } from './store.ts';
 
 /**
  * Adaptive content: a site describes the claims its visitors carry with a JSON Schema (draft-07).
@@ -88,13 +88,7 @@ export async function getAdaptiveSchema(ctx: Ctx, organizationId: string, siteId
 export async function putAdaptiveSchema(ctx: Ctx, organizationId: string, siteId: string, jsonSchema: Obj) {
   const { site } = await requireSite(ctx, organizationId, siteId, 'admin', 'change the adaptive schema of the site');
   const schema = validateAdaptiveSchema(jsonSchema);
-  const now = new Date();
-  const updated = await ctx.db
-    .updateTable('sites')
-    .set({ adaptive_schema: json(schema), adaptive_schema_updated_at: now, updated_at: now })
-    .where('id', '=', site.id)
-    .returningAll()
-    .executeTakeFirstOrThrow();
+  const updated = await updateSite(ctx.db, site.organization_id, site.id, { adaptiveSchema: schema });
   return present(updated);
 }
 

@@ -4,6 +4,7 @@ import { hashToken, type SiteGrant } from '../platform/auth.ts';
 import type { Ctx } from '../platform/context.ts';
 import type { Db } from '../platform/db/database.ts';
 import { ForbiddenError, NotFoundError } from '../platform/errors.ts';
+import { grantingSite, insertContentToken, shareLinkActive } from './store.ts';
 
 /**
  * Content tokens: the `apiToken` of a resolved published URL. A site front-end may hand it to
@@ -66,28 +67,24 @@ export async function issueContentToken(
   let expires = new Date((hour + 2) * 3_600_000);
   if (ctx.token?.expiresAt && ctx.token.expiresAt < expires) expires = ctx.token.expiresAt;
   if (through?.until && through.until < expires) expires = through.until;
-  await ctx.db
-    .insertInto('api_tokens')
-    .values({
-      // From the hash, not the secret: token listings show the id.
-      id: `c${hash.slice(0, 19)}`,
-      user_id: ctx.user.id,
-      token_hash: hash,
-      created_at: new Date(),
-      name: `published content ${spaceId}`,
-      expires_at: expires,
-      revoked_at: null,
-      // A token obtained through an organization's SSO keeps reaching that organization.
-      sso_organization_id: ctx.token?.ssoOrganizationId ?? null,
-      scope_space_id: spaceId,
-      parent_token_id: ctx.token?.id ?? null,
-      scope_site_id: grant?.siteId ?? null,
-      scope_site_visibility: grant?.visibility ?? null,
-      scope_share_link_id: grant?.shareLinkId ?? null,
-      scope_site_key_hash: grant?.keyHash ?? null,
-    })
-    .onConflict((oc) => oc.doNothing())
-    .execute();
+  await insertContentToken(ctx.db, {
+    // From the hash, not the secret: token listings show the id.
+    id: `c${hash.slice(0, 19)}`,
+    user_id: ctx.user.id,
+    token_hash: hash,
+    created_at: new Date(),
+    name: `published content ${spaceId}`,
+    expires_at: expires,
+    revoked_at: null,
+    // A token obtained through an organization's SSO keeps reaching that organization.
+    sso_organization_id: ctx.token?.ssoOrganizationId ?? null,
+    scope_space_id: spaceId,
+    parent_token_id: ctx.token?.id ?? null,
+    scope_site_id: grant?.siteId ?? null,
+    scope_site_visibility: grant?.visibility ?? null,
+    scope_share_link_id: grant?.shareLinkId ?? null,
+    scope_site_key_hash: grant?.keyHash ?? null,
+  });
   return token;
 }
 
@@ -98,18 +95,12 @@ export async function issueContentToken(
  * visitor's JWT.
  */
 export async function siteGrantHolds(db: Db, grant: SiteGrant, spaceId: string): Promise<boolean> {
-  const site = await db
-    .selectFrom('sites')
-    .select(['published', 'visibility', 'auth_key'])
-    .where('id', '=', grant.siteId)
-    .where((eb) => eb.exists(eb.selectFrom('site_spaces').select('site_spaces.id').where('site_spaces.site_id', '=', grant.siteId).where('site_spaces.space_id', '=', spaceId)))
-    .executeTakeFirst();
+  const site = await grantingSite(db, grant.siteId, spaceId);
   if (!site?.published || site.visibility !== grant.visibility) return false;
   if (site.visibility === 'visitor-auth') return grant.keyHash === siteKeyHash(site.auth_key);
   if (site.visibility !== 'share-link') return true;
   if (!grant.shareLinkId) return false;
-  const link = await db.selectFrom('site_share_links').select('active').where('id', '=', grant.shareLinkId).where('site_id', '=', grant.siteId).executeTakeFirst();
-  return !!link?.active;
+  return shareLinkActive(db, grant.siteId, grant.shareLinkId);
 }
 
 /** What a visitor-auth grant keeps of the site's key: enough to tell the key changed, nothing to sign with. */

@@ -13,6 +13,7 @@ import { sitePermissions } from '../platform/policy.ts';
 import type { Urls } from '../platform/urls.ts';
 import { spaceRoles } from '../access/effective.ts';
 import { presentSpaces } from '../spaces/service.ts';
+import { sectionsByIds, spacesByIds } from './store.ts';
 import type { SpaceResource } from '../spaces/schemas.ts';
 import type {
   RedirectDestinationValue,
@@ -120,11 +121,11 @@ export class StructurePresenter {
     for (const s of sections) this.sections.set(s.id, s);
     const missingSections = [...new Set(siteSpaces.map((s) => s.section_id).filter((id): id is string => !!id && !this.sections.has(id)))];
     if (missingSections.length) {
-      for (const s of await this.ctx.db.selectFrom('site_sections').selectAll().where('id', 'in', missingSections).execute()) this.sections.set(s.id, s);
+      for (const s of await sectionsByIds(this.ctx.db, this.site.organization_id, missingSections)) this.sections.set(s.id, s);
     }
     const ids = [...new Set(siteSpaces.map((s) => s.space_id).filter((id) => !this.spaces.has(id)))];
     if (ids.length) {
-      const rows: SpaceRow[] = await this.ctx.db.selectFrom('spaces').selectAll().where('id', 'in', ids).execute();
+      const rows: SpaceRow[] = await spacesByIds(this.ctx.db, this.site.organization_id, ids);
       const roles = await spaceRoles(this.ctx.db, this.site.organization_id, { userId: this.ctx.user.id, orgRole: this.orgRole }, rows);
       const presented = await presentSpaces(this.ctx.db, this.ctx.urls, rows.map((space) => ({ space, role: roles.get(space.id) ?? null })));
       for (const p of presented) this.spaces.set(p.id, p);
@@ -189,18 +190,4 @@ export class StructurePresenter {
       ...(row.icon ? { icon: row.icon } : {}),
     };
   }
-}
-
-/** Counts of site spaces per site, in one grouped query. */
-export async function siteSpaceCounts(ctx: Ctx, siteIds: string[]): Promise<Map<string, number>> {
-  const counts = new Map<string, number>();
-  if (siteIds.length === 0) return counts;
-  const rows = await ctx.db
-    .selectFrom('site_spaces')
-    .select((eb) => ['site_id', eb.fn.countAll<number>().as('n')])
-    .where('site_id', 'in', siteIds)
-    .groupBy('site_id')
-    .execute();
-  for (const r of rows) counts.set(r.site_id, Number(r.n));
-  return counts;
 }

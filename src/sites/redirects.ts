@@ -1,13 +1,14 @@
-import { sql } from 'kysely';
 import type { Ctx } from '../platform/context.ts';
-import { json, type Db } from '../platform/db/database.ts';
+import type { Db } from '../platform/db/database.ts';
 import type { SiteRedirectRow, SiteRow } from '../platform/db/schema.ts';
 import { BadRequestError, ConflictError, isUniqueViolation, NotFoundError } from '../platform/errors.ts';
-import { newId } from '../platform/ids.ts';
-import { paginate } from '../platform/paging.ts';
+import type { Urls } from '../platform/urls.ts';
 import { ContentReader } from '../content/model.ts';
 import { readableSite, requireSite } from './access.ts';
 import { presentRedirect, siteBaseUrl, siteSpacePath } from './presenter.ts';
+import * as store from './store-redirects.ts';
+import { firstSiteSpaceOf, findSection, findSiteSpace } from './store-structure.ts';
+import { spaceRoot } from './store.ts';
 import type {
   BulkRedirectItemInput,
   CreateRedirectInput,
@@ -22,16 +23,14 @@ import type {
  * are written, so a lookup always finds something to point at (or the thing was deleted since).
  */
 
-async function pageOfSpace(db: Db, spaceId: string) {
-  const space = await db.selectFrom('spaces').select(['revision_id']).where('id', '=', spaceId).executeTakeFirstOrThrow();
-  const revision = await db.selectFrom('revisions').select('root').where('id', '=', space.revision_id).executeTakeFirstOrThrow();
-  return new ContentReader(db, revision.root);
+async function pageOfSpace(db: Db, site: SiteRow, spaceId: string) {
+  return new ContentReader(db, await spaceRoot(db, site.organization_id, spaceId));
 }
 
 /** Checks a destination against the site and turns a `path` destination into a page destination. */
 async function resolveDestination(db: Db, site: SiteRow, dest: RedirectInputDestinationValue, field: string): Promise<RedirectDestinationValue> {
   const siteSpace = async (id: string, f: string) => {
-    const row = await db.selectFrom('site_spaces').selectAll().where('site_id', '=', site.id).where('id', '=', id).executeTakeFirst();
+    const row = await findSiteSpace(db, site.organization_id, site.id, id);
     if (!row) throw new BadRequestError(`${field}.${f}: site space ${id} is not part of this site`);
     return row;
   };
@@ -39,7 +38,7 @@ async function resolveDestination(db: Db, site: SiteRow, dest: RedirectInputDest
     case 'external':
       return dest;
     case 'site-section': {
-      const row = await db.selectFrom('site_sections').select('id').where('site_id', '=', site.id).where('id', '=', dest.siteSectionId).executeTakeFirst();
+      const row = await findSection(db, site.organization_id, site.id, dest.siteSectionId);
       if (!row) throw new BadRequestError(`${field}.siteSectionId: section ${dest.siteSectionId} is not part of this site`);
       return dest;
     }
@@ -48,15 +47,15 @@ async function resolveDestination(db: Db, site: SiteRow, dest: RedirectInputDest
       return dest;
     case 'site-page': {
       const ss = await siteSpace(dest.siteSpaceId, 'siteSpaceId');
-      if (!(await (await pageOfSpace(db, ss.space_id)).page(dest.pageId))) {
+      if (!(await (await pageOfSpace(db, site, ss.space_id)).page(dest.pageId))) {
         throw new BadRequestError(`${field}.pageId: page ${dest.pageId} not found in the space of site space ${ss.id}`);
       }
       return dest;
     }
     case 'path': {
-      const ss = await db.selectFrom('site_spaces').selectAll().where('site_id', '=', site.id).where('space_id', '=', dest.spaceId).orderBy('seq').executeTakeFirst();
+      const ss = await firstSiteSpaceOf(db, site.organization_id, site.id, dest.spaceId);
       if (!ss) throw new BadRequestError(`${field}.spaceId: space ${dest.spaceId} is not part of this site`);
-      const page = await (await pageOfSpace(db, dest.spaceId)).byPath(dest.path.replace(/^\/+|\/+$/g, ''));
+      const page = await (await pageOfSpace(db, site, dest.spaceId)).byPath(dest.path.replace(/^\/+|\/+$/g, ''));
       if (!page) throw new BadRequestError(`${field}.path: no page at "${dest.path}" in space ${dest.spaceId}`);
       return { kind: 'site-page', siteSpaceId: ss.id, pageId: page.id };
     }
@@ -71,22 +70,13 @@ export async function createRedirect(ctx: Ctx, organizationId: string, siteId: s
   const { site } = await requireSite(ctx, organizationId, siteId, 'create', 'manage the redirects of the site');
   const destination = await resolveDestination(ctx.db, site, input.destination, 'destination');
   try {
-    const row = await ctx.db
-      .insertInto('site_redirects')
-      .values({
-        id: newId(),
-        organization_id: organizationId,
-        site_id: site.id,
-        source: input.source,
-        draft: input.draft ?? false,
-        capture_wildcard: input.captureWildcard ?? false,
-        permanent: input.permanent ?? false,
-        destination: json(destination),
-        created_at: new Date(),
-        updated_at: null,
-      })
-      .returningAll()
-      .executeTakeFirstOrThrow();
+    const row = await store.insertRedirect(ctx.db, site.organization_id, site.id, {
+      source: input.source,
+      draft: input.draft ?? false,
+      capture_wildcard: input.captureWildcard ?? false,
+      permanent: input.permanent ?? false,
+      destination,
+    });
     return presentRedirect(row);
   } catch (err) {
     if (isUniqueViolation(err)) throw conflict(input.source, input.draft ?? false);
@@ -98,20 +88,13 @@ export async function updateRedirect(ctx: Ctx, organizationId: string, siteId: s
   const { site } = await requireSite(ctx, organizationId, siteId, 'create', 'manage the redirects of the site');
   const destination = input.destination ? await resolveDestination(ctx.db, site, input.destination, 'destination') : undefined;
   try {
-    const row = await ctx.db
-      .updateTable('site_redirects')
-      .set({
-        ...(input.source !== undefined ? { source: input.source } : {}),
-        ...(input.draft !== undefined ? { draft: input.draft } : {}),
-        ...(input.captureWildcard !== undefined ? { capture_wildcard: input.captureWildcard } : {}),
-        ...(input.permanent !== undefined ? { permanent: input.permanent } : {}),
-        ...(destination ? { destination: json(destination) } : {}),
-        updated_at: new Date(),
-      })
-      .where('site_id', '=', site.id)
-      .where('id', '=', redirectId)
-      .returningAll()
-      .executeTakeFirst();
+    const row = await store.updateRedirect(ctx.db, site.organization_id, site.id, redirectId, {
+      source: input.source,
+      draft: input.draft,
+      capture_wildcard: input.captureWildcard,
+      permanent: input.permanent,
+      destination,
+    });
     if (!row) throw new NotFoundError('Site redirect');
     return presentRedirect(row);
   } catch (err) {
@@ -122,7 +105,7 @@ export async function updateRedirect(ctx: Ctx, organizationId: string, siteId: s
 
 export async function deleteRedirect(ctx: Ctx, organizationId: string, siteId: string, redirectId: string) {
   const { site } = await requireSite(ctx, organizationId, siteId, 'create', 'manage the redirects of the site');
-  await ctx.db.deleteFrom('site_redirects').where('site_id', '=', site.id).where('id', '=', redirectId).execute();
+  await store.deleteRedirect(ctx.db, site.organization_id, site.id, redirectId);
 }
 
 export async function listRedirects(
@@ -132,16 +115,7 @@ export async function listRedirects(
   query: { page?: string | undefined; limit?: number | undefined; search?: string | undefined; draft?: boolean | undefined; orderBy?: 'createdAt' | 'updatedAt' | 'source' | undefined },
 ) {
   const { site } = await requireSite(ctx, organizationId, siteId, 'read', 'read the redirects of the site');
-  let base = ctx.db.selectFrom('site_redirects').selectAll().where('site_id', '=', site.id).where('draft', '=', query.draft ?? false);
-  if (query.search) base = base.where(sql<boolean>`strpos(lower(source), lower(${query.search})) > 0`);
-  const orderBy = query.orderBy ?? 'createdAt';
-  const kind = `redirects:${orderBy}:${query.draft ?? false}:${query.search ?? ''}`;
-  const page =
-    orderBy === 'source'
-      ? await paginate(base, { kind, sortExpr: sql.ref('source'), sortType: 'text', seqExpr: sql.ref('seq'), direction: 'asc' }, query, (r) => r.source)
-      : orderBy === 'updatedAt'
-        ? await paginate(base, { kind, sortExpr: sql`coalesce(updated_at, created_at)`, sortType: 'timestamp', seqExpr: sql.ref('seq'), direction: 'desc' }, query, (r) => (r.updated_at ?? r.created_at) as unknown as string)
-        : await paginate(base, { kind, sortExpr: sql.ref('created_at'), sortType: 'timestamp', seqExpr: sql.ref('seq'), direction: 'desc' }, query, (r) => r.created_at as unknown as string);
+  const page = await store.pageRedirects(ctx.db, site.organization_id, site.id, query, query);
   return { ...page, items: page.items.map(presentRedirect) };
 }
 
@@ -168,22 +142,23 @@ export async function bulkUpsertRedirects(ctx: Ctx, organizationId: string, site
     for (const [i, item] of items.entries()) {
       const intent = item.intent ?? 'live';
       if (intent === 'publish') {
-        const draft = await trx.deleteFrom('site_redirects').where('site_id', '=', site.id).where('draft', '=', true).where('source', '=', item.source).returningAll().executeTakeFirst();
+        const draft = await store.deleteRedirectFrom(trx, site.organization_id, site.id, item.source, true);
         if (!draft) throw new BadRequestError(`redirects[${i}]: there is no draft redirect from "${item.source}" to publish`);
-        const live = await upsert(trx, site, { ...draft, draft: false, destination: draft.destination as RedirectDestinationValue }, now);
+        const live = await store.upsertRedirect(trx, site.organization_id, site.id, { ...draft, draft: false, destination: draft.destination as RedirectDestinationValue }, now);
         out.push({ status: 'published', source: item.source, draft: false, id: live.row.id });
         continue;
       }
       const draft = intent === 'draft';
       const destination = destinations[i];
       if (destination === null) {
-        const gone = await trx.deleteFrom('site_redirects').where('site_id', '=', site.id).where('draft', '=', draft).where('source', '=', item.source).returning('id').executeTakeFirst();
+        const gone = await store.deleteRedirectFrom(trx, site.organization_id, site.id, item.source, draft);
         if (gone) out.push({ status: 'deleted', source: item.source, draft });
         continue;
       }
-      const { row, created } = await upsert(
+      const { row, created } = await store.upsertRedirect(
         trx,
-        site,
+        site.organization_id,
+        site.id,
         { source: item.source, draft, capture_wildcard: item.captureWildcard ?? false, permanent: item.permanent ?? false, destination: destination! },
         now,
       );
@@ -194,62 +169,33 @@ export async function bulkUpsertRedirects(ctx: Ctx, organizationId: string, site
   return { results };
 }
 
-async function upsert(
-  trx: Db,
-  site: SiteRow,
-  r: { source: string; draft: boolean; capture_wildcard: boolean; permanent: boolean; destination: RedirectDestinationValue },
-  now: Date,
-): Promise<{ row: SiteRedirectRow; created: boolean }> {
-  const existing = await trx.selectFrom('site_redirects').select('id').where('site_id', '=', site.id).where('draft', '=', r.draft).where('source', '=', r.source).forUpdate().executeTakeFirst();
-  const values = { capture_wildcard: r.capture_wildcard, permanent: r.permanent, destination: json(r.destination) };
-  if (existing) {
-    const row = await trx.updateTable('site_redirects').set({ ...values, updated_at: now }).where('id', '=', existing.id).returningAll().executeTakeFirstOrThrow();
-    return { row, created: false };
-  }
-  const row = await trx
-    .insertInto('site_redirects')
-    .values({ id: newId(), organization_id: site.organization_id, site_id: site.id, source: r.source, draft: r.draft, ...values, created_at: now, updated_at: null })
-    .returningAll()
-    .executeTakeFirstOrThrow();
-  return { row, created: true };
-}
-
 /**
  * The live redirect that applies to a path: an exact source first, else the longest wildcard
  * source whose prefix the path starts with.
  */
-export async function matchRedirect(db: Db, siteId: string, path: string): Promise<{ row: SiteRedirectRow; suffix: string } | undefined> {
-  const row = await db
-    .selectFrom('site_redirects')
-    .selectAll()
-    .where('site_id', '=', siteId)
-    .where('draft', '=', false)
-    .where((eb) => eb.or([eb('source', '=', path), sql<boolean>`(right(source, 1) = '*' AND starts_with(${path}, left(source, -1)))`]))
-    .orderBy(sql`source = ${path}`, 'desc')
-    .orderBy(sql`length(source)`, 'desc')
-    .limit(1)
-    .executeTakeFirst();
+export async function matchRedirect(db: Db, site: SiteRow, path: string): Promise<{ row: SiteRedirectRow; suffix: string } | undefined> {
+  const row = await store.matchingRedirect(db, site.organization_id, site.id, path);
   if (!row) return undefined;
   const suffix = row.source === path ? '' : path.slice(row.source.length - 1).replace(/^\//, '');
   return { row, suffix };
 }
 
 /** The URL a redirect leads to, or undefined when its destination was removed from the site since. */
-export async function redirectTarget(ctx: Ctx, site: SiteRow, row: SiteRedirectRow, suffix: string): Promise<string | undefined> {
+export async function redirectTarget(ctx: { db: Db; urls: Urls }, site: SiteRow, row: SiteRedirectRow, suffix: string): Promise<string | undefined> {
   const dest = row.destination as RedirectDestinationValue;
   const tail = row.capture_wildcard && suffix ? suffix : '';
   if (dest.kind === 'external') return tail ? `${dest.url.replace(/\/?$/, '/')}${tail}` : dest.url;
   const base = siteBaseUrl(ctx.urls, site);
   if (dest.kind === 'site-section') {
-    const s = await ctx.db.selectFrom('site_sections').selectAll().where('site_id', '=', site.id).where('id', '=', dest.siteSectionId).executeTakeFirst();
+    const s = await findSection(ctx.db, site.organization_id, site.id, dest.siteSectionId);
     return s ? `${base}${s.is_default ? '' : `${s.path}/`}${tail}` : undefined;
   }
-  const ss = await ctx.db.selectFrom('site_spaces').selectAll().where('site_id', '=', site.id).where('id', '=', dest.siteSpaceId).executeTakeFirst();
+  const ss = await findSiteSpace(ctx.db, site.organization_id, site.id, dest.siteSpaceId);
   if (!ss) return undefined;
-  const section = ss.section_id ? await ctx.db.selectFrom('site_sections').selectAll().where('id', '=', ss.section_id).executeTakeFirst() : undefined;
+  const section = ss.section_id ? await findSection(ctx.db, site.organization_id, site.id, ss.section_id) : undefined;
   let url = base + siteSpacePath(ss, section);
   if (dest.kind === 'site-page') {
-    const reader = await pageOfSpace(ctx.db, ss.space_id);
+    const reader = await pageOfSpace(ctx.db, site, ss.space_id);
     const page = await reader.page(dest.pageId);
     if (!page) return undefined;
     url += await reader.path(page);
@@ -259,7 +205,7 @@ export async function redirectTarget(ctx: Ctx, site: SiteRow, row: SiteRedirectR
 
 export async function redirectBySource(ctx: Ctx, organizationId: string, siteId: string, source: string, shareKey?: string) {
   const { site } = await readableSite(ctx, organizationId, siteId, shareKey);
-  const match = await matchRedirect(ctx.db, site.id, source);
+  const match = await matchRedirect(ctx.db, site, source);
   const target = match && (await redirectTarget(ctx, site, match.row, match.suffix));
   if (!match || !target) throw new NotFoundError('Redirect');
   return { redirect: presentRedirect(match.row), target };

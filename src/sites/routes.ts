@@ -87,7 +87,9 @@ import {
   listGroups,
   listSections,
   listSiteSpaces,
-  moveByPointer,
+  moveGroup,
+  moveSection,
+  moveSiteSpace,
   sortStructure,
   updateGroup,
   updateSection,
@@ -161,7 +163,7 @@ export async function siteRoutes(app: FolioApp): Promise<void> {
   app.put(
     `${base}/adaptive-schema`,
     { schema: { operationId: 'updateSiteAdaptiveSchema', tags, params: SiteIdParams, body: UpdateAdaptiveSchemaBody, response: { 200: AdaptiveSchema, ...errorResponses } } },
-    async (req) => putAdaptiveSchema(req.ctx(), req.params.organizationId, req.params.siteId, req.body.jsonSchema as Record<string, unknown>),
+    async (req) => putAdaptiveSchema(req.ctx(), req.params.organizationId, req.params.siteId, req.body.jsonSchema),
   );
   app.get(
     `${base}/adaptive-schema/template-conditions`,
@@ -202,10 +204,10 @@ export async function siteRoutes(app: FolioApp): Promise<void> {
     async (req) => {
       const p = req.body.position ?? {};
       const ptr = (x?: { siteSpace: string }) => (x ? { type: 'site-space' as const, id: x.siteSpace } : undefined);
-      return (await moveByPointer(req.ctx(), req.params.organizationId, req.params.siteId, { type: 'site-space', id: req.params.siteSpaceId }, {
+      return moveSiteSpace(req.ctx(), req.params.organizationId, req.params.siteId, req.params.siteSpaceId, {
         ...(p.before ? { before: ptr(p.before) } : {}),
         ...(p.after ? { after: ptr(p.after) } : {}),
-      })) as never;
+      });
     },
   );
 
@@ -218,7 +220,7 @@ export async function siteRoutes(app: FolioApp): Promise<void> {
   app.put(
     `${base}/customization`,
     { schema: { operationId: 'updateSiteCustomizationById', tags, params: SiteIdParams, body: CustomizationInput, response: { 200: Customization, ...errorResponses } } },
-    async (req) => putCustomization(req.ctx(), req.params.organizationId, req.params.siteId, req.body as Record<string, unknown>),
+    async (req) => putCustomization(req.ctx(), req.params.organizationId, req.params.siteId, req.body),
   );
   app.get(
     `${base}/site-spaces/:siteSpaceId/customization`,
@@ -236,7 +238,7 @@ export async function siteRoutes(app: FolioApp): Promise<void> {
   app.patch(
     `${base}/site-spaces/:siteSpaceId/customization`,
     { schema: { operationId: 'overrideSiteSpaceCustomizationById', tags, params: SiteSpaceIdParams, body: CustomizationOverride, response: { 200: Customization, ...errorResponses } } },
-    async (req) => overrideSiteSpaceCustomization(req.ctx(), req.params.organizationId, req.params.siteId, req.params.siteSpaceId, req.body as Record<string, unknown>),
+    async (req) => overrideSiteSpaceCustomization(req.ctx(), req.params.organizationId, req.params.siteId, req.params.siteSpaceId, req.body),
   );
   app.delete(`${base}/site-spaces/:siteSpaceId/customization`, { schema: { operationId: 'deleteSiteSpaceCustomizationById', tags, params: SiteSpaceIdParams, response: NoContent } }, async (req, reply) => {
     await deleteSiteSpaceCustomization(req.ctx(), req.params.organizationId, req.params.siteId, req.params.siteSpaceId);
@@ -268,10 +270,10 @@ export async function siteRoutes(app: FolioApp): Promise<void> {
     async (req) => {
       const p = req.body.position ?? {};
       const ptr = (x: { siteSection: string }) => ({ type: 'site-section' as const, id: x.siteSection });
-      return (await moveByPointer(req.ctx(), req.params.organizationId, req.params.siteId, { type: 'site-section', id: req.params.siteSectionId }, {
+      return moveSection(req.ctx(), req.params.organizationId, req.params.siteId, req.params.siteSectionId, {
         ...(p.before ? { before: ptr(p.before) } : {}),
         ...(p.after ? { after: ptr(p.after) } : {}),
-      })) as never;
+      });
     },
   );
 
@@ -316,10 +318,10 @@ export async function siteRoutes(app: FolioApp): Promise<void> {
     { schema: { operationId: 'moveSiteSectionGroup', tags, params: SiteSectionGroupIdParams, body: MoveGroupBody, response: { 200: SiteSectionGroup, ...errorResponses } } },
     async (req) => {
       const p = req.body.position ?? {};
-      return (await moveByPointer(req.ctx(), req.params.organizationId, req.params.siteId, { type: 'site-section-group', id: req.params.siteSectionGroupId }, {
+      return moveGroup(req.ctx(), req.params.organizationId, req.params.siteId, req.params.siteSectionGroupId, {
         ...(p.before ? { before: p.before } : {}),
         ...(p.after ? { after: p.after } : {}),
-      })) as never;
+      });
     },
   );
 

@@ -6,6 +6,7 @@ import { asEnum } from '../platform/schemas.ts';
 import { searchGroupedBySpace } from '../search/service.ts';
 import { SpaceResult } from '../search/routes.ts';
 import { readableSite } from './access.ts';
+import { siteSpaceScopes } from './store.ts';
 
 /** Search of a site's content: the full-text search of spaces (src/search), over the site's spaces. */
 
@@ -30,7 +31,7 @@ export const SiteSearchResults = ListOf(SpaceResult);
 
 export async function searchSite(ctx: Ctx, organizationId: string, siteId: string, input: SiteSearchInput, page: PageRequest) {
   const { site } = await readableSite(ctx, organizationId, siteId);
-  const rows = await ctx.db.selectFrom('site_spaces').select(['id', 'space_id', 'is_default', 'section_id']).where('site_id', '=', site.id).execute();
+  const rows = await siteSpaceScopes(ctx.db, site.organization_id, site.id);
   const byId = new Map(rows.map((r) => [r.id, r]));
   const known = (id: string, field: string) => {
     const row = byId.get(id);

@@ -1,18 +1,17 @@
 import { generateKeyBetween, generateNKeysBetween } from 'fractional-indexing';
-import { sql } from 'kysely';
 import type { Ctx } from '../platform/context.ts';
 import type { Db } from '../platform/db/database.ts';
 import type { SiteRow, SiteSectionGroupRow, SiteSectionRow, SiteSpaceRow, SpaceRow } from '../platform/db/schema.ts';
 import { BadRequestError, ConflictError, isUniqueViolation, NotFoundError } from '../platform/errors.ts';
-import { newId } from '../platform/ids.ts';
-import { paginate } from '../platform/paging.ts';
+import { slugFrom, uniqueAmong } from '../platform/slug.ts';
 import { loadSpace } from '../spaces/access.ts';
 import { createSpace, removeSpaceNow } from '../spaces/service.ts';
 import { applyTemplate, templateOf } from '../templates/service.ts';
 import { readableSite, requireSite, type SiteAccess } from './access.ts';
 import { StructurePresenter } from './presenter.ts';
 import { MAX_GROUP_DEPTH } from './schemas.ts';
-import { groupsInSiteOrder, sectionsInSiteOrder, siteSpacesInSiteOrder } from './site-order.ts';
+import * as store from './store-structure.ts';
+import type { Item } from './store-structure.ts';
 import type {
   AddGroupInput,
   AddSiteSpaceInput,
@@ -36,7 +35,7 @@ import type {
 
 /** Holds the site row for the rest of the transaction; 404 when it was deleted meanwhile. */
 export async function lockSite(trx: Db, site: SiteRow): Promise<SiteRow> {
-  const row = await trx.selectFrom('sites').selectAll().where('id', '=', site.id).forUpdate().executeTakeFirst();
+  const row = await store.lockSiteRow(trx, site.organization_id, site.id);
   if (!row) throw new NotFoundError('Site');
   return row;
 }
@@ -50,25 +49,6 @@ export async function spaceForSite(ctx: Ctx, organizationId: string, spaceId: st
     if (!(err instanceof NotFoundError)) throw err;
   }
   throw new BadRequestError(`${field}: space ${spaceId} not found in this organization`);
-}
-
-type Item = { id: string; type: 'site-space' | 'site-section' | 'site-section-group'; position: string };
-
-async function siteSpaceSiblings(trx: Db, siteId: string, sectionId: string | null): Promise<Item[]> {
-  let q = trx.selectFrom('site_spaces').select(['id', 'position']).where('site_id', '=', siteId);
-  q = sectionId === null ? q.where('section_id', 'is', null) : q.where('section_id', '=', sectionId);
-  return (await q.orderBy('position').execute()).map((r) => ({ ...r, type: 'site-space' as const }));
-}
-
-/** Sections and groups directly under a group (or the root), in order. */
-async function nodeSiblings(trx: Db, siteId: string, groupId: string | null): Promise<Item[]> {
-  const parent = groupId === null ? sql`IS NULL` : sql`= ${groupId}`;
-  const rows = await sql<Item>`
-    SELECT id, 'site-section' AS type, position FROM site_sections WHERE site_id = ${siteId} AND group_id ${parent}
-    UNION ALL
-    SELECT id, 'site-section-group' AS type, position FROM site_section_groups WHERE site_id = ${siteId} AND parent_id ${parent}
-    ORDER BY position`.execute(trx);
-  return rows.rows;
 }
 
 /** The key placing an item after `after`, before `before` (adjacent siblings), both, or last. */
@@ -99,96 +79,29 @@ function placeKey(siblings: Item[], movingId: string | undefined, position: { be
   return generateKeyBetween(list[list.length - 1]?.position ?? null, null);
 }
 
-async function takenPaths(trx: Db, siteId: string, sectionId: string | null): Promise<Set<string>> {
-  let q = trx.selectFrom('site_spaces').select('path').where('site_id', '=', siteId);
-  q = sectionId === null ? q.where('section_id', 'is', null) : q.where('section_id', '=', sectionId);
-  return new Set((await q.execute()).map((r) => r.path));
-}
-
-function uniqueIn(base: string, taken: Set<string>): string {
-  if (!taken.has(base)) return base;
-  for (let n = 2; ; n++) {
-    const candidate = `${base.slice(0, 100 - String(n).length - 1).replace(/-+$/g, '')}-${n}`;
-    if (!taken.has(candidate)) return candidate;
-  }
-}
-
-function slug(text: string, fallback: string): string {
-  const s = text
-    .normalize('NFKD')
-    .replace(/[\u0300-\u036f]/g, '')
-    .toLowerCase()
-    .replace(/[^a-z0-9]+/g, '-')
-    .replace(/^-+|-+$/g, '')
-    .slice(0, 100)
-    .replace(/-+$/g, '');
-  return s || fallback;
-}
-
-async function defaultSection(trx: Db, siteId: string): Promise<SiteSectionRow | undefined> {
-  return trx.selectFrom('site_sections').selectAll().where('site_id', '=', siteId).where('is_default', '=', true).executeTakeFirst();
-}
-
 /**
  * Links a space to a site, inside the caller's transaction (which holds the site lock): into the
  * given section, else the default section, else the root. The first site space of a container is
  * its default. The space was checked by spaceForSite before the transaction.
  */
 export async function insertSiteSpace(trx: Db, site: SiteRow, space: SpaceRow, sectionId: string | undefined): Promise<SiteSpaceRow> {
+  const org = site.organization_id;
   let container: string | null = null;
   if (sectionId !== undefined) {
-    const section = await trx.selectFrom('site_sections').select('id').where('site_id', '=', site.id).where('id', '=', sectionId).executeTakeFirst();
+    const section = await store.findSection(trx, org, site.id, sectionId);
     if (!section) throw new BadRequestError(`sectionId: section ${sectionId} is not part of this site`);
     container = section.id;
   } else {
-    container = (await defaultSection(trx, site.id))?.id ?? null;
+    container = (await store.defaultSection(trx, org, site.id))?.id ?? null;
   }
-  const siblings = await siteSpaceSiblings(trx, site.id, container);
-  return trx
-    .insertInto('site_spaces')
-    .values({
-      id: newId(),
-      organization_id: site.organization_id,
-      site_id: site.id,
-      space_id: space.id,
-      section_id: container,
-      path: uniqueIn(slug(space.title, 'space'), await takenPaths(trx, site.id, container)),
-      condition: null,
-      is_default: siblings.length === 0,
-      position: placeKey(siblings, undefined),
-      customization: null,
-      customization_updated_at: null,
-      created_at: new Date(),
-    })
-    .returningAll()
-    .executeTakeFirstOrThrow();
-}
-
-/** After a site space leaves its container: if it was the default, the first remaining one is. */
-async function promoteDefaultSiteSpace(trx: Db, siteId: string, sectionId: string | null) {
-  let q = trx.selectFrom('site_spaces').select(['id', 'is_default']).where('site_id', '=', siteId);
-  q = sectionId === null ? q.where('section_id', 'is', null) : q.where('section_id', '=', sectionId);
-  const rows = await q.orderBy('position').execute();
-  if (rows.length && !rows.some((r) => r.is_default)) {
-    await trx.updateTable('site_spaces').set({ is_default: true }).where('id', '=', rows[0]!.id).execute();
-  }
-}
-
-async function promoteDefaultSection(trx: Db, siteId: string) {
-  const ordered = sectionsInSiteOrder(trx, siteId);
-  const rows = await ordered.query.orderBy(ordered.key).orderBy(ordered.seq).execute();
-  if (rows.length && !rows.some((r) => r.is_default)) {
-    await trx.updateTable('site_sections').set({ is_default: true }).where('id', '=', rows[0]!.id).execute();
-  }
-}
-
-/**
- * Removes the site spaces of a space from every site (the space is being deleted), promoting a new
- * default where a default left. Called inside the transaction that deletes the space.
- */
-export async function removeSpaceFromSites(trx: Db, spaceId: string): Promise<void> {
-  const gone = await trx.deleteFrom('site_spaces').where('space_id', '=', spaceId).returning(['site_id', 'section_id', 'is_default']).execute();
-  for (const g of gone) if (g.is_default) await promoteDefaultSiteSpace(trx, g.site_id, g.section_id);
+  const siblings = await store.siteSpaceSiblings(trx, org, site.id, container);
+  return store.insertSiteSpace(trx, org, site.id, {
+    spaceId: space.id,
+    sectionId: container,
+    path: uniqueAmong(slugFrom(space.title, 'space'), await store.siteSpacePaths(trx, org, site.id, container)),
+    isDefault: siblings.length === 0,
+    position: placeKey(siblings, undefined),
+  });
 }
 
 // Site spaces ------------------------------------------------------------------------------------
@@ -200,15 +113,7 @@ export async function listSiteSpaces(
   query: { page?: string | undefined; limit?: number | undefined; default?: boolean | undefined; shareKey?: string | undefined },
 ) {
   const access = await readableSite(ctx, organizationId, siteId, query.shareKey);
-  const ordered = siteSpacesInSiteOrder(ctx.db, access.site.id);
-  let base = ordered.query;
-  if (query.default !== undefined) base = base.where('ss.is_default', '=', query.default);
-  const page = await paginate(
-    base,
-    { kind: `site-spaces:site-order:${query.default ?? ''}`, sortExpr: ordered.key, sortType: 'text', seqExpr: ordered.seq, direction: 'asc' },
-    query,
-    (r) => r.site_order,
-  );
+  const page = await store.pageSiteSpaces(ctx.db, access.site.organization_id, access.site.id, query.default, query);
   const presenter = await new StructurePresenter(ctx, access.site, access.orgRole, access.shareLink?.token).load(page.items, []);
   return { ...page, items: page.items.map((r) => presenter.siteSpace(r)) };
 }
@@ -244,8 +149,7 @@ export async function addSiteSpace(ctx: Ctx, organizationId: string, siteId: str
       await applyTemplate(ctx, space.id, input.template);
     } catch (err) {
       await ctx.db.transaction().execute(async (trx) => {
-        const gone = await trx.deleteFrom('site_spaces').where('id', '=', row!.id).returningAll().executeTakeFirst();
-        if (gone?.is_default) await promoteDefaultSiteSpace(trx, access.site.id, gone.section_id);
+        await store.deleteSiteSpace(trx, access.site.organization_id, access.site.id, row!.id);
         await removeSpaceNow(trx, space.id);
       });
       throw err;
@@ -263,18 +167,12 @@ export async function updateSiteSpace(ctx: Ctx, organizationId: string, siteId: 
   try {
     const row = await ctx.db.transaction().execute(async (trx) => {
       await lockSite(trx, access.site);
-      const updated = await trx
-        .updateTable('site_spaces')
-        .set({
-          ...(input.path !== undefined ? { path: input.path } : {}),
-          ...(input.condition !== undefined ? { condition: input.condition } : {}),
-          ...(input.hidden !== undefined ? { hidden: input.hidden } : {}),
-          ...(space ? { space_id: space.id } : {}),
-        })
-        .where('site_id', '=', access.site.id)
-        .where('id', '=', siteSpaceId)
-        .returningAll()
-        .executeTakeFirst();
+      const updated = await store.updateSiteSpace(trx, access.site.organization_id, access.site.id, siteSpaceId, {
+        path: input.path,
+        condition: input.condition,
+        hidden: input.hidden,
+        spaceId: space?.id,
+      });
       if (!updated) throw new NotFoundError('Site space');
       return updated;
     });
@@ -289,42 +187,32 @@ export async function deleteSiteSpace(ctx: Ctx, organizationId: string, siteId: 
   const access = await requireSite(ctx, organizationId, siteId, 'create', 'remove spaces from the site');
   await ctx.db.transaction().execute(async (trx) => {
     await lockSite(trx, access.site);
-    const gone = await trx.deleteFrom('site_spaces').where('site_id', '=', access.site.id).where('id', '=', siteSpaceId).returningAll().executeTakeFirst();
-    if (gone?.is_default) await promoteDefaultSiteSpace(trx, access.site.id, gone.section_id);
+    await store.deleteSiteSpace(trx, access.site.organization_id, access.site.id, siteSpaceId);
   });
 }
 
 // Sections ---------------------------------------------------------------------------------------
 
-async function loadSectionSpaces(db: Db, sectionIds: string[]): Promise<Map<string, SiteSpaceRow[]>> {
-  const map = new Map<string, SiteSpaceRow[]>();
-  if (!sectionIds.length) return map;
-  const rows = await db.selectFrom('site_spaces').selectAll().where('section_id', 'in', sectionIds).orderBy('position').execute();
-  for (const r of rows) map.set(r.section_id!, [...(map.get(r.section_id!) ?? []), r]);
-  return map;
-}
-
 async function presentSections(ctx: Ctx, access: SiteAccess, sections: SiteSectionRow[], shareKey?: string) {
-  const spaces = await loadSectionSpaces(ctx.db, sections.map((s) => s.id));
+  const spaces = await store.siteSpacesOfSections(ctx.db, access.site.organization_id, sections.map((s) => s.id));
   const presenter = await new StructurePresenter(ctx, access.site, access.orgRole, shareKey).load([...spaces.values()].flat(), sections);
   return sections.map((s) => presenter.section(s, spaces.get(s.id) ?? []));
 }
 
 export async function listSections(ctx: Ctx, organizationId: string, siteId: string, query: { page?: string | undefined; limit?: number | undefined; shareKey?: string | undefined }) {
   const access = await readableSite(ctx, organizationId, siteId, query.shareKey);
-  const ordered = sectionsInSiteOrder(ctx.db, access.site.id);
-  const page = await paginate(ordered.query, { kind: 'site-sections:site-order', sortExpr: ordered.key, sortType: 'text', seqExpr: ordered.seq, direction: 'asc' }, query, (r) => r.site_order);
+  const page = await store.pageSections(ctx.db, access.site.organization_id, access.site.id, query);
   return { ...page, items: await presentSections(ctx, access, page.items, access.shareLink?.token) };
 }
 
-async function group(trx: Db, siteId: string, groupId: string, field: string): Promise<SiteSectionGroupRow> {
-  const row = await trx.selectFrom('site_section_groups').selectAll().where('site_id', '=', siteId).where('id', '=', groupId).executeTakeFirst();
+async function group(trx: Db, site: SiteRow, groupId: string, field: string): Promise<SiteSectionGroupRow> {
+  const row = await store.findGroup(trx, site.organization_id, site.id, groupId);
   if (!row) throw new BadRequestError(`${field}: section group ${groupId} is not part of this site`);
   return row;
 }
 
-async function section(trx: Db, siteId: string, sectionId: string, field: string): Promise<SiteSectionRow> {
-  const row = await trx.selectFrom('site_sections').selectAll().where('site_id', '=', siteId).where('id', '=', sectionId).executeTakeFirst();
+async function section(trx: Db, site: SiteRow, sectionId: string, field: string): Promise<SiteSectionRow> {
+  const row = await store.findSection(trx, site.organization_id, site.id, sectionId);
   if (!row) throw new BadRequestError(`${field}: section ${sectionId} is not part of this site`);
   return row;
 }
@@ -340,30 +228,23 @@ export async function addSection(ctx: Ctx, organizationId: string, siteId: strin
   try {
     const row = await ctx.db.transaction().execute(async (trx) => {
       const site = await lockSite(trx, access.site);
-      const groupId = input.siteSectionGroupId !== undefined ? (await group(trx, site.id, input.siteSectionGroupId, 'siteSectionGroupId')).id : null;
-      const existing = await trx.selectFrom('site_sections').select(['path']).where('site_id', '=', site.id).execute();
+      const org = site.organization_id;
+      const groupId = input.siteSectionGroupId !== undefined ? (await group(trx, site, input.siteSectionGroupId, 'siteSectionGroupId')).id : null;
+      const existing = await store.sectionPaths(trx, org, site.id);
       const title = input.title ?? (space.title.length >= 2 ? space.title.slice(0, 128) : 'Untitled section');
-      const path = input.path ?? uniqueIn(slug(title, 'section'), new Set(existing.map((e) => e.path)));
-      const created = await trx
-        .insertInto('site_sections')
-        .values({
-          id: newId(),
-          organization_id: site.organization_id,
-          site_id: site.id,
-          group_id: groupId,
-          title,
-          description: input.description ?? null,
-          icon: input.icon ?? null,
-          path,
-          condition: input.condition ?? null,
-          is_default: existing.length === 0,
-          position: placeKey(await nodeSiblings(trx, site.id, groupId), undefined),
-          created_at: new Date(),
-        })
-        .returningAll()
-        .executeTakeFirstOrThrow();
+      const path = input.path ?? uniqueAmong(slugFrom(title, 'section'), new Set(existing));
+      const created = await store.insertSection(trx, org, site.id, {
+        groupId,
+        title,
+        description: input.description ?? null,
+        icon: input.icon ?? null,
+        path,
+        condition: input.condition ?? null,
+        isDefault: existing.length === 0,
+        position: placeKey(await store.nodeSiblings(trx, org, site.id, groupId), undefined),
+      });
       // The first section takes the site's existing content: a site has either sections or a root.
-      if (existing.length === 0) await trx.updateTable('site_spaces').set({ section_id: created.id }).where('site_id', '=', site.id).where('section_id', 'is', null).execute();
+      if (existing.length === 0) await store.moveRootSiteSpacesInto(trx, org, site.id, created.id);
       await insertSiteSpace(trx, site, space, created.id);
       return created;
     });
@@ -382,31 +263,27 @@ export async function updateSection(ctx: Ctx, organizationId: string, siteId: st
   try {
     const row = await ctx.db.transaction().execute(async (trx) => {
       const site = await lockSite(trx, access.site);
-      const current = await trx.selectFrom('site_sections').selectAll().where('site_id', '=', site.id).where('id', '=', sectionId).executeTakeFirst();
+      const org = site.organization_id;
+      const current = await store.findSection(trx, org, site.id, sectionId);
       if (!current) throw new NotFoundError('Site section');
       let move = {};
       if (input.siteSectionGroupId !== undefined && input.siteSectionGroupId !== current.group_id) {
-        const groupId = input.siteSectionGroupId === null ? null : (await group(trx, site.id, input.siteSectionGroupId, 'siteSectionGroupId')).id;
-        move = { group_id: groupId, position: placeKey(await nodeSiblings(trx, site.id, groupId), current.id) };
+        const groupId = input.siteSectionGroupId === null ? null : (await group(trx, site, input.siteSectionGroupId, 'siteSectionGroupId')).id;
+        move = { groupId, position: placeKey(await store.nodeSiblings(trx, org, site.id, groupId), current.id) };
       }
       if (input.defaultSiteSpace !== undefined) {
-        const ss = await trx.selectFrom('site_spaces').select('id').where('section_id', '=', current.id).where('id', '=', input.defaultSiteSpace).executeTakeFirst();
+        const ss = await store.findSiteSpaceInSection(trx, org, current.id, input.defaultSiteSpace);
         if (!ss) throw new BadRequestError(`defaultSiteSpace: site space ${input.defaultSiteSpace} is not in this section`);
-        await trx.updateTable('site_spaces').set({ is_default: sql`id = ${ss.id}` }).where('section_id', '=', current.id).execute();
+        await store.markDefaultSiteSpace(trx, org, site.id, current.id, ss.id);
       }
-      return trx
-        .updateTable('site_sections')
-        .set({
-          ...(input.title !== undefined ? { title: input.title } : {}),
-          ...(input.path !== undefined ? { path: input.path } : {}),
-          ...(input.condition !== undefined ? { condition: input.condition } : {}),
-          ...(input.icon !== undefined ? { icon: input.icon } : {}),
-          ...(input.description !== undefined ? { description: input.description } : {}),
-          ...move,
-        })
-        .where('id', '=', current.id)
-        .returningAll()
-        .executeTakeFirstOrThrow();
+      return store.updateSection(trx, org, current.id, {
+        title: input.title,
+        path: input.path,
+        condition: input.condition,
+        icon: input.icon,
+        description: input.description,
+        ...move,
+      });
     });
     return (await presentSections(ctx, access, [row]))[0]!;
   } catch (err) {
@@ -420,8 +297,7 @@ export async function deleteSection(ctx: Ctx, organizationId: string, siteId: st
   const access = await requireSite(ctx, organizationId, siteId, 'create', 'remove sections from the site');
   await ctx.db.transaction().execute(async (trx) => {
     const site = await lockSite(trx, access.site);
-    const gone = await trx.deleteFrom('site_sections').where('site_id', '=', site.id).where('id', '=', sectionId).returningAll().executeTakeFirst();
-    if (gone?.is_default) await promoteDefaultSection(trx, site.id);
+    await store.deleteSection(trx, site.organization_id, site.id, sectionId);
   });
 }
 
@@ -429,11 +305,7 @@ export async function deleteSection(ctx: Ctx, organizationId: string, siteId: st
 
 /** Every section and group of a site, presented as nested trees (the structure of the site). */
 async function loadTree(ctx: Ctx, access: SiteAccess, shareKey?: string) {
-  const siteId = access.site.id;
-  const [sections, groups] = await Promise.all([
-    ctx.db.selectFrom('site_sections').selectAll().where('site_id', '=', siteId).orderBy('position').execute(),
-    ctx.db.selectFrom('site_section_groups').selectAll().where('site_id', '=', siteId).orderBy('position').execute(),
-  ]);
+  const { sections, groups } = await store.sectionsAndGroups(ctx.db, access.site.organization_id, access.site.id);
   const presented = new Map((await presentSections(ctx, access, sections, shareKey)).map((s) => [s.id, s]));
   type Node = { position: string; make: () => SiteSectionResource | SiteSectionGroupResource };
   const children = new Map<string | null, Node[]>();
@@ -447,12 +319,11 @@ async function loadTree(ctx: Ctx, access: SiteAccess, shareKey?: string) {
 }
 
 export async function siteStructure(ctx: Ctx, access: SiteAccess, shareKey?: string) {
-  const hasSections = await ctx.db.selectFrom('site_sections').select('id').where('site_id', '=', access.site.id).limit(1).executeTakeFirst();
-  if (hasSections) {
+  if (await store.hasSections(ctx.db, access.site.organization_id, access.site.id)) {
     const tree = await loadTree(ctx, access, shareKey);
     return { type: 'sections' as const, structure: tree.childrenOf(null) };
   }
-  const rows = await ctx.db.selectFrom('site_spaces').selectAll().where('site_id', '=', access.site.id).where('section_id', 'is', null).orderBy('position').execute();
+  const rows = await store.siteSpacesIn(ctx.db, access.site.organization_id, access.site.id, null);
   const presenter = await new StructurePresenter(ctx, access.site, access.orgRole, shareKey).load(rows, []);
   return { type: 'siteSpaces' as const, structure: rows.map((r) => presenter.siteSpace(r)) };
 }
@@ -468,8 +339,7 @@ async function presentGroup(ctx: Ctx, access: SiteAccess, groupId: string) {
 
 export async function listGroups(ctx: Ctx, organizationId: string, siteId: string, query: { page?: string | undefined; limit?: number | undefined }) {
   const access = await readableSite(ctx, organizationId, siteId);
-  const ordered = groupsInSiteOrder(ctx.db, access.site.id);
-  const page = await paginate(ordered.query, { kind: 'site-section-groups:site-order', sortExpr: ordered.key, sortType: 'text', seqExpr: ordered.seq, direction: 'asc' }, query, (r) => r.site_order);
+  const page = await store.pageGroups(ctx.db, access.site.organization_id, access.site.id, query);
   const tree = page.items.length ? await loadTree(ctx, access) : undefined;
   return { ...page, items: page.items.map((g) => tree!.groupById(g.id)) };
 }
@@ -478,9 +348,9 @@ export async function listGroups(ctx: Ctx, organizationId: string, siteId: strin
  * Checks that putting group `groupId` (undefined: a new group) under `parentId` makes no cycle and
  * keeps groups at most MAX_GROUP_DEPTH deep.
  */
-async function assertNoCycle(trx: Db, siteId: string, groupId: string | undefined, parentId: string | null, field: string) {
+async function assertNoCycle(trx: Db, site: SiteRow, groupId: string | undefined, parentId: string | null, field: string) {
   if (parentId === null) return;
-  const groups = new Map((await trx.selectFrom('site_section_groups').select(['id', 'parent_id']).where('site_id', '=', siteId).execute()).map((g) => [g.id, g.parent_id]));
+  const groups = await store.groupParents(trx, site.organization_id, site.id);
   let depth = 0;
   for (let at: string | null | undefined = parentId; at; at = groups.get(at)) {
     if (at === groupId) throw new BadRequestError(`${field}: a section group cannot be placed inside itself or one of its own groups`);
@@ -501,28 +371,19 @@ export async function addGroup(ctx: Ctx, organizationId: string, siteId: string,
   const access = await requireSite(ctx, organizationId, siteId, 'create', 'add section groups to the site');
   const id = await ctx.db.transaction().execute(async (trx) => {
     const site = await lockSite(trx, access.site);
-    const parentId = input.parent !== undefined ? (await group(trx, site.id, input.parent, 'parent')).id : null;
-    await assertNoCycle(trx, site.id, undefined, parentId, 'parent');
+    const org = site.organization_id;
+    const parentId = input.parent !== undefined ? (await group(trx, site, input.parent, 'parent')).id : null;
+    await assertNoCycle(trx, site, undefined, parentId, 'parent');
     const sectionIds = [...new Set(input.sections ?? [])];
-    for (const [i, sid] of sectionIds.entries()) await section(trx, site.id, sid, `sections[${i}]`);
-    const created = await trx
-      .insertInto('site_section_groups')
-      .values({
-        id: newId(),
-        organization_id: site.organization_id,
-        site_id: site.id,
-        parent_id: parentId,
-        title: input.title,
-        icon: input.icon ?? null,
-        position: placeKey(await nodeSiblings(trx, site.id, parentId), undefined),
-        created_at: new Date(),
-      })
-      .returningAll()
-      .executeTakeFirstOrThrow();
+    for (const [i, sid] of sectionIds.entries()) await section(trx, site, sid, `sections[${i}]`);
+    const created = await store.insertGroup(trx, org, site.id, {
+      parentId,
+      title: input.title,
+      icon: input.icon ?? null,
+      position: placeKey(await store.nodeSiblings(trx, org, site.id, parentId), undefined),
+    });
     const keys = generateNKeysBetween(null, null, sectionIds.length);
-    for (const [i, sid] of sectionIds.entries()) {
-      await trx.updateTable('site_sections').set({ group_id: created.id, position: keys[i]! }).where('id', '=', sid).execute();
-    }
+    for (const [i, sid] of sectionIds.entries()) await store.placeSection(trx, org, sid, created.id, keys[i]!);
     return created.id;
   });
   return presentGroup(ctx, access, id);
@@ -532,19 +393,16 @@ export async function updateGroup(ctx: Ctx, organizationId: string, siteId: stri
   const access = await requireSite(ctx, organizationId, siteId, 'create', 'change the section groups of the site');
   await ctx.db.transaction().execute(async (trx) => {
     const site = await lockSite(trx, access.site);
-    const current = await trx.selectFrom('site_section_groups').selectAll().where('site_id', '=', site.id).where('id', '=', groupId).executeTakeFirst();
+    const org = site.organization_id;
+    const current = await store.findGroup(trx, org, site.id, groupId);
     if (!current) throw new NotFoundError('Site section group');
     let move = {};
     if (input.parentSectionGroupId !== undefined && input.parentSectionGroupId !== current.parent_id) {
-      const parentId = input.parentSectionGroupId === null ? null : (await group(trx, site.id, input.parentSectionGroupId, 'parentSectionGroupId')).id;
-      await assertNoCycle(trx, site.id, current.id, parentId, 'parentSectionGroupId');
-      move = { parent_id: parentId, position: placeKey(await nodeSiblings(trx, site.id, parentId), current.id) };
+      const parentId = input.parentSectionGroupId === null ? null : (await group(trx, site, input.parentSectionGroupId, 'parentSectionGroupId')).id;
+      await assertNoCycle(trx, site, current.id, parentId, 'parentSectionGroupId');
+      move = { parentId, position: placeKey(await store.nodeSiblings(trx, org, site.id, parentId), current.id) };
     }
-    await trx
-      .updateTable('site_section_groups')
-      .set({ ...(input.title !== undefined ? { title: input.title } : {}), ...(input.icon !== undefined ? { icon: input.icon } : {}), ...move })
-      .where('id', '=', current.id)
-      .execute();
+    await store.updateGroup(trx, org, current.id, { title: input.title, icon: input.icon, ...move });
   });
   return presentGroup(ctx, access, groupId);
 }
@@ -554,16 +412,17 @@ export async function deleteGroup(ctx: Ctx, organizationId: string, siteId: stri
   const access = await requireSite(ctx, organizationId, siteId, 'create', 'remove section groups from the site');
   await ctx.db.transaction().execute(async (trx) => {
     const site = await lockSite(trx, access.site);
-    const current = await trx.selectFrom('site_section_groups').selectAll().where('site_id', '=', site.id).where('id', '=', groupId).executeTakeFirst();
+    const org = site.organization_id;
+    const current = await store.findGroup(trx, org, site.id, groupId);
     if (!current) return;
-    const released = await nodeSiblings(trx, site.id, current.id);
-    const parentSiblings = (await nodeSiblings(trx, site.id, current.parent_id)).filter((s) => s.id !== current.id);
+    const released = await store.nodeSiblings(trx, org, site.id, current.id);
+    const parentSiblings = (await store.nodeSiblings(trx, org, site.id, current.parent_id)).filter((s) => s.id !== current.id);
     const keys = generateNKeysBetween(parentSiblings[parentSiblings.length - 1]?.position ?? null, null, released.length);
     for (const [i, item] of released.entries()) {
-      if (item.type === 'site-section') await trx.updateTable('site_sections').set({ group_id: current.parent_id, position: keys[i]! }).where('id', '=', item.id).execute();
-      else await trx.updateTable('site_section_groups').set({ parent_id: current.parent_id, position: keys[i]! }).where('id', '=', item.id).execute();
+      if (item.type === 'site-section') await store.placeSection(trx, org, item.id, current.parent_id, keys[i]!);
+      else await store.placeGroup(trx, org, item.id, current.parent_id, keys[i]!);
     }
-    await trx.deleteFrom('site_section_groups').where('id', '=', current.id).execute();
+    await store.deleteGroup(trx, org, current.id);
   });
 }
 
@@ -571,11 +430,12 @@ export async function groupAddSection(ctx: Ctx, organizationId: string, siteId: 
   const access = await requireSite(ctx, organizationId, siteId, 'create', 'change the section groups of the site');
   await ctx.db.transaction().execute(async (trx) => {
     const site = await lockSite(trx, access.site);
-    const g = await trx.selectFrom('site_section_groups').select('id').where('site_id', '=', site.id).where('id', '=', groupId).executeTakeFirst();
+    const org = site.organization_id;
+    const g = await store.findGroup(trx, org, site.id, groupId);
     if (!g) throw new NotFoundError('Site section group');
-    const s = await section(trx, site.id, sectionId, 'sectionId');
+    const s = await section(trx, site, sectionId, 'sectionId');
     if (s.group_id === g.id) return;
-    await trx.updateTable('site_sections').set({ group_id: g.id, position: placeKey(await nodeSiblings(trx, site.id, g.id), s.id) }).where('id', '=', s.id).execute();
+    await store.placeSection(trx, org, s.id, g.id, placeKey(await store.nodeSiblings(trx, org, site.id, g.id), s.id));
   });
   return presentGroup(ctx, access, groupId);
 }
@@ -585,26 +445,27 @@ export async function groupRemoveSection(ctx: Ctx, organizationId: string, siteI
   const access = await requireSite(ctx, organizationId, siteId, 'create', 'change the section groups of the site');
   await ctx.db.transaction().execute(async (trx) => {
     const site = await lockSite(trx, access.site);
-    const g = await trx.selectFrom('site_section_groups').selectAll().where('site_id', '=', site.id).where('id', '=', groupId).executeTakeFirst();
+    const org = site.organization_id;
+    const g = await store.findGroup(trx, org, site.id, groupId);
     if (!g) return;
-    const s = await trx.selectFrom('site_sections').selectAll().where('site_id', '=', site.id).where('id', '=', sectionId).where('group_id', '=', g.id).executeTakeFirst();
+    const s = await store.findSectionInGroup(trx, org, site.id, sectionId, g.id);
     if (!s) return;
-    const position = placeKey(await nodeSiblings(trx, site.id, g.parent_id), s.id, { after: g.id });
-    await trx.updateTable('site_sections').set({ group_id: g.parent_id, position }).where('id', '=', s.id).execute();
+    const position = placeKey(await store.nodeSiblings(trx, org, site.id, g.parent_id), s.id, { after: g.id });
+    await store.placeSection(trx, org, s.id, g.parent_id, position);
   });
 }
 
 // Moves ------------------------------------------------------------------------------------------
 
 /** Where an item of the structure is: its type, and the container its siblings share. */
-async function locate(trx: Db, siteId: string, pointer: StructurePointerInput, field: string): Promise<{ container: string | null; kind: 'space' | 'node' }> {
+async function locate(trx: Db, site: SiteRow, pointer: StructurePointerInput, field: string): Promise<{ container: string | null; kind: 'space' | 'node' }> {
   if (pointer.type === 'site-space') {
-    const row = await trx.selectFrom('site_spaces').select('section_id').where('site_id', '=', siteId).where('id', '=', pointer.id).executeTakeFirst();
+    const row = await store.findSiteSpace(trx, site.organization_id, site.id, pointer.id);
     if (!row) throw new BadRequestError(`${field}: site space ${pointer.id} is not part of this site`);
     return { container: row.section_id, kind: 'space' };
   }
-  if (pointer.type === 'site-section') return { container: (await section(trx, siteId, pointer.id, field)).group_id, kind: 'node' };
-  if (pointer.type === 'site-section-group') return { container: (await group(trx, siteId, pointer.id, field)).parent_id, kind: 'node' };
+  if (pointer.type === 'site-section') return { container: (await section(trx, site, pointer.id, field)).group_id, kind: 'node' };
+  if (pointer.type === 'site-section-group') return { container: (await group(trx, site, pointer.id, field)).parent_id, kind: 'node' };
   throw new BadRequestError(`${field}: this site has no external links (type site-external-link)`);
 }
 
@@ -614,12 +475,13 @@ async function locate(trx: Db, siteId: string, pointer: StructurePointerInput, f
  * Returns the moved item's type and id.
  */
 async function moveItem(trx: Db, site: SiteRow, item: StructurePointerInput, position: SortStructureInput['position']) {
-  const at = await locate(trx, site.id, item, 'item');
+  const org = site.organization_id;
+  const at = await locate(trx, site, item, 'item');
   const refs = (['before', 'after'] as const).filter((f) => position[f]);
   let container = at.container;
   for (const field of refs) {
     const pointer = position[field]!;
-    const there = await locate(trx, site.id, pointer, `position.${field}`);
+    const there = await locate(trx, site, pointer, `position.${field}`);
     if (there.kind !== at.kind) {
       throw new BadRequestError(`position.${field}: a ${item.type} can only be placed next to ${at.kind === 'space' ? 'a site space' : 'a section or section group'}`);
     }
@@ -628,37 +490,57 @@ async function moveItem(trx: Db, site: SiteRow, item: StructurePointerInput, pos
     }
     container = there.container;
   }
-  const siblings = at.kind === 'space' ? await siteSpaceSiblings(trx, site.id, container) : await nodeSiblings(trx, site.id, container);
+  const siblings = at.kind === 'space' ? await store.siteSpaceSiblings(trx, org, site.id, container) : await store.nodeSiblings(trx, org, site.id, container);
   const key = placeKey(siblings, item.id, { before: position.before?.id, after: position.after?.id });
   if (item.type === 'site-space') {
-    await trx.updateTable('site_spaces').set({ position: key }).where('id', '=', item.id).execute();
+    await store.setSiteSpacePosition(trx, org, item.id, key);
   } else if (item.type === 'site-section') {
-    await trx.updateTable('site_sections').set({ position: key, group_id: container }).where('id', '=', item.id).execute();
+    await store.placeSection(trx, org, item.id, container, key);
   } else {
-    await assertNoCycle(trx, site.id, item.id, container, 'position');
-    await trx.updateTable('site_section_groups').set({ position: key, parent_id: container }).where('id', '=', item.id).execute();
+    await assertNoCycle(trx, site, item.id, container, 'position');
+    await store.placeGroup(trx, org, item.id, container, key);
   }
+}
+
+async function presentSiteSpaceById(ctx: Ctx, access: SiteAccess, siteSpaceId: string) {
+  const row = await store.findSiteSpace(ctx.db, access.site.organization_id, access.site.id, siteSpaceId);
+  if (!row) throw new NotFoundError('Site space');
+  return presentSiteSpace(ctx, access, row);
+}
+
+async function presentSectionById(ctx: Ctx, access: SiteAccess, sectionId: string) {
+  const row = await store.findSection(ctx.db, access.site.organization_id, access.site.id, sectionId);
+  if (!row) throw new NotFoundError('Site section');
+  return (await presentSections(ctx, access, [row]))[0]!;
 }
 
 async function presentItem(ctx: Ctx, access: SiteAccess, item: StructurePointerInput) {
-  if (item.type === 'site-space') {
-    const row = await ctx.db.selectFrom('site_spaces').selectAll().where('id', '=', item.id).executeTakeFirstOrThrow();
-    return presentSiteSpace(ctx, access, row);
-  }
-  if (item.type === 'site-section') {
-    const row = await ctx.db.selectFrom('site_sections').selectAll().where('id', '=', item.id).executeTakeFirstOrThrow();
-    return (await presentSections(ctx, access, [row]))[0]!;
-  }
+  if (item.type === 'site-space') return presentSiteSpaceById(ctx, access, item.id);
+  if (item.type === 'site-section') return presentSectionById(ctx, access, item.id);
   return presentGroup(ctx, access, item.id);
 }
 
-export async function sortStructure(ctx: Ctx, organizationId: string, siteId: string, input: SortStructureInput) {
+/** Moves one item of a site's structure under the site lock; returns the caller's access to the site. */
+async function move(ctx: Ctx, organizationId: string, siteId: string, item: StructurePointerInput, position: SortStructureInput['position']) {
   const access = await requireSite(ctx, organizationId, siteId, 'create', 'reorder the site');
-  await ctx.db.transaction().execute(async (trx) => moveItem(trx, await lockSite(trx, access.site), input.item, input.position));
-  return presentItem(ctx, access, input.item);
+  await ctx.db.transaction().execute(async (trx) => moveItem(trx, await lockSite(trx, access.site), item, position));
+  return access;
 }
 
-/** The deprecated per-type moves, expressed as sortSiteStructure. */
-export async function moveByPointer(ctx: Ctx, organizationId: string, siteId: string, item: StructurePointerInput, position: SortStructureInput['position']) {
-  return sortStructure(ctx, organizationId, siteId, { item, position });
+export async function sortStructure(ctx: Ctx, organizationId: string, siteId: string, input: SortStructureInput) {
+  return presentItem(ctx, await move(ctx, organizationId, siteId, input.item, input.position), input.item);
+}
+
+// The deprecated per-type moves, expressed as sortSiteStructure; each answers with its own type.
+
+export async function moveSiteSpace(ctx: Ctx, organizationId: string, siteId: string, siteSpaceId: string, position: SortStructureInput['position']) {
+  return presentSiteSpaceById(ctx, await move(ctx, organizationId, siteId, { type: 'site-space', id: siteSpaceId }, position), siteSpaceId);
+}
+
+export async function moveSection(ctx: Ctx, organizationId: string, siteId: string, sectionId: string, position: SortStructureInput['position']) {
+  return presentSectionById(ctx, await move(ctx, organizationId, siteId, { type: 'site-section', id: sectionId }, position), sectionId);
+}
+
+export async function moveGroup(ctx: Ctx, organizationId: string, siteId: string, groupId: string, position: SortStructureInput['position']) {
+  return presentGroup(ctx, await move(ctx, organizationId, siteId, { type: 'site-section-group', id: groupId }, position), groupId);
 }

@@ -1,7 +1,6 @@
 import { gitRedirectPage } from '../git/redirects.ts';
 import { Type, type Static } from '@sinclair/typebox';
 import { errors as joseErrors, jwtVerify } from 'jose';
-import { sql } from 'kysely';
 import type { Ctx } from '../platform/context.ts';
 import type { SiteRow, SiteSectionRow, SiteSpaceRow } from '../platform/db/schema.ts';
 import { BadRequestError, HttpError, NotFoundError } from '../platform/errors.ts';
@@ -13,6 +12,8 @@ import { issueContentToken, siteKeyHash } from './content-token.ts';
 import type { SiteGrant } from '../platform/auth.ts';
 import { siteBaseUrl } from './presenter.ts';
 import { matchRedirect, redirectTarget } from './redirects.ts';
+import { sectionsOf, siteByBasename, siteByHostname, siteByProxy, spaceRoot } from './store.ts';
+import { siteSpacesIn } from './store-structure.ts';
 
 /**
  * Resolving a published URL to its content: which site (by custom hostname, proxy origin, or
@@ -81,20 +82,14 @@ async function siteOfUrl(ctx: Ctx, url: URL): Promise<{ site: SiteRow; rest: str
   if (url.host === own.host && ownBase.every((s, i) => segments[i] === s)) {
     const [orgId, basename, ...rest] = segments.slice(ownBase.length);
     if (!orgId || !basename) return undefined;
-    const site = await ctx.db.selectFrom('sites').selectAll().where('organization_id', '=', orgId).where('basename', '=', basename).executeTakeFirst();
+    const site = await siteByBasename(ctx.db, orgId, basename);
     return site && !site.hostname && !site.proxy ? { site, rest } : undefined;
   }
-  const byHost = await ctx.db.selectFrom('sites').selectAll().where('hostname', '=', host).executeTakeFirst();
+  const byHost = await siteByHostname(ctx.db, host);
   if (byHost && !byHost.proxy) return { site: byHost, rest: segments };
   // A proxy origin is a host and one or more path segments: the longest that prefixes the URL.
   const hostPath = [host, ...segments].join('/');
-  const byProxy = await ctx.db
-    .selectFrom('sites')
-    .selectAll()
-    .where(sql<boolean>`proxy IS NOT NULL AND (lower(proxy) = ${hostPath} OR starts_with(${hostPath}, lower(proxy) || '/'))`)
-    .orderBy(sql`length(proxy)`, 'desc')
-    .limit(1)
-    .executeTakeFirst();
+  const byProxy = await siteByProxy(ctx.db, hostPath);
   if (byProxy) return { site: byProxy, rest: segments.slice(byProxy.proxy!.split('/').length - 1) };
   return undefined;
 }
@@ -138,7 +133,7 @@ export async function resolvePublishedUrl(ctx: Ctx, input: { url: string; jwt?: 
     through = { grant: { siteId: site.id, visibility: site.visibility, shareLinkId: null, keyHash: null } };
   }
   if (site.visibility === 'share-link' && !member) {
-    const link = await activeShareLink(ctx.db, site.id, url.searchParams.get('share') ?? undefined);
+    const link = await activeShareLink(ctx.db, site, url.searchParams.get('share') ?? undefined);
     if (!link) throw notFound;
     shareKey = link.token;
     through = { grant: { siteId: site.id, visibility: site.visibility, shareLinkId: link.id, keyHash: null } };
@@ -157,7 +152,7 @@ export async function resolvePublishedUrl(ctx: Ctx, input: { url: string; jwt?: 
   }
 
   // Section, then site space, by path; the defaults where the path names neither.
-  const sections = await ctx.db.selectFrom('site_sections').selectAll().where('site_id', '=', site.id).execute();
+  const sections = await sectionsOf(ctx.db, site.organization_id, site.id);
   let parts = [...rest];
   let section: SiteSectionRow | undefined;
   if (sections.length) {
@@ -166,9 +161,7 @@ export async function resolvePublishedUrl(ctx: Ctx, input: { url: string; jwt?: 
     else section = sections.find((s) => s.is_default);
     if (!section) throw notFound;
   }
-  let q = ctx.db.selectFrom('site_spaces').selectAll().where('site_id', '=', site.id);
-  q = section ? q.where('section_id', '=', section.id) : q.where('section_id', 'is', null);
-  const candidates: SiteSpaceRow[] = await q.execute();
+  const candidates: SiteSpaceRow[] = await siteSpacesIn(ctx.db, site.organization_id, site.id, section?.id ?? null);
   let siteSpace = candidates.find((s) => !s.is_default && s.path === parts[0]);
   if (siteSpace) parts = parts.slice(1);
   else siteSpace = candidates.find((s) => s.is_default);
@@ -177,17 +170,16 @@ export async function resolvePublishedUrl(ctx: Ctx, input: { url: string; jwt?: 
   const base = siteBaseUrl(ctx.urls, site);
   const prefix = rest.slice(0, rest.length - parts.length).map(encodeURIComponent).join('/');
   const pathname = parts.join('/');
-  const space = await ctx.db.selectFrom('spaces').select(['id', 'organization_id', 'revision_id']).where('id', '=', siteSpace.space_id).executeTakeFirstOrThrow();
+  const spaceId = siteSpace.space_id;
   if (pathname) {
-    const revision = await ctx.db.selectFrom('revisions').select('root').where('id', '=', space.revision_id).executeTakeFirstOrThrow();
-    const reader = new ContentReader(ctx.db, revision.root);
+    const reader = new ContentReader(ctx.db, await spaceRoot(ctx.db, site.organization_id, spaceId));
     const page = await reader.byPath(pathname);
     if (!page) {
       // A page that moved in a git-synced space: its repository's .gitbook.yaml says where.
-      const movedTo = await gitRedirectPage(ctx.db, space, pathname);
+      const movedTo = await gitRedirectPage(ctx.db, { id: spaceId, organization_id: site.organization_id }, pathname);
       const moved = movedTo ? await reader.page(movedTo) : undefined;
       if (moved) return { target: 'content' as const, redirect: `${base}${prefix ? `${prefix}/` : ''}${await reader.path(moved)}` };
-      const redirect = await matchRedirect(ctx.db, site.id, `/${rest.join('/')}`);
+      const redirect = await matchRedirect(ctx.db, site, `/${rest.join('/')}`);
       const target = redirect && (await redirectTarget(ctx, site, redirect.row, redirect.suffix));
       if (target) return { target: 'content' as const, redirect: target };
       throw notFound;
@@ -199,11 +191,11 @@ export async function resolvePublishedUrl(ctx: Ctx, input: { url: string; jwt?: 
     site: site.id,
     ...(section ? { siteSection: section.id } : {}),
     siteSpace: siteSpace.id,
-    space: space.id,
+    space: spaceId,
     pathname,
     basePath,
     siteBasePath,
-    apiToken: await issueContentToken(ctx, space.id, through),
+    apiToken: await issueContentToken(ctx, spaceId, through),
     organization: site.organization_id,
     ...(shareKey ? { shareKey } : {}),
     complete: true,

@@ -10,10 +10,28 @@ import { newId } from '../platform/ids.ts';
 import type { Jobs } from '../platform/jobs.ts';
 import { paginate, type PageRequest } from '../platform/paging.ts';
 import { assertContentRole } from '../platform/policy.ts';
-import { guestVisibleSpaces, orgRoleOf, spaceRoles } from '../access/effective.ts';
+import { orgRoleOf, spaceRoles } from '../access/effective.ts';
+import { guestVisibleSpaces } from '../access/store.ts';
 import { loadSpace, requireSpaceRole } from './access.ts';
 import type { CreateSpaceInput, MoveInput, UpdateSpaceInput } from './schemas.ts';
-import { liveSpaceCount, liveSpacesOf, spaceCounts } from './store.ts';
+import {
+  copySpaceGrants,
+  deleteSpaceRows,
+  holdCollection,
+  insertRevision,
+  insertSpace,
+  liveSpaceCount,
+  liveSpacesOf,
+  lockDeletedBefore,
+  lockedVisibility,
+  lockSpace,
+  markSpaceDeleted,
+  moveGrants,
+  moveRevisions,
+  revisionRoot,
+  spaceCounts,
+  updateSpaceRow,
+} from './store.ts';
 import { emitSpaceEvent } from '../events/outbox.ts';
 import { spaceHooks } from './hooks.ts';
 import { assertMembers } from '../access/organizations.ts';
@@ -25,22 +43,6 @@ export const PURGE_SPACE_JOB = 'space.purge';
 
 function newShareKey(): string {
   return randomBytes(18).toString('base64url');
-}
-
-/** An empty first revision for a new space (the content model fills revisions as pages arrive). */
-async function createRevision(
-  trx: Db,
-  space: { id: string; organization_id: string },
-  userId: string,
-  parents: string[] = [],
-  root = '',
-) {
-  const id = newId();
-  await trx
-    .insertInto('revisions')
-    .values({ id, space_id: space.id, organization_id: space.organization_id, parents: json(parents), created_by: userId, created_at: new Date(), root, message: null })
-    .execute();
-  return id;
 }
 
 /**
@@ -74,30 +76,25 @@ export async function createSpace(ctx: Ctx, organizationId: string, input: Creat
     await lockParent(trx, organizationId, parentId, 'parent');
     await lockSiblings(trx, organizationId, parentId);
     const id = newId();
-    const revision = await createRevision(trx, { id, organization_id: organizationId }, ctx.user.id);
-    const row = await trx
-      .insertInto('spaces')
-      .values({
-        id,
-        organization_id: organizationId,
-        parent_id: parentId,
-        title: input.title ?? '',
-        emoji: input.emoji ?? null,
-        icon: null,
-        visibility: input.visibility ?? 'private',
-        edit_mode: input.editMode ?? 'live',
-        language: input.language ?? null,
-        default_level: 'inherit',
-        merge_rules: json<MergeRules>({ type: 'inherit' }),
-        revision_id: revision,
-        share_key: newShareKey(),
-        position: await keyFor(trx, organizationId, parentId, undefined),
-        created_by: ctx.user.id,
-        created_at: now,
-        updated_at: now,
-      })
-      .returningAll()
-      .executeTakeFirstOrThrow();
+    const revision = await insertRevision(trx, organizationId, id, ctx.user.id);
+    const row = await insertSpace(trx, organizationId, {
+      id,
+      parent_id: parentId,
+      title: input.title ?? '',
+      emoji: input.emoji ?? null,
+      icon: null,
+      visibility: input.visibility ?? 'private',
+      edit_mode: input.editMode ?? 'live',
+      language: input.language ?? null,
+      default_level: 'inherit',
+      merge_rules: json<MergeRules>({ type: 'inherit' }),
+      revision_id: revision,
+      share_key: newShareKey(),
+      position: await keyFor(trx, organizationId, parentId, undefined),
+      created_by: ctx.user.id,
+      created_at: now,
+      updated_at: now,
+    });
     await alongside?.(trx, row);
     return row;
   });
@@ -155,25 +152,18 @@ export async function updateSpace(ctx: Ctx, spaceId: string, input: UpdateSpaceI
   };
   const updated = await ctx.db.transaction().execute(async (trx) => {
     // The visibility this update replaces, read under the lock the update takes anyway.
-    const before = input.visibility !== undefined
-      ? await trx.selectFrom('spaces').select('visibility').where('id', '=', space.id).forNoKeyUpdate().executeTakeFirstOrThrow()
-      : undefined;
-    const row = await trx
-      .updateTable('spaces')
-      .set({
-        ...(input.title !== undefined ? { title: input.title } : {}),
-        ...look,
-        ...(input.editMode !== undefined ? { edit_mode: input.editMode } : {}),
-        ...(input.defaultLevel !== undefined ? { default_level: input.defaultLevel } : {}),
-        ...(input.language !== undefined ? { language: input.language } : {}),
-        ...(input.mergeRules !== undefined ? { merge_rules: json(input.mergeRules as MergeRules) } : {}),
-        ...(input.visibility !== undefined ? { visibility: input.visibility } : {}),
-        updated_at: new Date(),
-      })
-      .where('id', '=', space.id)
-      .returningAll()
-      .executeTakeFirstOrThrow();
-    if (before) await visibilityChanged(trx, ctx.jobs, row, before.visibility);
+    const before = input.visibility !== undefined ? await lockedVisibility(trx, space.id, 'no key update') : undefined;
+    const row = await updateSpaceRow(trx, space.id, {
+      ...(input.title !== undefined ? { title: input.title } : {}),
+      ...look,
+      ...(input.editMode !== undefined ? { edit_mode: input.editMode } : {}),
+      ...(input.defaultLevel !== undefined ? { default_level: input.defaultLevel } : {}),
+      ...(input.language !== undefined ? { language: input.language } : {}),
+      ...(input.mergeRules !== undefined ? { merge_rules: json(input.mergeRules as MergeRules) } : {}),
+      ...(input.visibility !== undefined ? { visibility: input.visibility } : {}),
+      updated_at: new Date(),
+    });
+    if (before) await visibilityChanged(trx, ctx.jobs, row, before);
     return row;
   });
   const role = (await withRoles(ctx, updated.organization_id, access.orgRole, [updated]))[0]!.role;
@@ -193,7 +183,7 @@ export async function deleteSpace(ctx: Ctx, spaceId: string): Promise<void> {
   // On the services' clock, as the retention checks below: a test moves it past the retention.
   const deletedAt = new Date(ctx.now());
   await ctx.db.transaction().execute(async (trx) => {
-    await trx.updateTable('spaces').set({ deleted_at: deletedAt, updated_at: deletedAt }).where('id', '=', spaceId).execute();
+    await markSpaceDeleted(trx, spaceId, deletedAt);
     await spaceHooks.run('deleted', trx, { spaceId });
     await ctx.jobs.enqueue(PURGE_SPACE_JOB, { spaceId }, { runAt: new Date(deletedAt.getTime() + ctx.config.spaceRetentionMs), db: trx });
   });
@@ -210,25 +200,20 @@ export async function restoreSpace(ctx: Ctx, spaceId: string) {
     // Hold the parent collection first (the order every writer follows: collection, then space), so
     // it can be neither deleted nor transferred while the space comes back; then read the space
     // again: if its collection was deleted meanwhile, it comes back at the top level.
-    if (space.parent_id) await trx.selectFrom('collections').select('id').where('id', '=', space.parent_id).forShare().execute();
-    const current = await trx.selectFrom('spaces').selectAll().where('id', '=', spaceId).forUpdate().executeTakeFirst();
+    if (space.parent_id) await holdCollection(trx, space.parent_id);
+    const current = await lockSpace(trx, spaceId);
     if (!current) throw new NotFoundError('Space'); // purged meanwhile
     if (!current.deleted_at) return current; // restored meanwhile
     await lockSiblings(trx, current.organization_id, current.parent_id);
     // Siblings created while the space was in the trash may hold its old place.
     const position = await keepOrNextKey(trx, current.organization_id, current.parent_id, current.position, current.id);
-    const row = await trx
-      .updateTable('spaces')
-      .set({
-        deleted_at: null,
-        position,
-        // "in-collection" means nothing outside a collection.
-        ...(current.parent_id === null && current.visibility === 'in-collection' ? { visibility: 'private' as const } : {}),
-        updated_at: new Date(),
-      })
-      .where('id', '=', spaceId)
-      .returningAll()
-      .executeTakeFirstOrThrow();
+    const row = await updateSpaceRow(trx, spaceId, {
+      deleted_at: null,
+      position,
+      // "in-collection" means nothing outside a collection.
+      ...(current.parent_id === null && current.visibility === 'in-collection' ? { visibility: 'private' as const } : {}),
+      updated_at: new Date(),
+    });
     await visibilityChanged(trx, ctx.jobs, row, current.visibility);
     return row;
   });
@@ -240,15 +225,8 @@ export function purgeSpaceJob(services: Pick<Services, 'config' | 'now'>) {
   return async (payload: { spaceId: string }, { db }: { db: Db }) => {
     const cutoff = new Date(services.now() - services.config.spaceRetentionMs);
     await db.transaction().execute(async (trx) => {
-      const due = await trx
-        .selectFrom('spaces')
-        .select('id')
-        .where('id', '=', payload.spaceId)
-        .where('deleted_at', 'is not', null)
-        .where('deleted_at', '<=', cutoff)
-        .forUpdate()
-        .executeTakeFirst();
-      if (due) await removeSpaceNow(trx, due.id);
+      const due = await lockDeletedBefore(trx, payload.spaceId, cutoff);
+      if (due) await removeSpaceNow(trx, due);
     });
   };
 }
@@ -258,8 +236,7 @@ export function purgeSpaceJob(services: Pick<Services, 'config' | 'now'>) {
  * it in a transaction: both deletes happen or neither.
  */
 export async function removeSpaceNow(trx: Db, spaceId: string): Promise<void> {
-  await trx.deleteFrom('spaces').where('id', '=', spaceId).execute();
-  await trx.deleteFrom('content_permissions').where('target_type', '=', 'space').where('target_id', '=', spaceId).execute();
+  await deleteSpaceRows(trx, spaceId);
 }
 
 export async function duplicateSpace(ctx: Ctx, spaceId: string) {
@@ -272,36 +249,28 @@ export async function duplicateSpace(ctx: Ctx, spaceId: string) {
     const id = newId();
     // The copy starts from the source's current content: its first revision descends from it.
     // The copy shares the source's content tree: nothing is copied but the pointer.
-    const sourceRevision = await trx.selectFrom('revisions').select('root').where('id', '=', source.revision_id).executeTakeFirstOrThrow();
-    const revision = await createRevision(trx, { id, organization_id: source.organization_id }, ctx.user.id, [source.revision_id], sourceRevision.root);
-    const created = await trx
-      .insertInto('spaces')
-      .values({
-        id,
-        organization_id: source.organization_id,
-        parent_id: source.parent_id,
-        title: `${source.title} (copy)`.slice(0, 50),
-        emoji: source.emoji,
-        icon: source.icon,
-        visibility: source.visibility,
-        edit_mode: source.edit_mode,
-        language: source.language,
-        default_level: source.default_level,
-        merge_rules: json(source.merge_rules),
-        revision_id: revision,
-        share_key: newShareKey(),
-        position: await keyFor(trx, source.organization_id, source.parent_id, { after: { type: 'space', space: source.id } }),
-        created_by: ctx.user.id,
-        created_at: now,
-        updated_at: now,
-      })
-      .returningAll()
-      .executeTakeFirstOrThrow();
-    await sql`
-      INSERT INTO content_permissions (organization_id, target_type, target_id, principal_type, principal_id, role, created_at)
-      SELECT organization_id, target_type, ${id}, principal_type, principal_id, role, ${now}
-      FROM content_permissions WHERE target_type = 'space' AND target_id = ${source.id}`.execute(trx);
-    await spaceHooks.run('copied', trx, { spaceId: id, root: sourceRevision.root });
+    const root = await revisionRoot(trx, source.revision_id);
+    const revision = await insertRevision(trx, source.organization_id, id, ctx.user.id, [source.revision_id], root);
+    const created = await insertSpace(trx, source.organization_id, {
+      id,
+      parent_id: source.parent_id,
+      title: `${source.title} (copy)`.slice(0, 50),
+      emoji: source.emoji,
+      icon: source.icon,
+      visibility: source.visibility,
+      edit_mode: source.edit_mode,
+      language: source.language,
+      default_level: source.default_level,
+      merge_rules: json(source.merge_rules),
+      revision_id: revision,
+      share_key: newShareKey(),
+      position: await keyFor(trx, source.organization_id, source.parent_id, { after: { type: 'space', space: source.id } }),
+      created_by: ctx.user.id,
+      created_at: now,
+      updated_at: now,
+    });
+    await copySpaceGrants(trx, source.id, id, now);
+    await spaceHooks.run('copied', trx, { spaceId: id, root });
     return created;
   });
   return { space: copy, role: (await withRoles(ctx, copy.organization_id, orgRole, [copy]))[0]!.role };
@@ -322,12 +291,7 @@ export async function moveSpace(ctx: Ctx, spaceId: string, input: MoveInput) {
     await lockParent(trx, space.organization_id, parentId, 'parent');
     await lockSiblings(trx, space.organization_id, parentId);
     const position = await keyFor(trx, space.organization_id, parentId, input.position, space.id);
-    return trx
-      .updateTable('spaces')
-      .set({ parent_id: parentId, position, updated_at: new Date() })
-      .where('id', '=', space.id)
-      .returningAll()
-      .executeTakeFirstOrThrow();
+    return updateSpaceRow(trx, space.id, { parent_id: parentId, position, updated_at: new Date() });
   });
   return { space: moved, role: (await withRoles(ctx, moved.organization_id, orgRole, [moved]))[0]!.role };
 }
@@ -351,19 +315,14 @@ export async function transferSpace(ctx: Ctx, spaceId: string, input: { organiza
     await lockSiblings(trx, input.organization, parentId);
     const position = await keyFor(trx, input.organization, parentId, undefined, space.id);
     // The visibility as it is now, under the row lock (the update below would take it anyway).
-    const { visibility: previous } = await trx.selectFrom('spaces').select('visibility').where('id', '=', space.id).forUpdate().executeTakeFirstOrThrow();
+    const previous = await lockedVisibility(trx, space.id, 'update');
     // "in-collection" means nothing outside a collection.
     const visibility = parentId === null && previous === 'in-collection' ? 'private' : previous;
     if (input.organization !== space.organization_id) {
       await moveGrants(trx, [space.id], 'space', space.organization_id, input.organization);
-      await trx.updateTable('revisions').set({ organization_id: input.organization }).where('space_id', '=', space.id).execute();
+      await moveRevisions(trx, [space.id], input.organization);
     }
-    const row = await trx
-      .updateTable('spaces')
-      .set({ organization_id: input.organization, parent_id: parentId, position, visibility, updated_at: new Date() })
-      .where('id', '=', space.id)
-      .returningAll()
-      .executeTakeFirstOrThrow();
+    const row = await updateSpaceRow(trx, space.id, { organization_id: input.organization, parent_id: parentId, position, visibility, updated_at: new Date() });
     // To the installations of the organization the space now belongs to: those of the one it
     // left no longer see it.
     await visibilityChanged(trx, ctx.jobs, row, previous);
@@ -371,30 +330,6 @@ export async function transferSpace(ctx: Ctx, spaceId: string, input: { organiza
   });
   return { space: moved, role: (await withRoles(ctx, moved.organization_id, targetOrgRole, [moved]))[0]!.role };
 }
-
-/** Re-homes grants on content moving between organizations, dropping those that cannot follow. */
-export async function moveGrants(trx: Db, targetIds: string[], targetType: 'space' | 'collection', from: string, to: string) {
-  if (targetIds.length === 0) return;
-  await trx
-    .deleteFrom('content_permissions')
-    .where('target_type', '=', targetType)
-    .where('target_id', 'in', targetIds)
-    .where((eb) =>
-      eb.or([
-        eb('principal_type', '=', 'team'),
-        eb.not(eb.exists(eb.selectFrom('members').select('user_id').where('members.organization_id', '=', to).whereRef('members.user_id', '=', 'content_permissions.principal_id'))),
-      ]),
-    )
-    .execute();
-  await trx
-    .updateTable('content_permissions')
-    .set({ organization_id: to })
-    .where('target_type', '=', targetType)
-    .where('target_id', 'in', targetIds)
-    .where('organization_id', '=', from)
-    .execute();
-}
-
 
 /** Presents spaces with their counters, loaded for the whole list in one query. */
 export async function presentSpaces(db: Db, urls: Urls, items: { space: SpaceRow; role: RoleOrGuest }[]): Promise<SpaceResource[]> {

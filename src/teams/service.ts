@@ -8,6 +8,7 @@ import { paginate, type PageRequest } from '../platform/paging.ts';
 import { assertAdmin, assertCanListPeople, assertCanManageTeamMembers, canManageTeamMembers, type Membership } from '../platform/policy.ts';
 import { findMember, membersOf } from '../members/store.ts';
 import { requireMembership } from '../access/organizations.ts';
+import { removeGrantsOf } from '../access/store.ts';
 import type { CreateTeamInput, ListMemberTeamsInput, ListTeamsInput, UpdateTeamMembersInput } from './schemas.ts';
 import {
   CONTROL_CHARS,
@@ -128,13 +129,8 @@ export async function deleteTeam(ctx: Ctx, organizationId: string, teamId: strin
   const membership = await requireMembership(ctx, organizationId);
   assertAdmin(membership, 'delete teams');
   await ctx.db.transaction().execute(async (trx) => {
-    // Grants name the team without a foreign key (they target spaces or collections): remove them too.
-    await trx
-      .deleteFrom('content_permissions')
-      .where('organization_id', '=', organizationId)
-      .where('principal_type', '=', 'team')
-      .where('principal_id', '=', teamId)
-      .execute();
+    // The team's grants on spaces and collections go with it.
+    await removeGrantsOf(trx, organizationId, { type: 'team', id: teamId });
     await trx.deleteFrom('teams').where('organization_id', '=', organizationId).where('id', '=', teamId).execute();
   });
 }

@@ -1,7 +1,7 @@
 import { sql, type Expression, type SqlBool } from 'kysely';
 import type { Db } from '../platform/db/database.ts';
 import type { TeamMemberRole } from '../platform/db/schema.ts';
-import { teamGrantedSpaces } from '../access/effective.ts';
+import { teamGrantedSpaces } from '../access/store.ts';
 
 /** C0 control characters and DEL: never part of a title, an id or an email. */
 export const CONTROL_CHARS = /[\u0000-\u001f\u007f]/;

@@ -2,9 +2,8 @@ import { createApiToken } from '../platform/auth.ts';
 import type { Db } from '../platform/db/database.ts';
 import type { UserRow } from '../platform/db/schema.ts';
 import { BadRequestError, ConflictError, ForbiddenError, NotFoundError, isUniqueViolation } from '../platform/errors.ts';
-import { newId } from '../platform/ids.ts';
 import type { Ctx } from '../platform/context.ts';
-import { sql } from 'kysely';
+import { addMemberOnce, findUserByIdOrEmail, findUserSeenBy, insertUser, takeEmailInvites, updateProfile, usersById } from './store.ts';
 
 /** An address with a dotted domain, or at `localhost` (the first administrator's default, admin@localhost). */
 const EMAIL = /^[^\s@]+@(?:[^\s@]+\.[^\s@]+|localhost)$/;
@@ -33,25 +32,9 @@ export async function createUser(
   try {
     return await db.transaction().execute(async (trx) => {
       const now = new Date();
-      const user = await trx
-        .insertInto('users')
-        .values({ id: newId(), email, display_name: name, photo_url: null, created_at: now })
-        .returningAll()
-        .executeTakeFirstOrThrow();
-      const invites = await trx.deleteFrom('email_invites').where('email', '=', email).returningAll().execute();
-      for (const invite of invites) {
-        await trx
-          .insertInto('members')
-          .values({
-            organization_id: invite.organization_id,
-            user_id: user.id,
-            role: invite.role,
-            sso: invite.sso,
-            joined_at: now,
-            last_seen_at: null,
-          })
-          .onConflict((oc) => oc.doNothing())
-          .execute();
+      const user = await insertUser(trx, { email, name, now });
+      for (const invite of await takeEmailInvites(trx, email)) {
+        await addMemberOnce(trx, invite.organization_id, { userId: user.id, role: invite.role, sso: invite.sso, joinedAt: now });
       }
       const token = await createApiToken(trx, user.id);
       return { user, token };
@@ -62,34 +45,13 @@ export async function createUser(
   }
 }
 
-export async function findUserByIdOrEmail(db: Db, idOrEmail: string): Promise<UserRow | undefined> {
-  const query = db.selectFrom('users').selectAll();
-  return idOrEmail.includes('@')
-    ? query.where(sql`lower(email)`, '=', idOrEmail.trim().toLowerCase()).executeTakeFirst()
-    : query.where('id', '=', idOrEmail).executeTakeFirst();
-}
-
 /**
  * A user is visible to the caller when it is the caller or shares an organization with them;
  * anyone else is reported as not found, so ids cannot be probed.
  */
 export async function getVisibleUser(ctx: Ctx, userId: string): Promise<UserRow> {
   if (userId === ctx.user.id) return ctx.user;
-  const user = await ctx.db
-    .selectFrom('users')
-    .selectAll('users')
-    .where('users.id', '=', userId)
-    .where((eb) =>
-      eb.exists(
-        eb
-          .selectFrom('members as theirs')
-          .innerJoin('members as mine', 'mine.organization_id', 'theirs.organization_id')
-          .select(sql`1`.as('one'))
-          .whereRef('theirs.user_id', '=', 'users.id')
-          .where('mine.user_id', '=', ctx.user.id),
-      ),
-    )
-    .executeTakeFirst();
+  const user = await findUserSeenBy(ctx.db, ctx.user.id, userId);
   if (!user) throw new NotFoundError('User');
   return user;
 }
@@ -102,24 +64,13 @@ export async function updateUser(ctx: Ctx, userId: string, patch: { displayName?
   if (patch.displayName === undefined && patch.photoURL === undefined) {
     throw new BadRequestError('Nothing to update: send displayName and/or photoURL');
   }
-  const user = await ctx.db
-    .updateTable('users')
-    .set({
-      ...(patch.displayName !== undefined ? { display_name: patch.displayName.trim() } : {}),
-      ...(patch.photoURL !== undefined ? { photo_url: patch.photoURL } : {}),
-    })
-    .where('id', '=', userId)
-    .returningAll()
-    .executeTakeFirstOrThrow();
+  const user = await updateProfile(ctx.db, userId, {
+    ...(patch.displayName !== undefined ? { display_name: patch.displayName.trim() } : {}),
+    ...(patch.photoURL !== undefined ? { photo_url: patch.photoURL } : {}),
+  });
   // Drop cached profiles after the change (a request racing it can keep the old one for one TTL at most).
   ctx.tokenCache.clear();
   return user;
 }
 
-/** The users named by a page of records, in one query (ids may repeat or be null). */
-export async function usersById(db: Db, ids: (string | null)[]): Promise<Map<string, UserRow>> {
-  const wanted = [...new Set(ids.filter((i): i is string => !!i))];
-  if (!wanted.length) return new Map();
-  const rows = await db.selectFrom('users').selectAll().where('id', 'in', wanted).execute();
-  return new Map(rows.map((u) => [u.id, u]));
-}
+export { findUserByIdOrEmail, usersById };

@@ -39,11 +39,12 @@ export interface CliResult {
   stderr: string;
 }
 
-/** Runs `./bin/folio ...args` to completion. */
-export function runCli(args: string[], env: NodeJS.ProcessEnv): Promise<CliResult> {
+/** Runs `./bin/folio ...args` to completion; `input` is written to its standard input. */
+export function runCli(args: string[], env: NodeJS.ProcessEnv, opts: { input?: string } = {}): Promise<CliResult> {
   return new Promise((resolve, reject) => {
-    const child = spawn(BIN, args, { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(BIN, args, { cwd: ROOT, env, stdio: [opts.input === undefined ? 'ignore' : 'pipe', 'pipe', 'pipe'] });
     running.add(child);
+    if (opts.input !== undefined) child.stdin!.end(opts.input);
     let stdout = '';
     let stderr = '';
     child.stdout!.setEncoding('utf8').on('data', (d: string) => (stdout += d));

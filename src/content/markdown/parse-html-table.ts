@@ -4,7 +4,9 @@ import type {
   DocumentBlockTable,
   DocumentFragment,
   DocumentTableDefinition,
+  DocumentTableDefinitionText,
   DocumentTableRecord,
+  VerticalAlignment,
 } from '@gitbook/api';
 import { generateNKeysBetween } from 'fractional-indexing';
 import { refFromUrl } from './shared.ts';
@@ -65,7 +67,10 @@ export function htmlTable(r: Reader, html: string, tokens: HtmlToken[]): Documen
       definition[id] = { id, title, type, max: Number(attrs['data-max'] ?? 5) || 5 };
     } else {
       const align = attrs.align === 'center' || attrs.align === 'right' ? attrs.align : 'left';
-      definition[id] = { id, title, type: 'text', textAlignment: align };
+      const text: DocumentTableDefinitionText = { id, title, type: 'text', textAlignment: align };
+      const valign = attrs.valign;
+      if (valign === 'top' || valign === 'middle' || valign === 'bottom') text.verticalAlignment = valign as VerticalAlignment;
+      definition[id] = text;
     }
     if (!('data-hidden' in attrs)) visible.push(id);
     const w = Number(attrs.width);
@@ -124,13 +129,24 @@ export function htmlTable(r: Reader, html: string, tokens: HtmlToken[]): Documen
     if (cover) view.coverDefinition = cover;
     if (coverDark) view.coverDefinitionDark = coverDark;
     if ('data-hide-column-title' in tableAttrs) view.hideColumnTitle = true;
+    if (tableAttrs['data-card-wrap'] === 'false') view.wrap = false;
   } else {
     view = { type: 'grid', columns: visible, hideHeader: 'data-header-hidden' in tableAttrs };
     if (Object.keys(widths).length > 0) view.columnWidths = widths;
   }
   const data: DocumentBlockTable['data'] = { view, records, definition };
-  if (isTrue(tableAttrs['data-full-width'])) data.fullWidth = true;
+  // Explicit either way: GitBook writes `data-full-width="false"` too, and `data-search`.
+  const fullWidth = booleanAttr(tableAttrs['data-full-width']);
+  if (fullWidth !== undefined) data.fullWidth = fullWidth;
+  const search = booleanAttr(tableAttrs['data-search']);
+  if (search !== undefined) data.search = search;
   return { object: 'block', type: 'table', data, fragments, isVoid: true };
+}
+
+/** `"true"` (or a bare attribute) and `"false"`; undefined when absent or anything else. */
+function booleanAttr(value: string | undefined): boolean | undefined {
+  if (value === 'false') return false;
+  return isTrue(value) ? true : undefined;
 }
 
 /**

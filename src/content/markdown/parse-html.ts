@@ -141,7 +141,9 @@ function figures(r: Reader, html: string, tokens: HtmlToken[], wrapper: Record<s
   const block = imagesBlock(images);
   const align = wrapper.align;
   if (align === 'left' || align === 'right' || align === 'center') block.data.align = align;
-  if (isTrue(wrapper['data-full-width'])) block.data.fullWidth = true;
+  // `data-full-width="false"` is kept as such: GitBook writes it for images switched back from full width.
+  if (wrapper['data-full-width'] === 'false') block.data.fullWidth = false;
+  else if (isTrue(wrapper['data-full-width'])) block.data.fullWidth = true;
   if (isTrue(wrapper['data-with-frame'])) block.data.withFrame = true;
   return block;
 }

@@ -1,7 +1,7 @@
-import remarkGfm from 'remark-gfm';
 import remarkParse from 'remark-parse';
 import { unified } from 'unified';
 import { scanLiquidTag } from './tags.ts';
+import { gitbookGfm } from './gfm.ts';
 import { knownTag } from './parse-liquid.ts';
 
 /**
@@ -9,7 +9,7 @@ import { knownTag } from './parse-liquid.ts';
  * lines turned into fences, and GitBook tags and `<details>` lines put on paragraphs of their own.
  */
 
-export const processor = unified().use(remarkParse).use(remarkGfm);
+export const processor = unified().use(remarkParse).use(gitbookGfm);
 
 // Math is cut out before parsing so markdown never rewrites it (`*`, `_`, `\{` and `|` are all
 // common in TeX); it is swapped for a placeholder that markdown leaves alone: private-use characters

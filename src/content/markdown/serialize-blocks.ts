@@ -66,7 +66,7 @@ function imagesBlock(node: DocumentBlockImages, notes: Notes): md.RootContent[] 
   const { align, fullWidth, withFrame } = node.data;
   // Always figures, as GitBook writes block images; several side by side are separated by a space.
   const figures = node.nodes.map((image) => figure(image, notes)).join(' ');
-  const attrs = [align ? `align="${align}"` : '', fullWidth ? 'data-full-width="true"' : '', withFrame ? 'data-with-frame="true"' : ''].filter(Boolean);
+  const attrs = [align ? `align="${align}"` : '', fullWidth !== undefined ? `data-full-width="${fullWidth}"` : '', withFrame ? 'data-with-frame="true"' : ''].filter(Boolean);
   return [html(attrs.length > 0 || node.nodes.length > 1 ? `<div${attrs.map((a) => ` ${a}`).join('')}>${figures}</div>` : figures)];
 }
 

@@ -1,27 +1,10 @@
 import type * as md from 'mdast';
 import type { Handle } from 'mdast-util-to-markdown';
-import remarkGfm from 'remark-gfm';
 import remarkStringify from 'remark-stringify';
 import { unified } from 'unified';
+import { gitbookGfm } from './gfm.ts';
 
 /** remark-stringify, set up to write markdown the way GitBook does. */
-
-/**
- * GFM escapes every `.` after a `w` (`excalidraw\.com`) so that no `www.` autolink appears; GitBook
- * escapes none. Only a `.` right after a word `www` is escaped here, which is all that needs it.
- */
-function narrowAutolinkEscapes(this: { data: (key: string) => unknown }) {
-  type Extension = { unsafe?: { character: string; before?: string }[]; extensions?: Extension[] };
-  const visit = (list: Extension[]) => {
-    for (const extension of list) {
-      for (const pattern of extension.unsafe ?? []) {
-        if (pattern.character === '.' && pattern.before === '[Ww]') pattern.before = '(?:^|[^\\w])[Ww]{3}';
-      }
-      visit(extension.extensions ?? []);
-    }
-  };
-  visit((this.data('toMarkdownExtensions') ?? []) as Extension[]);
-}
 
 /**
  * Text as GitBook escapes it: markdown's escapes, plus every `_` (GitBook writes `:heavy\_plus\_sign:`
@@ -29,7 +12,7 @@ function narrowAutolinkEscapes(this: { data: (key: string) => unknown }) {
  */
 const text: Handle = (node: md.Text, _parent, state, info) => state.safe(node.value, info).replace(/(?<!\\)_/g, '\\_');
 
-export const processor = unified().use(remarkGfm).use(narrowAutolinkEscapes).use(remarkStringify, {
+export const processor = unified().use(gitbookGfm).use(remarkStringify, {
   handlers: { text },
   listItemIndent: 'mixed',
   // GitBook's own choices, so that an exported page only changes where its content did.

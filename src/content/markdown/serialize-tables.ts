@@ -43,10 +43,11 @@ function cellValue(block: DocumentBlockTable, def: DocumentTableDefinition | und
 
 /** Whether a table can be a pipe table: a plain grid of one-paragraph text cells. */
 export function isPipeTable(block: DocumentBlockTable): boolean {
-  const { view, definition, fullWidth, cellMerges } = block.data;
-  if (view.type !== 'grid' || view.hideHeader || view.columnWidths || fullWidth || (cellMerges && cellMerges.length > 0)) return false;
-  if (view.columns.length === 0 || view.columns.length !== Object.keys(definition).length) return false;
-  if (!view.columns.every((c) => definition[c]?.type === 'text')) return false;
+  const { view, definition, fullWidth, search, cellMerges } = block.data;
+  // What only HTML attributes can say (a width, `data-full-width`, `data-search`, `valign`) makes an HTML table.
+  if (view.type !== 'grid' || view.hideHeader || view.columnWidths || fullWidth !== undefined || search !== undefined) return false;
+  if ((cellMerges && cellMerges.length > 0) || view.columns.length === 0 || view.columns.length !== Object.keys(definition).length) return false;
+  if (!view.columns.every((c) => { const def = definition[c]; return def?.type === 'text' && !def.verticalAlignment; })) return false;
   return Object.values(block.data.records).every((record) =>
     view.columns.every((c) => {
       const fragment = fragmentOf(block, record.values[c]);
@@ -94,16 +95,21 @@ function cellHtml(nodes: readonly Block[], notes: Notes): string {
 
 /** Any other table as HTML, the way GitBook writes cards and tables with widths or typed columns. */
 export function htmlTable(block: DocumentBlockTable, notes: Notes): string {
-  const { view, definition, fullWidth } = block.data;
+  const { view, definition, fullWidth, search } = block.data;
   // Columns of the view first, then the hidden ones.
   const ids = [...view.columns, ...Object.keys(definition).filter((id) => !view.columns.includes(id))].filter((id) => definition[id]);
   const tableAttrs: string[] = [];
   if (view.type === 'cards') {
     tableAttrs.push('data-view="cards"');
     if (view.cardSize === 'large') tableAttrs.push('data-card-size="large"');
+    if (view.wrap === false) tableAttrs.push('data-card-wrap="false"');
     if (view.hideColumnTitle) tableAttrs.push('data-hide-column-title');
   } else if (view.hideHeader) tableAttrs.push('data-header-hidden');
-  if (fullWidth) tableAttrs.push('data-full-width="true"');
+  // An explicit `false` is kept: GitBook writes it for a table switched back from full width.
+  if (fullWidth !== undefined) tableAttrs.push(`data-full-width="${fullWidth}"`);
+  if (search !== undefined) tableAttrs.push(`data-search="${search}"`);
+  // GitBook writes a table's attributes in alphabetical order.
+  tableAttrs.sort();
   const th = ids.map((id) => {
     const def = definition[id]!;
     const attrs: string[] = [];
@@ -114,7 +120,7 @@ export function htmlTable(block: DocumentBlockTable, notes: Notes): string {
       if (view.coverDefinitionDark === id) attrs.push('data-card-cover-dark');
     } else if (view.columnWidths?.[id] !== undefined) attrs.push(`width="${view.columnWidths[id]}"`);
     if (def.type !== 'text') attrs.push(`data-type="${def.type}"`);
-    if (def.type === 'text' && def.textAlignment !== 'left') attrs.push(`align="${def.textAlignment}"`);
+    attrs.push(...alignments(def));
     if (def.type === 'rating') attrs.push(`data-max="${def.max}"`);
     const title = def.title ? inlineMarkdown([{ object: 'text', leaves: [{ object: 'leaf', text: def.title, marks: [] }] }], notes) : '';
     return `<th${attrs.map((a) => ` ${a}`).join('')}>${title}</th>`;
@@ -136,9 +142,20 @@ export function htmlTable(block: DocumentBlockTable, notes: Notes): string {
         const fragment = fragmentOf(block, value);
         inner = cellHtml(fragment?.nodes ?? [], notes);
       }
-      return `<td>${inner}</td>`;
+      // A column's alignments are repeated on each of its cells, as GitBook writes them.
+      const align = alignments(def);
+      return `<td${align.map((a) => ` ${a}`).join('')}>${inner}</td>`;
     });
     return `<tr>${cells.join('')}</tr>`;
   });
   return `<table${tableAttrs.map((a) => ` ${a}`).join('')}><thead><tr>${th.join('')}</tr></thead><tbody>${rows.join('')}</tbody></table>`;
+}
+
+/** The `align` and `valign` attributes of a text column (left and no vertical alignment: none). */
+function alignments(def: DocumentTableDefinition): string[] {
+  if (def.type !== 'text') return [];
+  const out: string[] = [];
+  if (def.textAlignment && def.textAlignment !== 'left') out.push(`align="${def.textAlignment}"`);
+  if (def.verticalAlignment) out.push(`valign="${def.verticalAlignment}"`);
+  return out;
 }

@@ -109,7 +109,7 @@ export function decodeEntities(text: string): string {
 
 /** Escapes an attribute value the way GitBook writes them (`&` as `&#x26;`, quotes as `&#x22;`). */
 export function escapeAttr(value: string): string {
-  return value.replace(/&/g, '&#x26;').replace(/"/g, '&#x22;').replace(/</g, '&#x3C;').replace(/>/g, '&#x3E;');
+  return value.replace(/&/g, '&#x26;').replace(/"/g, '&#x22;').replace(/'/g, '&#x27;').replace(/</g, '&#x3C;').replace(/>/g, '&#x3E;');
 }
 
 export function escapeHtmlText(value: string): string {

@@ -21,6 +21,7 @@ import * as m0014 from './migrations/0014_translations.ts';
 import * as m0016 from './migrations/0016_content_tokens.ts';
 import * as m0017 from './migrations/0017_site_content_tokens.ts';
 import * as m0018 from './migrations/0018_translation_page_fingerprints.ts';
+import * as m0019 from './migrations/0019_passwords.ts';
 import { PGliteDialect } from './pglite-dialect.ts';
 import type { Database } from './schema.ts';
 
@@ -76,6 +77,7 @@ const migrations: Record<string, Migration> = {
   '0016_content_tokens': m0016,
   '0017_site_content_tokens': m0017,
   '0018_translation_page_fingerprints': m0018,
+  '0019_passwords': m0019,
 };
 
 class StaticMigrationProvider implements MigrationProvider {

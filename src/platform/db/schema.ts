@@ -44,6 +44,7 @@ export interface Database {
   glossary_entries: GlossaryEntriesTable;
   saml_providers: SamlProvidersTable;
   saml_requests: SamlRequestsTable;
+  password_setup_tokens: PasswordSetupTokensTable;
   saml_assertions: SamlAssertionsTable;
   saml_identities: SamlIdentitiesTable;
   openapi_specs: OpenAPISpecsTable;
@@ -74,6 +75,18 @@ export interface UsersTable {
   display_name: string;
   photo_url: string | null;
   created_at: Date;
+  /** scrypt hash of the password with its salt and parameters (src/sign-in/password-hash.ts); null: none set. */
+  password_hash: Generated<string | null>;
+}
+
+/** One-time links where a person chooses their password (only the token's hash is kept). */
+export interface PasswordSetupTokensTable {
+  id: string;
+  user_id: string;
+  token_hash: string;
+  created_at: Date;
+  expires_at: Date;
+  used_at: Date | null;
 }
 
 export interface ApiTokensTable {
@@ -89,6 +102,8 @@ export interface ApiTokensTable {
   revoked_at: Date | null;
   /** The organization whose single sign-on issued this token (session or token); null otherwise. */
   sso_organization_id: string | null;
+  /** The token behind an app session (password sign-in, src/sign-in/): ended when the password changes. */
+  app_session: Generated<boolean>;
   /** A content token reads this space's content and nothing else (src/sites/content-token.ts); null: an ordinary token. */
   scope_space_id: string | null;
   /** The token a content token was derived from: it authenticates only while that one does. */

@@ -1,5 +1,7 @@
 import { createHmac } from 'node:crypto';
-import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { Type, type Static } from '@sinclair/typebox';
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { FolioApp } from '../platform/app.ts';
 import type { Services } from '../platform/context.ts';
 import { BadRequestError, NotFoundError } from '../platform/errors.ts';
 import { RateLimiter } from '../platform/rate-limit.ts';
@@ -29,7 +31,10 @@ export interface ResolvedSite {
   base: string;
 }
 
-export type SiteResolver = (req: FastifyRequest) => Promise<ResolvedSite | undefined>;
+/** A published site's address: its organization (id or hostname) and basename. */
+export const SiteAddress = Type.Object({ orgKey: Type.String(), basename: Type.String() });
+
+export type SiteResolver = (req: FastifyRequest, address: Static<typeof SiteAddress>) => Promise<ResolvedSite | undefined>;
 
 /** Views and feedback per address and site: generous for readers, a wall for floods. */
 const views = new RateLimiter({ max: 120, windowMs: 60_000, maxKeys: 10_000 });
@@ -73,15 +78,15 @@ function limit(limiter: RateLimiter, key: string, reply: FastifyReply): void {
   if (error) throw error;
 }
 
-export async function readerEventRoutes(app: FastifyInstance, services: Services, resolve: SiteResolver): Promise<void> {
+export async function readerEventRoutes(app: FolioApp, services: Services, resolve: SiteResolver): Promise<void> {
   // The feedback form posts url-encoded fields; only these routes accept them.
   app.addContentTypeParser('application/x-www-form-urlencoded', { parseAs: 'string', bodyLimit: 8192 }, (_req, body, done) => {
     done(null, Object.fromEntries(new URLSearchParams(typeof body === 'string' ? body : body.toString('utf8'))));
   });
 
   /** The site, and the visitor if they may read it (a reader who may not is told there is nothing here). */
-  async function reader(req: FastifyRequest) {
-    const resolved = await resolve(req);
+  async function reader(req: FastifyRequest, address: Static<typeof SiteAddress>) {
+    const resolved = await resolve(req, address);
     if (!resolved) throw new NotFoundError('Site');
     const outcome = await visitorOf(services.db, resolved.site, req, resolved.base, services.config.publicUrl.startsWith('https:'));
     if (outcome.kind !== 'ok') throw new NotFoundError('Site');
@@ -95,10 +100,10 @@ export async function readerEventRoutes(app: FastifyInstance, services: Services
   };
 
   const config = { public: true };
-  const schema = { hide: true };
+  const schema = { hide: true, params: SiteAddress };
 
   app.post('/:orgKey/:basename/_folio/view', { config, schema }, async (req, reply) => {
-    const { resolved, visitor } = await reader(req);
+    const { resolved, visitor } = await reader(req, req.params);
     const targets = receivers(resolved, 'site:views:read');
     if (targets.length === 0) return reply.code(204).send();
     limit(views, `${resolved.site.id}|${req.ip}`, reply);
@@ -129,7 +134,7 @@ export async function readerEventRoutes(app: FastifyInstance, services: Services
   });
 
   app.post('/:orgKey/:basename/_folio/feedback', { config, schema }, async (req, reply) => {
-    const { resolved, visitor } = await reader(req);
+    const { resolved, visitor } = await reader(req, req.params);
     const targets = receivers(resolved, 'page:feedback:read');
     if (targets.length === 0) throw new NotFoundError('Feedback on this site');
     limit(feedbacks, `${resolved.site.id}|${req.ip}`, reply);

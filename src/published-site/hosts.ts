@@ -1,5 +1,6 @@
 import type { IncomingMessage } from 'node:http';
 import type { Db } from '../platform/db/database.ts';
+import { publishedHostnames } from './store.ts';
 
 /**
  * Custom hostnames of published sites. A request whose Host is a site's `hostname` is routed to
@@ -15,13 +16,8 @@ export class SiteHosts {
   constructor(private readonly db: Db) {}
 
   async refresh(): Promise<void> {
-    const rows = await this.db
-      .selectFrom('sites')
-      .select(['hostname', 'organization_id', 'basename'])
-      .where('hostname', 'is not', null)
-      .where('published', '=', true)
-      .execute();
-    this.sites = new Map(rows.map((r) => [r.hostname!.toLowerCase(), `/${encodeURIComponent(r.organization_id)}/${encodeURIComponent(r.basename)}`]));
+    const rows = await publishedHostnames(this.db);
+    this.sites = new Map(rows.map((r) => [r.hostname.toLowerCase(), `/${encodeURIComponent(r.organization_id)}/${encodeURIComponent(r.basename)}`]));
   }
 
   start(intervalMs: number): void {

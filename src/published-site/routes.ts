@@ -1,7 +1,9 @@
 import { readFile } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import { dirname, join, normalize } from 'node:path';
-import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { Type, type Static } from '@sinclair/typebox';
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { FolioApp } from '../platform/app.ts';
 import type { Services } from '../platform/context.ts';
 import type { SiteRow } from '../platform/db/schema.ts';
 import { getBlob } from '../content/files.ts';
@@ -9,13 +11,14 @@ import { contentDisposition } from '../platform/content-disposition.ts';
 import { excerpt, searchHits, terms } from '../search/service.ts';
 import { matchRedirect, redirectTarget } from '../sites/redirects.ts';
 import { SITE_CSS, SITE_JS } from './layout.ts';
-import { navigationFor, loadPublished, locate, pageAt, pageMarkdown, reachableSiteSpaces, renderPage, type PageRequest, type SiteStructure } from './published.ts';
+import { navigationFor, locate, pageAt, pageMarkdown, reachableSiteSpaces, renderPage, type PageRequest, type SiteStructure } from './published.ts';
 import type { Navigation, NavPage } from './navigation.ts';
 import { escapeHtml } from './render.ts';
 import { siteHostOf } from './hosts.ts';
 import { sendVisitorRedirect, visitorOf, type Visitor } from './visitor.ts';
 import { scriptSources, siteIntegrations, type SiteIntegration } from '../integrations/site-scripts.ts';
-import { readerEventRoutes } from './reader-events.ts';
+import { readerEventRoutes, SiteAddress } from './reader-events.ts';
+import { publishedSiteAt } from './store.ts';
 import { gitRedirectPage } from '../git/redirects.ts';
 import { renderIntegrationBlock } from '../integrations/blocks.ts';
 
@@ -95,7 +98,7 @@ interface Published {
 const sites = new Map<string, { at: number; value: Published | undefined }>();
 
 async function readPublished(services: Services, orgKey: string, basename: string): Promise<Published | undefined> {
-  const found = await loadPublished(services.db, orgKey, basename);
+  const found = await publishedSiteAt(services.db, orgKey, basename);
   if (!found) return undefined;
   const integrations = await siteIntegrations(services.db, found.site);
   const sources = scriptSources(services.config.publicUrl, integrations);
@@ -151,9 +154,13 @@ function typeFor(name: string): string {
   );
 }
 
-export async function publishedSiteRoutes(app: FastifyInstance, services: Services): Promise<void> {
-  const handler = async (req: FastifyRequest, reply: FastifyReply) => {
-    const params = req.params as { orgKey: string; basename: string; '*'?: string };
+/** A site's address and the path within it (absent at the site's root without a slash). */
+const SitePathParams = Type.Object({ ...SiteAddress.properties, '*': Type.Optional(Type.String()) });
+/** `q`: the words of the site's search page, taken as they come (text, or several joined). */
+const SiteQuery = Type.Object({ q: Type.Optional(Type.Unknown()) });
+
+export async function publishedSiteRoutes(app: FolioApp, services: Services): Promise<void> {
+  const handler = async (req: FastifyRequest, reply: FastifyReply, params: Static<typeof SitePathParams>, query: Static<typeof SiteQuery>) => {
     // API paths that match no route stay API answers (JSON), not site pages.
     if (params.orgKey === 'v1') return reply.callNotFound();
     const published = await publishedSite(services, params.orgKey, params.basename);
@@ -161,16 +168,16 @@ export async function publishedSiteRoutes(app: FastifyInstance, services: Servic
     const base = siteBase(req, params);
     const rest = params['*'] ?? (req.url.split('?')[0]!.endsWith('/') ? '' : undefined);
     if (rest === undefined) return reply.redirect(base, 301);
-    return serveSite(req, reply, services, { ...published, base, rest });
+    return serveSite(req, reply, services, { ...published, base, rest }, query);
   };
   const config = { public: true };
-  app.get('/:orgKey/:basename', { config, schema: { hide: true } }, handler);
-  app.get('/:orgKey/:basename/*', { config, schema: { hide: true } }, handler);
+  const schema = { hide: true, params: SitePathParams, querystring: SiteQuery };
+  app.get('/:orgKey/:basename', { config, schema }, (req, reply) => handler(req, reply, req.params, req.query));
+  app.get('/:orgKey/:basename/*', { config, schema }, (req, reply) => handler(req, reply, req.params, req.query));
   await app.register(async (scope) =>
-    readerEventRoutes(scope, services, async (req) => {
-      const params = req.params as { orgKey: string; basename: string };
-      const published = await publishedSite(services, params.orgKey, params.basename);
-      return published && { ...published, base: siteBase(req, params) };
+    readerEventRoutes(scope, services, async (req, address) => {
+      const published = await publishedSite(services, address.orgKey, address.basename);
+      return published && { ...published, base: siteBase(req, address) };
     }),
   );
 }
@@ -188,7 +195,7 @@ function pageCsp(published: Published, frames: string[]): string {
   return cspWith(sources);
 }
 
-async function serveSite(req: FastifyRequest, reply: FastifyReply, services: Services, context: SiteContext) {
+async function serveSite(req: FastifyRequest, reply: FastifyReply, services: Services, context: SiteContext, query: Static<typeof SiteQuery>) {
   const { site, structure, integrations, csp, base, rest } = context;
   headers(reply, site, csp);
   if (rest.startsWith('_folio/site.') || rest.startsWith('_folio/katex/')) return (await serveAsset(reply, services, rest)) ?? page(reply, 404, 'Not found', 'No such file.');
@@ -215,7 +222,7 @@ async function serveSite(req: FastifyRequest, reply: FastifyReply, services: Ser
 
   if (path === 'sitemap.xml') return sitemap(reply, services, site, base, structure, visitor);
   if (path === 'llms.txt' || path === 'llms-full.txt') return llms(reply, services, site, base, structure, visitor, path === 'llms-full.txt');
-  if (path === 'search') return search(req, reply, services, context, visitor);
+  if (path === 'search') return search(reply, services, context, visitor, query.q);
 
   const markdown = path.endsWith('.md');
   const located = locate(structure, markdown ? path.slice(0, -3) : path, visitor);
@@ -237,10 +244,9 @@ async function serveSite(req: FastifyRequest, reply: FastifyReply, services: Ser
     const moved = movedTo ? nav.byId.get(movedTo) : undefined;
     if (moved && pageAt(nav, moved.path, visitor)) return reply.code(301).header('location', `${base}${located.prefix}${moved.path}${markdown ? '.md' : ''}`).send();
   }
-  const redirect = await matchRedirect(services.db, site.id, `/${path}`);
+  const redirect = await matchRedirect(services.db, site, `/${path}`);
   if (redirect) {
-    // Redirect targets need only the database and the URL helpers, which the services carry.
-    const target = await redirectTarget(services as unknown as Parameters<typeof redirectTarget>[0], site, redirect.row, redirect.suffix);
+    const target = await redirectTarget(services, site, redirect.row, redirect.suffix);
     if (target) return reply.code(301).header('location', target).send();
   }
   return page(reply, 404, 'Page not found', 'This page does not exist, or you cannot see it.');
@@ -276,8 +282,8 @@ async function llms(reply: FastifyReply, services: Services, site: SiteRow, base
   return reply.type('text/plain; charset=utf-8').send(parts.join('\n\n---\n\n'));
 }
 
-async function search(req: FastifyRequest, reply: FastifyReply, services: Services, { site, structure, integrations, base }: SiteContext, visitor: Visitor) {
-  const query = String((req.query as { q?: unknown }).q ?? '').slice(0, 512).trim();
+async function search(reply: FastifyReply, services: Services, { site, structure, integrations, base }: SiteContext, visitor: Visitor, q: unknown) {
+  const query = String(q ?? '').slice(0, 512).trim();
   const located = locate(structure, '', visitor);
   if (!located) return page(reply, 404, 'Not found', 'This site has no content yet.');
   const request: PageRequest = { db: services.db, urls: services.urls, site, base, structure, located, visitor, integrations };

@@ -62,10 +62,10 @@ export async function visitorOf(db: Db, site: SiteRow, req: FastifyRequest, base
   if (site.visibility === 'share-link') {
     const fromUrl = url.searchParams.get('share');
     if (fromUrl) {
-      if (!(await activeShareLink(db, site.id, fromUrl))) return { kind: 'denied' };
+      if (!(await activeShareLink(db, site, fromUrl))) return { kind: 'denied' };
       return { kind: 'store', cookie: cookie(cookieName(site, 'share'), fromUrl, basePath, secure), location: without(url, 'share') };
     }
-    if (!(await activeShareLink(db, site.id, readCookie(req, cookieName(site, 'share'))))) return { kind: 'denied' };
+    if (!(await activeShareLink(db, site, readCookie(req, cookieName(site, 'share'))))) return { kind: 'denied' };
     return { kind: 'ok', visitor: { claims: {}, segment: 'anonymous' } };
   }
   if (site.visibility === 'visitor-auth') {
