@@ -1,4 +1,3 @@
-import { sql } from 'kysely';
 import type { Services } from '../platform/context.ts';
 import { json, type Db } from '../platform/db/database.ts';
 import type { Impact } from '../platform/db/schema.ts';
@@ -8,6 +7,7 @@ import { addInto, CENTROID_TERMS, centroidOf, medoid, nearest, prune, recluster,
 import { clusterSummary, iconFor, issueDetails } from './documents.ts';
 import { builtInEngine, engineFor, type Engine } from './engine.ts';
 import { strongerImpact, type ConversationText, type ExtractedIssue } from './extract.ts';
+import * as store from './store.ts';
 import { idf, termVector, terms as termsOf, type SparseVector } from './text.ts';
 
 export const PROCESS_CONVERSATIONS_JOB = 'insights.process';
@@ -31,8 +31,6 @@ function reclusterDue(sinceLast: number, total: number): boolean {
 
 /** Conversations extracted and assigned per transaction. */
 const CHUNK = 100;
-
-const lock = (db: Db, organizationId: string) => sql`SELECT pg_advisory_xact_lock(hashtext(${`insights:${organizationId}`}))`.execute(db);
 
 interface Prepared {
   conversationId: string;
@@ -93,8 +91,7 @@ class TermStats {
   ) {}
 
   static async load(db: Db, organizationId: string): Promise<TermStats> {
-    const state = await db.selectFrom('insight_state').selectAll().where('organization_id', '=', organizationId).executeTakeFirst();
-    const rows = await db.selectFrom('insight_terms').select(['term', 'df', 'word']).where('organization_id', '=', organizationId).execute();
+    const { state, terms: rows } = await store.loadTermStats(db, organizationId);
     return new TermStats(new Map(rows.map((r) => [r.term, r.df])), new Map(rows.map((r) => [r.term, r.word])), state?.documents ?? 0, state?.assigned_since_recluster ?? 0);
   }
 
@@ -124,19 +121,8 @@ class TermStats {
   }
 
   async save(db: Db, organizationId: string): Promise<void> {
-    const rows = [...this.changed].map((term) => ({ organization_id: organizationId, term, word: this.words.get(term) ?? term, df: this.df.get(term) ?? 0 }));
-    for (let i = 0; i < rows.length; i += 1000) {
-      await db
-        .insertInto('insight_terms')
-        .values(rows.slice(i, i + 1000))
-        .onConflict((oc) => oc.columns(['organization_id', 'term']).doUpdateSet({ df: sql`excluded.df` }))
-        .execute();
-    }
-    await db
-      .insertInto('insight_state')
-      .values({ organization_id: organizationId, documents: this.documents, assigned_since_recluster: this.assignedSince, reclustered_at: null })
-      .onConflict((oc) => oc.column('organization_id').doUpdateSet({ documents: this.documents, assigned_since_recluster: this.assignedSince }))
-      .execute();
+    const terms = [...this.changed].map((term) => ({ term, word: this.words.get(term) ?? term, df: this.df.get(term) ?? 0 }));
+    await store.saveTermStats(db, organizationId, terms, { documents: this.documents, assignedSince: this.assignedSince });
     this.changed.clear();
   }
 }
@@ -144,36 +130,19 @@ class TermStats {
 /** Queues a recomputation of the organization's clusters, unless one is already waiting. */
 async function scheduleRecluster(services: Services, db: Db, organizationId: string, now: boolean): Promise<void> {
   const runAt = new Date(Date.now() + (now ? 0 : services.config.insightsReclusterDelayMs));
-  const waiting = await db
-    .selectFrom('jobs')
-    .select(['id', 'run_at'])
-    .where('type', '=', RECLUSTER_JOB)
-    .where('status', '=', 'queued')
-    .where(sql<boolean>`payload->>'organizationId' = ${organizationId}`)
-    .executeTakeFirst();
+  const waiting = await store.queuedJobOf(db, organizationId, RECLUSTER_JOB);
   if (waiting) {
-    if (waiting.run_at > runAt) await db.updateTable('jobs').set({ run_at: runAt }).where('id', '=', waiting.id).execute();
+    if (waiting.run_at > runAt) await store.rescheduleJob(db, waiting.id, runAt);
     return;
   }
   await services.jobs.enqueue(RECLUSTER_JOB, { organizationId }, { runAt, db });
 }
 
 /** Sets each cluster's stored impact from its issues: the strongest level, weighted by count (see impactOf). */
-async function refreshClusterImpacts(db: Db, clusterIds: string[]): Promise<void> {
+async function refreshClusterImpacts(db: Db, organizationId: string, clusterIds: string[]): Promise<void> {
   if (clusterIds.length === 0) return;
-  const counts = await db
-    .selectFrom('conversation_issues')
-    .select(['cluster_id', 'impact', sql<number>`count(*)::int`.as('n')])
-    .where('cluster_id', 'in', clusterIds)
-    .groupBy(['cluster_id', 'impact'])
-    .execute();
-  const byCluster = new Map<string, Record<Impact, number>>();
-  for (const c of counts) {
-    const entry = byCluster.get(c.cluster_id!) ?? { low: 0, medium: 0, high: 0 };
-    entry[c.impact] = Number(c.n);
-    byCluster.set(c.cluster_id!, entry);
-  }
-  for (const [id, entry] of byCluster) await db.updateTable('issues_clusters').set({ impact: impactOf(entry) }).where('id', '=', id).execute();
+  const byCluster = await store.impactCounts(db, clusterIds);
+  for (const [id, entry] of byCluster) await store.updateCluster(db, organizationId, id, { impact: impactOf(entry) });
 }
 
 /**
@@ -205,15 +174,7 @@ export function processConversationsJob(services: Services) {
   return async (payload: { organizationId: string; ids: string[] }, job: JobContext) => {
     const { organizationId, ids } = payload;
     const db = services.db;
-    const rows = ids.length
-      ? await db
-          .selectFrom('conversations')
-          .select(['id', 'subject', 'source', 'parts', 'content_hash', 'created_at'])
-          .where('organization_id', '=', organizationId)
-          .where('id', 'in', ids)
-          .where('processed_at', 'is', null)
-          .execute()
-      : [];
+    const rows = await store.unprocessedConversations(db, organizationId, ids);
     if (rows.length === 0) return;
     let engine = engineFor(services.config);
     // A chunk per transaction: the embedded database serves one transaction at a time, so a
@@ -226,49 +187,37 @@ export function processConversationsJob(services: Services) {
       } catch (err) {
         // The configured engine failed on every attempt: the built-in engine processes the
         // conversations rather than leaving them unprocessed for good.
-        const jobRow = await db.selectFrom('jobs').select('max_attempts').where('id', '=', job.jobId).executeTakeFirst();
-        if (job.attempt < (jobRow?.max_attempts ?? 1)) throw err;
+        if (job.attempt < ((await store.maxAttemptsOf(db, job.jobId)) ?? 1)) throw err;
         services.jobs.logger?.warn({ err: (err as Error).message, organizationId }, 'insights engine failed on the last attempt: built-in engine used');
         engine = builtInEngine;
         prepared = await prepare(engine, chunk);
       }
       const created: { id: string; sample: { titles: string[]; evidence: string[]; keywords: string[] } }[] = [];
       await db.transaction().execute(async (trx) => {
-        await lock(trx, organizationId);
+        await store.lockOrganizationInsights(trx, organizationId);
         // Only conversations still as they were extracted: a newer ingest has its own job.
-        const current = new Map(
-          (
-            await trx
-              .selectFrom('conversations')
-              .select(['id', 'content_hash'])
-              .where('organization_id', '=', organizationId)
-              .where('id', 'in', prepared.map((p) => p.conversationId))
-              .where('processed_at', 'is', null)
-              .forUpdate()
-              .execute()
-          ).map((r) => [r.id, r.content_hash]),
+        const current = await store.lockConversationHashes(
+          trx,
+          organizationId,
+          prepared.map((p) => p.conversationId),
+          { unprocessed: true },
         );
         const work = prepared.filter((p) => current.get(p.conversationId) === p.hash);
         if (work.length === 0) return;
         const stats = await TermStats.load(trx, organizationId);
         const kind = engine.vectorKind;
         const weight: Weight = kind === 'tfidf' ? stats.weight : () => 1;
-        const clusterRows = await trx
-          .selectFrom('issues_clusters')
-          .select(['id', 'centroid', 'issues', 'vector_kind'])
-          .where('organization_id', '=', organizationId)
-          .execute();
+        const clusterRows = await store.clusterCentroids(trx, organizationId);
         const centroids = new Map<string, Centroid & { kind: string }>();
         for (const c of clusterRows) centroids.set(c.id, { ...centroidOf(c.id, c.centroid as SparseVector, c.issues, weight), kind: c.vector_kind });
         const touched = new Set<string>();
 
         // Issues of a conversation processed before (its content changed): their contribution goes.
-        const old = await trx
-          .selectFrom('conversation_issues')
-          .select(['id', 'cluster_id', 'terms', 'vector', 'vector_kind'])
-          .where('organization_id', '=', organizationId)
-          .where('conversation_id', 'in', work.map((w) => w.conversationId))
-          .execute();
+        const old = await store.issuesOfConversations(
+          trx,
+          organizationId,
+          work.map((w) => w.conversationId),
+        );
         for (const issue of old) {
           stats.add(issue.terms as SparseVector, new Map(), -1);
           const c = issue.cluster_id ? centroids.get(issue.cluster_id) : undefined;
@@ -278,10 +227,10 @@ export function processConversationsJob(services: Services) {
             touched.add(c.id);
           }
         }
-        if (old.length) await trx.deleteFrom('conversation_issues').where('id', 'in', old.map((o) => o.id)).execute();
+        if (old.length) await store.deleteIssues(trx, organizationId, old.map((o) => o.id));
 
         const now = new Date();
-        const inserts: Parameters<ReturnType<Db['insertInto']>['values']>[0][] = [];
+        const inserts: store.NewIssue[] = [];
         const newClusters = new Map<string, { keywords: string[]; title: string; evidence: string[] }>();
         for (const conversation of work) {
           let impact: Impact | undefined;
@@ -308,7 +257,6 @@ export function processConversationsJob(services: Services) {
             impact = strongerImpact(impact, issue.extracted.impact);
             inserts.push({
               id: newId(),
-              organization_id: organizationId,
               conversation_id: conversation.conversationId,
               cluster_id: clusterId,
               title: issue.extracted.title,
@@ -322,42 +270,33 @@ export function processConversationsJob(services: Services) {
               ingested_at: now,
             });
           }
-          await trx
-            .updateTable('conversations')
-            .set({ processed_at: now, impact: impact ?? null })
-            .where('organization_id', '=', organizationId)
-            .where('id', '=', conversation.conversationId)
-            .execute();
+          await store.markConversationProcessed(trx, organizationId, conversation.conversationId, now, impact ?? null);
         }
 
         for (const [id, info] of newClusters) {
           const c = centroids.get(id)!;
-          await trx
-            .insertInto('issues_clusters')
-            .values({
-              id,
-              organization_id: organizationId,
-              label: info.title,
-              icon: iconFor(info.keywords),
-              summary: json(clusterSummary({ issues: c.size, conversations: c.size, keywords: info.keywords, example: info.evidence[0] })),
-              impact: 'low',
-              vector_kind: kind,
-              centroid: json(c.vector),
-              keywords: json(info.keywords),
-              issues: c.size,
-              created_at: now,
-              updated_at: now,
-            })
-            .execute();
+          await store.insertCluster(trx, organizationId, {
+            id,
+            label: info.title,
+            icon: iconFor(info.keywords),
+            summary: json(clusterSummary({ issues: c.size, conversations: c.size, keywords: info.keywords, example: info.evidence[0] })),
+            impact: 'low',
+            vector_kind: kind,
+            centroid: json(c.vector),
+            keywords: json(info.keywords),
+            issues: c.size,
+            created_at: now,
+            updated_at: now,
+          });
           created.push({ id, sample: { titles: [info.title], evidence: info.evidence, keywords: info.keywords } });
         }
         for (const id of touched) {
           if (newClusters.has(id)) continue;
           const c = centroids.get(id)!;
-          await trx.updateTable('issues_clusters').set({ centroid: json(c.vector), issues: c.size, updated_at: now }).where('id', '=', id).execute();
+          await store.updateCluster(trx, organizationId, id, { centroid: json(c.vector), issues: c.size, updated_at: now });
         }
-        for (let i = 0; i < inserts.length; i += 500) await trx.insertInto('conversation_issues').values(inserts.slice(i, i + 500) as never).execute();
-        await refreshClusterImpacts(trx, [...touched]);
+        await store.insertIssues(trx, organizationId, inserts);
+        await refreshClusterImpacts(trx, organizationId, [...touched]);
 
         stats.assignedSince += inserts.length;
         const total = stats.documents;
@@ -368,33 +307,29 @@ export function processConversationsJob(services: Services) {
       // Labels and summaries of new clusters from the chat model, when there is one; the built-in
       // ones stay if it fails (the next recomputation asks again).
       if (engine.describe) {
-        for (const c of created) await describeCluster(services, engine, c.id, c.sample);
+        for (const c of created) await describeCluster(services, engine, organizationId, c.id, c.sample);
       }
     }
   };
 }
 
-async function describeCluster(services: Services, engine: Engine, clusterId: string, sample: { titles: string[]; evidence: string[]; keywords: string[] }, counts?: { issues: number; conversations: number }) {
+async function describeCluster(services: Services, engine: Engine, organizationId: string, clusterId: string, sample: { titles: string[]; evidence: string[]; keywords: string[] }, counts?: { issues: number; conversations: number }) {
   try {
     const description = await engine.describe!(sample);
     if (!description) return;
-    await services.db
-      .updateTable('issues_clusters')
-      .set({
-        label: description.label,
-        ...(description.icon ? { icon: description.icon } : {}),
-        summary: json(
-          clusterSummary({
-            issues: counts?.issues ?? sample.titles.length,
-            conversations: counts?.conversations ?? sample.titles.length,
-            keywords: sample.keywords,
-            example: sample.evidence[0],
-            text: description.summary || undefined,
-          }),
-        ),
-      })
-      .where('id', '=', clusterId)
-      .execute();
+    await store.updateCluster(services.db, organizationId, clusterId, {
+      label: description.label,
+      ...(description.icon ? { icon: description.icon } : {}),
+      summary: json(
+        clusterSummary({
+          issues: counts?.issues ?? sample.titles.length,
+          conversations: counts?.conversations ?? sample.titles.length,
+          keywords: sample.keywords,
+          example: sample.evidence[0],
+          text: description.summary || undefined,
+        }),
+      ),
+    });
   } catch (err) {
     services.jobs.logger?.warn({ err: (err as Error).message, clusterId }, 'insights engine could not describe a cluster');
   }
@@ -411,14 +346,10 @@ export function reclusterJob(services: Services) {
     const engine = engineFor(services.config);
     const describe: { id: string; sample: { titles: string[]; evidence: string[]; keywords: string[] }; counts: { issues: number; conversations: number } }[] = [];
     await services.db.transaction().execute(async (trx) => {
-      await lock(trx, organizationId);
+      await store.lockOrganizationInsights(trx, organizationId);
       const stats = await TermStats.load(trx, organizationId);
-      const issues = await trx
-        .selectFrom('conversation_issues')
-        .select(['id', 'cluster_id', 'terms', 'vector', 'vector_kind', 'title', 'conversation_id', 'details'])
-        .where('organization_id', '=', organizationId)
-        .execute();
-      const clusters = await trx.selectFrom('issues_clusters').select(['id', 'label', 'vector_kind', 'issues']).where('organization_id', '=', organizationId).execute();
+      const issues = await store.allIssues(trx, organizationId);
+      const clusters = await store.clusterSizes(trx, organizationId);
       const now = new Date();
       const kinds = new Set(issues.map((i) => i.vector_kind));
       const surviving = new Set<string>();
@@ -457,51 +388,41 @@ export function reclusterJob(services: Services) {
             summary: json(clusterSummary({ issues: own.length, conversations, keywords, example: evidence[0] })),
           };
           if (existing.has(id)) {
-            await trx
-              .updateTable('issues_clusters')
-              .set({
-                centroid: json(centroid.vector),
-                issues: own.length,
-                keywords: json(keywords),
-                // A model's label stays until the cluster's membership changes.
-                ...(changed || !engine.describe ? builtIn : {}),
-                ...(changed ? { updated_at: now } : {}),
-              })
-              .where('id', '=', id)
-              .execute();
+            await store.updateCluster(trx, organizationId, id, {
+              centroid: json(centroid.vector),
+              issues: own.length,
+              keywords: json(keywords),
+              // A model's label stays until the cluster's membership changes.
+              ...(changed || !engine.describe ? builtIn : {}),
+              ...(changed ? { updated_at: now } : {}),
+            });
           } else {
-            await trx
-              .insertInto('issues_clusters')
-              .values({ id, organization_id: organizationId, ...builtIn, impact: 'low', vector_kind: kind, centroid: json(centroid.vector), keywords: json(keywords), issues: own.length, created_at: now, updated_at: now })
-              .execute();
+            await store.insertCluster(trx, organizationId, { id, ...builtIn, impact: 'low', vector_kind: kind, centroid: json(centroid.vector), keywords: json(keywords), issues: own.length, created_at: now, updated_at: now });
           }
-          for (let i = 0; i < moved.length; i += 1000) {
-            await trx.updateTable('conversation_issues').set({ cluster_id: id }).where('id', 'in', moved.slice(i, i + 1000).map((m) => m.id)).execute();
-          }
+          await store.moveIssues(
+            trx,
+            organizationId,
+            moved.map((m) => m.id),
+            id,
+          );
           if (changed && engine.describe) {
             describe.push({ id, sample: { titles: own.slice(0, 10).map((i) => i.title), evidence: own.slice(0, 5).flatMap((i) => quotesOf(i.details).slice(0, 1)), keywords }, counts: { issues: own.length, conversations } });
           }
         }
-        await refreshClusterImpacts(trx, [...centroids.keys()]);
+        await refreshClusterImpacts(trx, organizationId, [...centroids.keys()]);
       }
       // Clusters left without issues go, unless a change request is tied to them (it keeps its link).
       const empty = clusters.filter((c) => !surviving.has(c.id)).map((c) => c.id);
       if (empty.length) {
-        const tied = new Set(
-          (await trx.selectFrom('change_requests').select('conversations_issues_cluster').where('conversations_issues_cluster', 'in', empty).execute()).map((r) => r.conversations_issues_cluster),
-        );
+        const tied = await store.clustersTiedToChangeRequests(trx, organizationId, empty);
         const removable = empty.filter((id) => !tied.has(id));
-        if (removable.length) await trx.deleteFrom('issues_clusters').where('id', 'in', removable).execute();
+        if (removable.length) await store.deleteClusters(trx, organizationId, removable);
         const kept = empty.filter((id) => tied.has(id));
-        if (kept.length) await trx.updateTable('issues_clusters').set({ issues: 0, centroid: json({}), updated_at: now }).where('id', 'in', kept).execute();
+        if (kept.length) await store.emptyClusters(trx, organizationId, kept, now);
       }
-      await trx
-        .insertInto('insight_state')
-        .values({ organization_id: organizationId, documents: stats.documents, assigned_since_recluster: 0, reclustered_at: now })
-        .onConflict((oc) => oc.column('organization_id').doUpdateSet({ assigned_since_recluster: 0, reclustered_at: now }))
-        .execute();
+      await store.markReclustered(trx, organizationId, stats.documents, now);
     });
-    for (const d of describe) await describeCluster(services, engine, d.id, d.sample, d.counts);
+    for (const d of describe) await describeCluster(services, engine, organizationId, d.id, d.sample, d.counts);
   };
 }
 

@@ -1,4 +1,4 @@
-import { Type } from '@sinclair/typebox';
+import { Type, type Static } from '@sinclair/typebox';
 import type { FolioApp } from '../platform/app.ts';
 import { errorResponses } from '../platform/schemas.ts';
 import { ListOf } from '../platform/paging.ts';
@@ -17,7 +17,6 @@ import {
   ListIssuesQuery,
   OrgParams,
   UpdateClusterBody,
-  type ConversationInputT,
 } from './schemas.ts';
 import { getCluster, getConversation, getIssue, ingestConversations, listClusters, listConversations, listIssues, updateCluster } from './service.ts';
 
@@ -64,7 +63,8 @@ export async function insightRoutes(app: FolioApp): Promise<void> {
     },
   );
 
-  app.post(
+  // The body's type comes from its schema here: the type provider does not infer one from if/then/else.
+  app.post<{ Params: Static<typeof OrgParams>; Body: Static<typeof IngestBody> }>(
     '/orgs/:organizationId/conversations',
     {
       schema: {
@@ -77,7 +77,7 @@ export async function insightRoutes(app: FolioApp): Promise<void> {
     },
     async (req, reply) => {
       if (req.body === undefined) return reply.status(400).send({ error: { code: 400, message: 'Body required: one conversation, or an array of conversations' } });
-      await ingestConversations(req.ctx(), req.params.organizationId, req.body as ConversationInputT | ConversationInputT[]);
+      await ingestConversations(req.ctx(), req.params.organizationId, req.body);
       return reply.status(204).send(null);
     },
   );

@@ -1,4 +1,4 @@
-import { Type, type Static, type TSchema } from '@sinclair/typebox';
+import { Type, type Static } from '@sinclair/typebox';
 import { PageQuery } from '../platform/paging.ts';
 import { asEnum, Document as RichText, Timestamp } from '../platform/schemas.ts';
 
@@ -49,12 +49,12 @@ const BatchInput = Type.Array(ConversationInput, { minItems: 1, maxItems: MAX_BA
  * One conversation, or an array of at most MAX_BATCH. Written as if/then/else rather than a union so
  * that a bad conversation is reported against its own field, not a failed union branch.
  */
-export const IngestBody = {
+export const IngestBody = Type.Unsafe<ConversationInputT | ConversationInputT[]>({
   description: `One conversation, or an array of 1 to ${MAX_BATCH} conversations`,
   if: { type: 'array' },
   then: BatchInput,
   else: ConversationInput,
-} as unknown as TSchema;
+});
 
 export const Conversation = Type.Object({
   object: Type.Literal('conversation'),

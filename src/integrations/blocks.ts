@@ -1,5 +1,6 @@
 import type { Services } from '../platform/context.ts';
-import { answerStamp, installationsCoveringSpace } from '../events/coverage.ts';
+import { answerStamp } from '../events/coverage.ts';
+import * as store from './store.ts';
 import type { Db } from '../platform/db/database.ts';
 import { AnswerCache } from './answer-cache.ts';
 import { dispatchNow } from './dispatch.ts';
@@ -28,12 +29,7 @@ interface Covering {
 
 /** The integration by name and its active installation covering the space (installed there, or on all spaces). */
 async function covering(db: Db, name: string, space: { id: string; organization_id: string }): Promise<Covering | undefined> {
-  const row = await installationsCoveringSpace(db, space)
-    .innerJoin('integrations as i', 'i.id', 'inst.integration_id')
-    .select(['i.id', 'i.blocks', 'i.version', 'i.updated_at', 'inst.id as installation_id', 'inst.updated_at as installation_updated', 'si.updated_at as space_updated'])
-    .where('i.name', '=', name)
-    .orderBy('inst.seq')
-    .executeTakeFirst();
+  const row = await store.coveringWithBlocks(db, space, name);
   if (!row) return undefined;
   return {
     integrationId: row.id,

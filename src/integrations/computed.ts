@@ -1,8 +1,8 @@
 import type { Ctx, Services } from '../platform/context.ts';
-import { installationsCoveringSpace } from '../events/coverage.ts';
 import type { SpaceRow } from '../platform/db/schema.ts';
 import { HttpError } from '../platform/errors.ts';
 import { dispatchNow } from './dispatch.ts';
+import * as store from './store.ts';
 
 /**
  * Content computed by an integration (`integration:<name>:<sourceId>` sources): the source's
@@ -29,9 +29,9 @@ export class IntegrationAnswerError extends HttpError {
  */
 async function installationFor(services: Services, space: Pick<SpaceRow, 'id' | 'organization_id'>, name: string, sourceId: string) {
   const { db } = services;
-  const integration = await db.selectFrom('integrations').select(['id', 'name', 'content_sources']).where('name', '=', name).executeTakeFirst();
+  const integration = await store.findContentSources(db, name);
   const installation = integration
-    ? await installationsCoveringSpace(db, space).select(['inst.id']).where('inst.integration_id', '=', integration.id).orderBy('inst.seq').executeTakeFirst()
+    ? await store.coveringInstallation(db, space, integration.id)
     : undefined;
   // An integration not installed here is not told apart from one that does not exist.
   if (!integration || !installation) throw new HttpError(404, `source.type: the integration "${name}" is not installed on this space; install it on the space first`);

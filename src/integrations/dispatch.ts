@@ -1,7 +1,6 @@
 import { request as httpRequest } from 'node:http';
 import { request as httpsRequest } from 'node:https';
 import type { Services } from '../platform/context.ts';
-import { json } from '../platform/db/database.ts';
 import type { IntegrationEventRow } from '../platform/db/schema.ts';
 import { FileBudget, pinnedLookup, vettedAddresses } from '../content/files.ts';
 import { issueIntegrationToken } from './grants.ts';
@@ -9,6 +8,7 @@ import { newId } from '../platform/ids.ts';
 import { DELIVER_JOB, PRUNE_EVENTS_JOB, pruneEvents, releaseLease, renewLease, takeLease } from '../events/outbox.ts';
 import { presentInstallation, presentIntegration, presentSiteInstallation, presentSpaceInstallation } from './presenter.ts';
 import { runInSandbox, type LogLine } from './sandbox.ts';
+import * as store from './store.ts';
 import { decryptSecrets, integrationSigningSecret, SIGNATURE_HEADER, signatureHeader } from './secrets.ts';
 
 interface Outcome {
@@ -35,21 +35,15 @@ export async function dispatchBody(event: unknown, environment: unknown, fetchBo
  */
 async function environmentFor(services: Services, event: IntegrationEventRow) {
   const { db, urls } = services;
-  const integration = await db.selectFrom('integrations').selectAll().where('id', '=', event.integration_id).executeTakeFirst();
+  const integration = await store.findIntegrationById(db, event.integration_id);
   if (!integration) return undefined;
-  const owner = await db.selectFrom('organizations').selectAll().where('id', '=', integration.organization_id).executeTakeFirstOrThrow();
-  const installation = event.installation_id
-    ? await db.selectFrom('integration_installations').selectAll().where('id', '=', event.installation_id).executeTakeFirst()
-    : undefined;
-  const spaceInstallation = installation && event.space_id
-    ? await db.selectFrom('integration_space_installations').selectAll().where('installation_id', '=', installation.id).where('space_id', '=', event.space_id).executeTakeFirst()
-    : undefined;
+  const owner = await store.owningOrganization(db, integration.organization_id);
+  const installation = event.installation_id ? await store.findInstallationById(db, event.installation_id) : undefined;
+  const spaceInstallation = installation && event.space_id ? await store.findTargetInstallation(db, 'space', installation.id, event.space_id) : undefined;
   // Site events (a site loading its script, a view, feedback) carry the site installation, whose
   // configuration is what a site script is usually about (a tracking id, a widget key).
   const siteId = (event.payload as { siteId?: unknown }).siteId;
-  const siteInstallation = installation && typeof siteId === 'string'
-    ? await db.selectFrom('integration_site_installations').selectAll().where('installation_id', '=', installation.id).where('site_id', '=', siteId).executeTakeFirst()
-    : undefined;
+  const siteInstallation = installation && typeof siteId === 'string' ? await store.findTargetInstallation(db, 'site', installation.id, siteId) : undefined;
   const secret = integrationSigningSecret(services.signingKey, integration.id);
   return {
     integration,
@@ -183,14 +177,7 @@ export function deliverJob(services: Services) {
     renew.unref();
     try {
       for (;;) {
-        const event = await db
-          .selectFrom('integration_events')
-          .selectAll()
-          .where('installation_id', '=', installationId)
-          .where('status', '=', 'pending')
-          .orderBy('seq')
-          .limit(1)
-          .executeTakeFirst();
+        const event = await store.nextPendingEvent(db, installationId);
         if (!event) return;
         if (event.next_attempt_at.getTime() > services.now()) {
           await jobs.enqueue(DELIVER_JOB, { installationId }, { runAt: event.next_attempt_at });
@@ -200,15 +187,11 @@ export function deliverJob(services: Services) {
         const outcome = await deliverEvent(services, event);
         const logs = [...(event.logs as LogLine[]), ...outcome.logs.map((l) => ({ ...l, message: `[attempt ${attempt}] ${l.message}` }))].slice(-2000);
         if (outcome.ok || attempt >= config.integrationMaxAttempts) {
-          await db
-            .updateTable('integration_events')
-            .set({ status: outcome.ok ? 'success' : 'failed', attempts: attempt, logs: json(logs), delivered_at: new Date() })
-            .where('id', '=', event.id)
-            .execute();
+          await store.recordAttempt(db, event.id, { status: outcome.ok ? 'success' : 'failed', attempts: attempt, logs, deliveredAt: new Date() });
           continue;
         }
         const next = new Date(services.now() + retryDelay(config.integrationRetryBaseMs, attempt));
-        await db.updateTable('integration_events').set({ attempts: attempt, logs: json(logs), next_attempt_at: next }).where('id', '=', event.id).execute();
+        await store.recordAttempt(db, event.id, { attempts: attempt, logs, nextAttemptAt: next });
         await jobs.enqueue(DELIVER_JOB, { installationId }, { runAt: next });
         return;
       }
@@ -231,11 +214,9 @@ export function pruneJob(services: Services) {
 export async function registerIntegrationJobs(services: Services): Promise<void> {
   services.jobs.register(DELIVER_JOB, deliverJob(services), { maxAttempts: 1000 });
   services.jobs.register(PRUNE_EVENTS_JOB, pruneJob(services));
-  const queued = await services.db.selectFrom('jobs').select('id').where('type', '=', PRUNE_EVENTS_JOB).where('status', 'in', ['queued', 'running']).executeTakeFirst();
-  if (!queued) await services.jobs.enqueue(PRUNE_EVENTS_JOB, {}, { runAt: new Date(services.now() + 60_000) });
+  if (!(await store.jobWaiting(services.db, PRUNE_EVENTS_JOB))) await services.jobs.enqueue(PRUNE_EVENTS_JOB, {}, { runAt: new Date(services.now() + 60_000) });
   // A delivery cut off by a crash resumes now (once its lease runs out), not when its job's lease does.
-  const pending = await services.db.selectFrom('integration_events').select('installation_id').distinct().where('status', '=', 'pending').execute();
-  for (const { installation_id } of pending) if (installation_id) await services.jobs.enqueue(DELIVER_JOB, { installationId: installation_id });
+  for (const installationId of await store.installationsWithPendingEvents(services.db)) await services.jobs.enqueue(DELIVER_JOB, { installationId });
 }
 
 /**
@@ -268,22 +249,7 @@ export async function dispatchNow(
     delivered_at: null,
   };
   const outcome = await deliverEvent(services, event, fetchBody);
-  await services.db
-    .insertInto('integration_events')
-    .values({
-      id,
-      integration_id: event.integration_id,
-      installation_id: event.installation_id,
-      space_id: event.space_id,
-      payload: json(event.payload),
-      status: outcome.ok ? 'success' : 'failed',
-      attempts: 1,
-      logs: json(outcome.logs),
-      next_attempt_at: now,
-      created_at: now,
-      delivered_at: new Date(),
-    })
-    .execute();
+  await store.insertDeliveredEvent(services.db, event, outcome, now);
   return outcome;
 }
 
@@ -297,20 +263,7 @@ export async function forwardFetch(
   target: { integrationName: string; installationId?: string | undefined },
   request: { url: string; method: string; headers: Record<string, string>; body: string | undefined },
 ): Promise<{ status: number; headers: Record<string, string>; body: string } | undefined> {
-  let found: { integrationId: string; installationId?: string } | undefined;
-  if (target.installationId === undefined) {
-    const row = await services.db.selectFrom('integrations').select('id').where('name', '=', target.integrationName).executeTakeFirst();
-    found = row && { integrationId: row.id };
-  } else {
-    const row = await services.db
-      .selectFrom('integration_installations as inst')
-      .innerJoin('integrations as i', 'i.id', 'inst.integration_id')
-      .select(['inst.id', 'inst.integration_id'])
-      .where('inst.id', '=', target.installationId)
-      .where('i.name', '=', target.integrationName)
-      .executeTakeFirst();
-    found = row && { integrationId: row.integration_id, installationId: row.id };
-  }
+  const found = await store.findEndpointTarget(services.db, target.integrationName, target.installationId);
   if (!found) return undefined;
   const outcome = await dispatchNow(
     services,

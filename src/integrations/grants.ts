@@ -1,11 +1,11 @@
 import { randomBytes } from 'node:crypto';
-import { installationsCoveringSpace } from '../events/coverage.ts';
 import type { FastifyRequest } from 'fastify';
 import { hashToken } from '../platform/auth.ts';
 import type { IntegrationGrant } from '../platform/context.ts';
 import type { Db } from '../platform/db/database.ts';
 import type { Role, RoleOrGuest, SpaceRow, UserRow } from '../platform/db/schema.ts';
 import { ForbiddenError } from '../platform/errors.ts';
+import * as store from './store.ts';
 
 /** Tokens Folio gives integrations start with this, so authentication knows where to look them up. */
 export const INTEGRATION_TOKEN_PREFIX = 'folio_int_';
@@ -23,25 +23,13 @@ export type { IntegrationGrant };
 export async function issueIntegrationToken(db: Db, integrationId: string, installationId: string | null): Promise<string> {
   const token = INTEGRATION_TOKEN_PREFIX + randomBytes(30).toString('base64url');
   const now = new Date();
-  await db
-    .insertInto('integration_tokens')
-    .values({ token_hash: hashToken(token), integration_id: integrationId, installation_id: installationId, created_at: now, expires_at: new Date(now.getTime() + INTEGRATION_TOKEN_TTL_MS) })
-    .execute();
+  await store.insertToken(db, integrationId, installationId, hashToken(token), now, new Date(now.getTime() + INTEGRATION_TOKEN_TTL_MS));
   return token;
 }
 
 /** The user and grant of a live integration token, or undefined. */
 export async function authenticateIntegrationToken(db: Db, hash: string): Promise<{ user: UserRow; grant: IntegrationGrant } | undefined> {
-  const row = await db
-    .selectFrom('integration_tokens as t')
-    .innerJoin('integrations as i', 'i.id', 't.integration_id')
-    .innerJoin('users as u', 'u.id', 'i.bot_user_id')
-    .leftJoin('integration_installations as inst', 'inst.id', 't.installation_id')
-    .selectAll('u')
-    .select(['i.id as integration_id', 'i.name as integration_name', 'i.scopes as scopes', 't.installation_id as installation_id', 'inst.id as live_installation'])
-    .where('t.token_hash', '=', hash)
-    .where('t.expires_at', '>', new Date())
-    .executeTakeFirst();
+  const row = await store.findLiveToken(db, hash);
   if (!row) return undefined;
   const { integration_id, integration_name, scopes, installation_id, live_installation, ...user } = row;
   // A token of an uninstalled installation is dead (its row cascades away; this covers a race).
@@ -126,7 +114,6 @@ export function roleFromScopes(scopes: string[]): RoleOrGuest {
  */
 export async function grantRoleOnSpace(db: Db, grant: IntegrationGrant, space: SpaceRow): Promise<RoleOrGuest> {
   if (!grant.installationId) return null;
-  const row = await installationsCoveringSpace(db, space).select('inst.id').where('inst.id', '=', grant.installationId).where('inst.integration_id', '=', grant.integrationId).executeTakeFirst();
-  if (!row) return null;
+  if (!(await store.installationCovers(db, space, grant.integrationId, grant.installationId))) return null;
   return roleFromScopes(grant.scopes) as Role | null;
 }

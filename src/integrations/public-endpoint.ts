@@ -1,4 +1,5 @@
 import { Type } from '@sinclair/typebox';
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { FolioApp } from '../platform/app.ts';
 import { NotFoundError } from '../platform/errors.ts';
@@ -47,12 +48,13 @@ function scriptUrl(endpoint: string, rawUrl: string, level: 'integration' | 'ins
 export async function publicEndpointRoutes(app: FolioApp): Promise<void> {
   // Its own context: bodies of any type reach the script as they were sent (a webhook's signature
   // covers its exact bytes; Slack posts forms), not parsed as JSON or refused as the API does.
-  await app.register(async (scope) => {
+  await app.register(async (plain) => {
+    const scope = plain.withTypeProvider<TypeBoxTypeProvider>();
     scope.removeAllContentTypeParsers();
     scope.addContentTypeParser('*', { parseAs: 'buffer' }, (_req, body, done) => done(null, body));
 
-    const forward = async (req: FastifyRequest, reply: FastifyReply, level: 'integration' | 'installation') => {
-      const { integrationName, installationId } = req.params as { integrationName: string; installationId?: string };
+    const forward = async (params: { integrationName: string; installationId?: string }, req: FastifyRequest, reply: FastifyReply, level: 'integration' | 'installation') => {
+      const { integrationName, installationId } = params;
       const endpoint = publicEndpoint(app.services.urls, { name: integrationName }, installationId);
       const headers: Record<string, string> = {};
       for (const [k, v] of Object.entries(req.headers)) if (typeof v === 'string' && !PRIVATE_REQUEST_HEADERS.has(k)) headers[k] = v;
@@ -90,14 +92,14 @@ export async function publicEndpointRoutes(app: FolioApp): Promise<void> {
         url,
         config: { public: true },
         schema: { tags, params, security: [], summary, description: description(whose) },
-        handler: (req, reply) => forward(req, reply, level),
+        handler: (req, reply) => forward(req.params, req, reply, level),
       });
       scope.route({
         method: [...METHODS],
         url: `${url}/*`,
         config: { public: true },
         schema: { hide: true, params: Type.Composite([params, Type.Object({ '*': Type.String() })]) },
-        handler: (req, reply) => forward(req, reply, level),
+        handler: (req, reply) => forward(req.params, req, reply, level),
       });
     }
   });

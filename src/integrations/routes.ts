@@ -33,15 +33,18 @@ import {
   UpdateInstallationBody,
   UpdateSpaceInstallationBody,
 } from './schemas.ts';
-import * as service from './service.ts';
+import * as catalogue from './catalogue.ts';
+import * as development from './development.ts';
+import * as installations from './installations.ts';
+import * as targets from './target-installations.ts';
 import { publicEndpointRoutes } from './public-endpoint.ts';
 import { publishedScript } from './site-scripts.ts';
 
 const tags = ['integrations'];
-const present = (ctx: Ctx, v: service.Visible) => presentIntegration(ctx.urls, v.row, v.owner, v.membership);
+const present = (ctx: Ctx, v: catalogue.Visible) => presentIntegration(ctx.urls, v.row, v.owner, v.membership);
 
 async function presentInstallations(ctx: Ctx, integration: Pick<IntegrationRow, 'name'>, rows: Parameters<typeof presentInstallation>[2][]) {
-  const counts = await service.spaceCounts(ctx.db, rows);
+  const counts = await installations.spaceCounts(ctx.db, rows);
   return rows.map((r) => presentInstallation(ctx.urls, integration, r, counts.get(r.id) ?? 0));
 }
 
@@ -84,7 +87,7 @@ export async function integrationRoutes(app: FolioApp): Promise<void> {
     async (req) => {
       const ctx = req.ctx();
       const { page, limit, ...filters } = req.query;
-      const result = await service.listIntegrations(ctx, filters, { page, limit });
+      const result = await catalogue.listIntegrations(ctx, filters, { page, limit });
       return { ...result, items: result.items.map((v) => present(ctx, v)) };
     },
   );
@@ -103,7 +106,7 @@ export async function integrationRoutes(app: FolioApp): Promise<void> {
     async (req) => {
       const ctx = req.ctx();
       const { page, limit, ...filters } = req.query;
-      const result = await service.listOrganizationIntegrations(ctx, req.params.organizationId, filters, { page, limit });
+      const result = await catalogue.listOrganizationIntegrations(ctx, req.params.organizationId, filters, { page, limit });
       return { ...result, items: result.items.map((v) => present(ctx, v)) };
     },
   );
@@ -121,8 +124,8 @@ export async function integrationRoutes(app: FolioApp): Promise<void> {
     },
     async (req) => {
       const ctx = req.ctx();
-      const result = await service.listOrganizationInstallations(ctx, req.params.organizationId, req.query.search, req.query);
-      const counts = await service.spaceCounts(ctx.db, result.items.map((i) => i.installation));
+      const result = await installations.listOrganizationInstallations(ctx, req.params.organizationId, req.query.search, req.query);
+      const counts = await installations.spaceCounts(ctx.db, result.items.map((i) => i.installation));
       return {
         ...result,
         items: result.items.map((i) => ({
@@ -146,7 +149,7 @@ export async function integrationRoutes(app: FolioApp): Promise<void> {
     },
     async (req) => {
       const ctx = req.ctx();
-      const result = await service.listSpaceIntegrations(ctx, req.params.spaceId, req.query);
+      const result = await targets.listSpaceIntegrations(ctx, req.params.spaceId, req.query);
       return { ...result, items: result.items.map((v) => present(ctx, v)) };
     },
   );
@@ -156,7 +159,7 @@ export async function integrationRoutes(app: FolioApp): Promise<void> {
     { schema: { operationId: 'getIntegrationByName', tags, params: IntegrationNameParams, response: { 200: Integration, ...errorResponses } } },
     async (req) => {
       const ctx = req.ctx();
-      return present(ctx, await service.loadIntegration(ctx, req.params.integrationName));
+      return present(ctx, await catalogue.loadIntegration(ctx, req.params.integrationName));
     },
   );
 
@@ -165,7 +168,7 @@ export async function integrationRoutes(app: FolioApp): Promise<void> {
     { schema: { operationId: 'publishIntegration', tags, params: IntegrationNameParams, body: PublishBody, response: { 200: Integration, ...errorResponses } } },
     async (req) => {
       const ctx = req.ctx();
-      return present(ctx, await service.publishIntegration(ctx, req.params.integrationName, req.body));
+      return present(ctx, await catalogue.publishIntegration(ctx, req.params.integrationName, req.body));
     },
   );
 
@@ -173,7 +176,7 @@ export async function integrationRoutes(app: FolioApp): Promise<void> {
     '/integrations/:integrationName',
     { schema: { operationId: 'unpublishIntegration', tags, params: IntegrationNameParams, response: { 204: Type.Null(), ...errorResponses } } },
     async (req, reply) => {
-      await service.unpublishIntegration(req.ctx(), req.params.integrationName);
+      await catalogue.unpublishIntegration(req.ctx(), req.params.integrationName);
       return reply.status(204).send(null);
     },
   );
@@ -191,7 +194,7 @@ export async function integrationRoutes(app: FolioApp): Promise<void> {
     },
     async (req) => {
       const ctx = req.ctx();
-      const result = await service.listInstallations(ctx, req.params.integrationName, req.query.externalId, req.query);
+      const result = await installations.listInstallations(ctx, req.params.integrationName, req.query.externalId, req.query);
       return { ...(result.next ? { next: result.next } : {}), count: result.count, items: await presentInstallations(ctx, result.integration, result.items) };
     },
   );
@@ -201,7 +204,7 @@ export async function integrationRoutes(app: FolioApp): Promise<void> {
     { schema: { operationId: 'installIntegration', tags, params: IntegrationNameParams, body: InstallBody, response: { 201: Installation, ...errorResponses } } },
     async (req, reply) => {
       const ctx = req.ctx();
-      const { integration, installation } = await service.installIntegration(ctx, req.params.integrationName, req.body.organization);
+      const { integration, installation } = await installations.installIntegration(ctx, req.params.integrationName, req.body.organization);
       const [presented] = await presentInstallations(ctx, integration, [installation]);
       reply.status(201).header('location', presented!.urls.location);
       return presented;
@@ -213,7 +216,7 @@ export async function integrationRoutes(app: FolioApp): Promise<void> {
     { schema: { operationId: 'getIntegrationInstallationById', tags, params: InstallationParams, response: { 200: Installation, ...errorResponses } } },
     async (req) => {
       const ctx = req.ctx();
-      const { integration, installation } = await service.getInstallation(ctx, req.params.integrationName, req.params.installationId);
+      const { integration, installation } = await installations.getInstallation(ctx, req.params.integrationName, req.params.installationId);
       return (await presentInstallations(ctx, integration, [installation]))[0];
     },
   );
@@ -225,7 +228,7 @@ export async function integrationRoutes(app: FolioApp): Promise<void> {
     },
     async (req) => {
       const ctx = req.ctx();
-      const { integration, installation } = await service.updateInstallation(ctx, req.params.integrationName, req.params.installationId, req.body);
+      const { integration, installation } = await installations.updateInstallation(ctx, req.params.integrationName, req.params.installationId, req.body);
       return (await presentInstallations(ctx, integration, [installation]))[0];
     },
   );
@@ -234,7 +237,7 @@ export async function integrationRoutes(app: FolioApp): Promise<void> {
     '/integrations/:integrationName/installations/:installationId',
     { schema: { operationId: 'uninstallIntegration', tags, params: InstallationParams, response: { 204: Type.Null(), ...errorResponses } } },
     async (req, reply) => {
-      await service.uninstallIntegration(req.ctx(), req.params.integrationName, req.params.installationId);
+      await installations.uninstallIntegration(req.ctx(), req.params.integrationName, req.params.installationId);
       return reply.status(204).send(null);
     },
   );
@@ -249,7 +252,7 @@ export async function integrationRoutes(app: FolioApp): Promise<void> {
         response: { 200: Type.Object({ token: Type.String() }), ...errorResponses },
       },
     },
-    async (req) => ({ token: await service.createInstallationToken(req.ctx(), req.params.integrationName, req.params.installationId) }),
+    async (req) => ({ token: await installations.createInstallationToken(req.ctx(), req.params.integrationName, req.params.installationId) }),
   );
 
   app.get(
@@ -265,7 +268,7 @@ export async function integrationRoutes(app: FolioApp): Promise<void> {
     },
     async (req) => {
       const ctx = req.ctx();
-      const result = await service.listSpaceInstallations(ctx, req.params.integrationName, req.params.installationId, req.query.externalId, req.query);
+      const result = await targets.listTargetInstallations(ctx, 'space', req.params.integrationName, req.params.installationId, req.query.externalId, req.query);
       return { ...('next' in result && result.next ? { next: result.next } : {}), count: result.count, items: await presentSpaceInstallations(ctx, result.integration, result.items, !!req.query.extended) };
     },
   );
@@ -284,7 +287,7 @@ export async function integrationRoutes(app: FolioApp): Promise<void> {
     },
     async (req, reply) => {
       const ctx = req.ctx();
-      const { integration, spaceInstallation } = await service.installOnSpace(ctx, req.params.integrationName, req.params.installationId, req.body.space);
+      const { integration, targetInstallation: spaceInstallation } = await targets.installOnTarget(ctx, 'space', req.params.integrationName, req.params.installationId, req.body.space);
       const [presented] = await presentSpaceInstallations(ctx, integration, [spaceInstallation], !!req.query.extended);
       reply.status(201).header('location', presented!.urls.location);
       return presented;
@@ -298,7 +301,7 @@ export async function integrationRoutes(app: FolioApp): Promise<void> {
     },
     async (req) => {
       const ctx = req.ctx();
-      const { integration, spaceInstallation } = await service.getSpaceInstallation(ctx, req.params.integrationName, req.params.installationId, req.params.spaceId);
+      const { integration, targetInstallation: spaceInstallation } = await targets.getTargetInstallation(ctx, 'space', req.params.integrationName, req.params.installationId, req.params.spaceId);
       return (await presentSpaceInstallations(ctx, integration, [spaceInstallation], !!req.query.extended))[0];
     },
   );
@@ -317,7 +320,7 @@ export async function integrationRoutes(app: FolioApp): Promise<void> {
     },
     async (req) => {
       const ctx = req.ctx();
-      const { integration, spaceInstallation } = await service.updateSpaceInstallation(ctx, req.params.integrationName, req.params.installationId, req.params.spaceId, req.body);
+      const { integration, targetInstallation: spaceInstallation } = await targets.updateTargetInstallation(ctx, 'space', req.params.integrationName, req.params.installationId, req.params.spaceId, req.body);
       return (await presentSpaceInstallations(ctx, integration, [spaceInstallation], !!req.query.extended))[0];
     },
   );
@@ -326,7 +329,7 @@ export async function integrationRoutes(app: FolioApp): Promise<void> {
     '/integrations/:integrationName/installations/:installationId/spaces/:spaceId',
     { schema: { operationId: 'uninstallIntegrationFromSpace', tags, params: SpaceInstallationParams, response: { 204: Type.Null(), ...errorResponses } } },
     async (req, reply) => {
-      await service.uninstallFromSpace(req.ctx(), req.params.integrationName, req.params.installationId, req.params.spaceId);
+      await targets.uninstallFromTarget(req.ctx(), 'space', req.params.integrationName, req.params.installationId, req.params.spaceId);
       return reply.status(204).send(null);
     },
   );
@@ -344,7 +347,7 @@ export async function integrationRoutes(app: FolioApp): Promise<void> {
     },
     async (req) => {
       const ctx = req.ctx();
-      const result = await service.listSpaceInstallations(ctx, req.params.integrationName, undefined, req.query.externalId, req.query);
+      const result = await targets.listTargetInstallations(ctx, 'space', req.params.integrationName, undefined, req.query.externalId, req.query);
       return { ...('next' in result && result.next ? { next: result.next } : {}), count: result.count, items: await presentSpaceInstallations(ctx, result.integration, result.items, !!req.query.extended) };
     },
   );
@@ -353,7 +356,7 @@ export async function integrationRoutes(app: FolioApp): Promise<void> {
     '/integrations/:integrationName/dev',
     { schema: { operationId: 'setIntegrationDevelopmentMode', tags, params: IntegrationNameParams, body: DevBody, response: { 204: Type.Null(), ...errorResponses } } },
     async (req, reply) => {
-      await service.setDevelopmentMode(req.ctx(), req.params.integrationName, req.body.tunnelUrl, req.body.all ?? false);
+      await development.setDevelopmentMode(req.ctx(), req.params.integrationName, req.body.tunnelUrl, req.body.all ?? false);
       return reply.status(204).send(null);
     },
   );
@@ -362,7 +365,7 @@ export async function integrationRoutes(app: FolioApp): Promise<void> {
     '/integrations/:integrationName/dev',
     { schema: { operationId: 'disableIntegrationDevelopmentMode', tags, params: IntegrationNameParams, response: { 205: Type.Null(), ...errorResponses } } },
     async (req, reply) => {
-      await service.setDevelopmentMode(req.ctx(), req.params.integrationName, null);
+      await development.setDevelopmentMode(req.ctx(), req.params.integrationName, null);
       return reply.status(205).send(null);
     },
   );
@@ -379,7 +382,7 @@ export async function integrationRoutes(app: FolioApp): Promise<void> {
       },
     },
     async (req) => {
-      const result = await service.listEvents(req.ctx(), req.params.integrationName, req.query);
+      const result = await development.listEvents(req.ctx(), req.params.integrationName, req.query);
       return { ...result, items: result.items.map(presentEvent) };
     },
   );
@@ -387,7 +390,7 @@ export async function integrationRoutes(app: FolioApp): Promise<void> {
   app.get(
     '/integrations/:integrationName/events/:eventId',
     { schema: { operationId: 'getIntegrationEvent', tags, params: EventParams, response: { 200: EventWithTrace, ...errorResponses } } },
-    async (req) => presentEventWithTrace(await service.getEvent(req.ctx(), req.params.integrationName, req.params.eventId)),
+    async (req) => presentEventWithTrace(await development.getEvent(req.ctx(), req.params.integrationName, req.params.eventId)),
   );
 
   app.get(
@@ -403,7 +406,7 @@ export async function integrationRoutes(app: FolioApp): Promise<void> {
     },
     async (req) => {
       const ctx = req.ctx();
-      const result = await service.listSiteIntegrations(ctx, req.params.organizationId, req.params.siteId, req.query);
+      const result = await targets.listSiteIntegrations(ctx, req.params.organizationId, req.params.siteId, req.query);
       return { ...result, items: result.items.map((v) => present(ctx, v)) };
     },
   );
@@ -418,7 +421,7 @@ export async function integrationRoutes(app: FolioApp): Promise<void> {
         response: { 200: Type.Array(SiteIntegrationScript), ...errorResponses },
       },
     },
-    async (req) => service.listSiteIntegrationScripts(req.ctx(), req.params.organizationId, req.params.siteId),
+    async (req) => targets.listSiteIntegrationScripts(req.ctx(), req.params.organizationId, req.params.siteId),
   );
 
   // The script an installation injects into a site, loaded by visitors' browsers (no token): the
@@ -453,8 +456,8 @@ export async function integrationRoutes(app: FolioApp): Promise<void> {
     },
     async (req) => {
       const ctx = req.ctx();
-      const result = await service.listSiteInstallations(ctx, req.params.integrationName, req.params.installationId, req.query.externalId, req.query);
-      const { installation } = await service.getInstallation(ctx, req.params.integrationName, req.params.installationId);
+      const result = await targets.listTargetInstallations(ctx, 'site', req.params.integrationName, req.params.installationId, req.query.externalId, req.query);
+      const { installation } = await installations.getInstallation(ctx, req.params.integrationName, req.params.installationId);
       return { ...('next' in result && result.next ? { next: result.next } : {}), count: result.count, items: await presentSiteInstallations(ctx, result.integration, result.items, !!req.query.extended, installation.organization_id) };
     },
   );
@@ -473,8 +476,8 @@ export async function integrationRoutes(app: FolioApp): Promise<void> {
     },
     async (req, reply) => {
       const ctx = req.ctx();
-      const { integration, siteInstallation } = await service.installOnSite(ctx, req.params.integrationName, req.params.installationId, req.body.siteId);
-      const { installation } = await service.getInstallation(ctx, req.params.integrationName, req.params.installationId);
+      const { integration, targetInstallation: siteInstallation } = await targets.installOnTarget(ctx, 'site', req.params.integrationName, req.params.installationId, req.body.siteId);
+      const { installation } = await installations.getInstallation(ctx, req.params.integrationName, req.params.installationId);
       const [presented] = await presentSiteInstallations(ctx, integration, [siteInstallation], !!req.query.extended, installation.organization_id);
       reply.status(201).header('location', presented!.urls.location);
       return presented;
@@ -488,7 +491,7 @@ export async function integrationRoutes(app: FolioApp): Promise<void> {
     },
     async (req) => {
       const ctx = req.ctx();
-      const { integration, installation, siteInstallation } = await service.getSiteInstallation(ctx, req.params.integrationName, req.params.installationId, req.params.siteId);
+      const { integration, installation, targetInstallation: siteInstallation } = await targets.getTargetInstallation(ctx, 'site', req.params.integrationName, req.params.installationId, req.params.siteId);
       return (await presentSiteInstallations(ctx, integration, [siteInstallation], !!req.query.extended, installation.organization_id))[0];
     },
   );
@@ -507,7 +510,7 @@ export async function integrationRoutes(app: FolioApp): Promise<void> {
     },
     async (req) => {
       const ctx = req.ctx();
-      const { integration, installation, siteInstallation } = await service.updateSiteInstallation(ctx, req.params.integrationName, req.params.installationId, req.params.siteId, req.body);
+      const { integration, installation, targetInstallation: siteInstallation } = await targets.updateTargetInstallation(ctx, 'site', req.params.integrationName, req.params.installationId, req.params.siteId, req.body);
       return (await presentSiteInstallations(ctx, integration, [siteInstallation], !!req.query.extended, installation.organization_id))[0];
     },
   );
@@ -516,7 +519,7 @@ export async function integrationRoutes(app: FolioApp): Promise<void> {
     '/integrations/:integrationName/installations/:installationId/sites/:siteId',
     { schema: { operationId: 'uninstallIntegrationFromSite', tags, params: SiteInstallationParams, response: { 204: Type.Null(), ...errorResponses } } },
     async (req, reply) => {
-      await service.uninstallFromSite(req.ctx(), req.params.integrationName, req.params.installationId, req.params.siteId);
+      await targets.uninstallFromTarget(req.ctx(), 'site', req.params.integrationName, req.params.installationId, req.params.siteId);
       return reply.status(204).send(null);
     },
   );
@@ -534,7 +537,7 @@ export async function integrationRoutes(app: FolioApp): Promise<void> {
     },
     async (req) => {
       const ctx = req.ctx();
-      const result = await service.listSiteInstallations(ctx, req.params.integrationName, undefined, req.query.externalId, req.query);
+      const result = await targets.listTargetInstallations(ctx, 'site', req.params.integrationName, undefined, req.query.externalId, req.query);
       return { ...('next' in result && result.next ? { next: result.next } : {}), count: result.count, items: await presentSiteInstallations(ctx, result.integration, result.items, false) };
     },
   );

@@ -1,10 +1,10 @@
-import { sql } from 'kysely';
-import { answerStamp, installationsCoveringSite } from '../events/coverage.ts';
+import { answerStamp } from '../events/coverage.ts';
 import type { Services } from '../platform/context.ts';
 import type { Db } from '../platform/db/database.ts';
 import type { Urls } from '../platform/urls.ts';
 import { AnswerCache } from './answer-cache.ts';
 import { dispatchNow } from './dispatch.ts';
+import * as store from './store.ts';
 
 /**
  * What integrations do on a published site: the installations that cover it, the scripts they
@@ -29,24 +29,7 @@ export interface SiteIntegration {
  * all sites of the organization. Only integrations that install on sites.
  */
 export async function siteIntegrations(db: Db, site: { id: string; organization_id: string }, installationId?: string): Promise<SiteIntegration[]> {
-  let query = installationsCoveringSite(db, site)
-    .innerJoin('integrations as i', 'i.id', 'inst.integration_id')
-    .select([
-      'inst.id as installation_id',
-      'i.id as integration_id',
-      'i.name',
-      'i.version',
-      'i.scopes',
-      'i.content_security_policy',
-      sql<boolean>`(i.script IS NOT NULL OR i.dev_tunnel_url IS NOT NULL)`.as('runnable'),
-      'i.updated_at as integration_updated',
-      'inst.updated_at as installation_updated',
-      'si.updated_at as site_installation_updated',
-    ])
-    .where('i.target', 'in', ['all', 'site'])
-    .orderBy('inst.seq');
-  if (installationId !== undefined) query = query.where('inst.id', '=', installationId);
-  const rows = await query.execute();
+  const rows = await store.siteIntegrationRows(db, site, installationId);
   return rows.map((r) => ({
     installationId: r.installation_id,
     integrationId: r.integration_id,
@@ -135,7 +118,7 @@ const FAILED_TTL_MS = 10_000;
  * script into this (published) site.
  */
 export async function publishedScript(services: Services, name: string, installationId: string, siteId: string): Promise<{ status: number; body: string } | undefined> {
-  const site = await services.db.selectFrom('sites').select(['id', 'organization_id']).where('id', '=', siteId).where('published', '=', true).executeTakeFirst();
+  const site = await store.findPublishedSite(services.db, siteId);
   if (!site) return undefined;
   const [integration] = await siteIntegrations(services.db, site, installationId);
   if (!integration || integration.name !== name || !injectsScript(integration)) return undefined;

@@ -8,6 +8,7 @@ import { presentReusableContent, spaceHoldsDocument, storedText } from '../conte
 import { ContentReader, getDocuments, sortPages, type PageEntry } from '../content/model.ts';
 import { DEFAULT_LAYOUT, presentFile } from '../content/presenter.ts';
 import { loadRevision } from '../content/service.ts';
+import * as store from './store.ts';
 
 /** A document of a translation's source space (`props.space`, `props.document`), read in the translation's result. */
 export interface TranslationDocumentSource {
@@ -58,7 +59,7 @@ async function readableSpace(ctx: Ctx, spaceId: string): Promise<SpaceRow | unde
 export async function translationResult(ctx: Ctx, space: Pick<SpaceRow, 'organization_id'>, id: string, at = 'source'): Promise<TranslationResultContent> {
   const where = `${at}.dependencies.translation`;
   const invisible = () => new HttpError(404, `${where}: no translation "${id}" whose content you can read in this organization`);
-  const row = await ctx.db.selectFrom('translations').selectAll().where('organization_id', '=', space.organization_id).where('id', '=', id).executeTakeFirst();
+  const row = await store.findTranslation(ctx.db, space.organization_id, id);
   if (!row) throw invisible();
   const found = row.result_space_id && row.result_revision ? await findSpace(ctx.db, row.result_space_id) : undefined;
   const target = found && !found.deleted_at && found.organization_id === row.organization_id ? found : undefined;
@@ -152,13 +153,7 @@ export async function translatedDocumentMarkdown(ctx: Ctx, space: Pick<SpaceRow,
   if (origin.id !== result.row.source_space_id) {
     throw new BadRequestError(`${at}.props.space: space "${source.space}" is not the source of the translation "${source.translation}"; give the ID of the space it translates`);
   }
-  const mapped = await ctx.db
-    .selectFrom('translation_pages')
-    .select('target_page_id')
-    .where('translation_id', '=', result.row.id)
-    .where('fingerprint', '=', source.document)
-    .orderBy('source_page_id')
-    .execute();
+  const mapped = await store.targetPagesOfDocument(ctx.db, result.row.id, source.document);
   const reader = new ContentReader(ctx.db, result.root);
   // Pages with the same text share a document: any of their translations is its translation.
   for (const { target_page_id } of mapped) {

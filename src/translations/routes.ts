@@ -1,11 +1,10 @@
-import { Type } from '@sinclair/typebox';
+import { Type, type Static } from '@sinclair/typebox';
 import type { FolioApp } from '../platform/app.ts';
 import { errorResponses } from '../platform/schemas.ts';
 import { ListOf } from '../platform/paging.ts';
 import { presentGlossaryEntry, presentTranslation } from './presenter.ts';
 import {
   CreateTranslationBody,
-  type CreateTranslationInput,
   GlossaryEntry,
   GlossaryEntryParams,
   ListGlossaryQuery,
@@ -42,12 +41,13 @@ export async function translationRoutes(app: FolioApp): Promise<void> {
     },
   );
 
-  app.post(
+  // Typed from the schemas here: the type provider infers no type from TranslationLanguage (Type.Unsafe).
+  app.post<{ Params: Static<typeof OrgParams>; Body: Static<typeof CreateTranslationBody> }>(
     '/orgs/:organizationId/translations',
     { schema: { operationId: 'createTranslation', tags, params: OrgParams, body: CreateTranslationBody, response: { 201: Translation, ...errorResponses } } },
     async (req, reply) => {
       const ctx = req.ctx();
-      const { membership, row } = await createTranslation(ctx, req.params.organizationId, req.body as CreateTranslationInput);
+      const { membership, row } = await createTranslation(ctx, req.params.organizationId, req.body);
       const resource = presentTranslation(ctx.urls, row, membership);
       reply.status(201).header('location', resource.urls.location);
       return resource;
@@ -92,12 +92,12 @@ export async function translationRoutes(app: FolioApp): Promise<void> {
     },
   );
 
-  app.get(
+  app.get<{ Params: Static<typeof OrgParams>; Querystring: Static<typeof ListGlossaryQuery> }>(
     '/orgs/:organizationId/translations-glossary',
     { schema: { operationId: 'listGlossaryEntries', tags: glossaryTags, params: OrgParams, querystring: ListGlossaryQuery, response: { 200: ListOf(GlossaryEntry), ...errorResponses } } },
     async (req) => {
       const ctx = req.ctx();
-      const page = await listGlossary(ctx, req.params.organizationId, req.query as { page?: string; limit?: number; orderBy?: string });
+      const page = await listGlossary(ctx, req.params.organizationId, req.query);
       return { ...page, items: page.items.map((row) => presentGlossaryEntry(ctx.urls, row)) };
     },
   );

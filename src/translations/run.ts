@@ -5,7 +5,6 @@ import { documentToMarkdown, markdownToDocument } from '../content/markdown/mark
 import { ContentReader, fileKey, getDocuments, putDocuments, VARIABLES_KEY, type FileEntry, type PageEntry, type ReusableContentEntry } from '../content/model.ts';
 import { loadRevision } from '../content/service.ts';
 import type { Ctx, Services } from '../platform/context.ts';
-import { json, type Db } from '../platform/db/database.ts';
 import type { TranslationRow, TranslationStats } from '../platform/db/schema.ts';
 import { HttpError } from '../platform/errors.ts';
 import { newId } from '../platform/ids.ts';
@@ -15,6 +14,7 @@ import { loadSpace } from '../spaces/access.ts';
 import { engineFromConfig, EngineError, type Engine, type EngineOptions } from './engines.ts';
 import { documentSlots, protectTerms, remapPageRefs, termPattern, wordCount, type Slot } from './segments.ts';
 import { glossaryTerms, instructionsHash, sha, TRANSLATION_RUN_JOB, ZERO_STATS } from './service.ts';
+import * as store from './store.ts';
 
 /** Titles of target spaces: the language's own name. */
 const LANGUAGE_TITLES: Record<string, string> = {
@@ -32,12 +32,7 @@ class RunError extends Error {}
 /** The job handler of translation runs (`engineOptions`: batching and retry timing, for tests). */
 export function translationRunJob(services: Services, engineOptions: EngineOptions = {}) {
   return async (payload: { translation: string }) => {
-    const claimed = await services.db
-      .updateTable('translations')
-      .set({ status: 'running', queued: false, updated_at: new Date() })
-      .where('id', '=', payload.translation)
-      .returningAll()
-      .executeTakeFirst();
+    const claimed = await store.claimTranslationRun(services.db, payload.translation);
     if (!claimed) return; // deleted since it was queued
     const started = Date.now();
     let outcome: RunOutcome | undefined;
@@ -50,7 +45,7 @@ export function translationRunJob(services: Services, engineOptions: EngineOptio
     }
     const seconds = Math.round((Date.now() - started) / 1000);
     await services.db.transaction().execute(async (trx) => {
-      const row = await trx.selectFrom('translations').selectAll().where('id', '=', claimed.id).forNoKeyUpdate().executeTakeFirst();
+      const row = await store.lockTranslation(trx, claimed.organization_id, claimed.id);
       if (!row) return;
       const previous = { ...ZERO_STATS, ...row.stats };
       const stats: TranslationStats = {
@@ -64,19 +59,15 @@ export function translationRunJob(services: Services, engineOptions: EngineOptio
       };
       const rerun = row.rerun;
       if (rerun) await services.jobs.enqueue(TRANSLATION_RUN_JOB, { translation: row.id }, { db: trx });
-      await trx
-        .updateTable('translations')
-        .set({
-          stats: json(stats) as unknown as TranslationStats,
-          status: rerun || failure ? 'pending' : 'completed',
-          error: failure ?? null,
-          failed_at: failure ? new Date() : null,
-          rerun: false,
-          queued: rerun,
-          updated_at: new Date(),
-        })
-        .where('id', '=', row.id)
-        .execute();
+      await store.setRunState(trx, row.organization_id, row.id, {
+        stats,
+        status: rerun || failure ? 'pending' : 'completed',
+        error: failure ?? null,
+        failed_at: failure ? new Date() : null,
+        rerun: false,
+        queued: rerun,
+        updated_at: new Date(),
+      });
     });
   };
 }
@@ -106,7 +97,7 @@ async function performRun(services: Services, row: TranslationRow, engineOptions
   const { db } = services;
   const engine: Engine = engineFromConfig(services.config, engineOptions);
   if (!row.created_by) throw new RunError('The member who created the translation no longer exists: create it again');
-  const user = await db.selectFrom('users').selectAll().where('id', '=', row.created_by).executeTakeFirst();
+  const user = await store.findUser(db, row.created_by);
   if (!user) throw new RunError('The member who created the translation no longer exists: create it again');
   const ctx: Ctx = { ...services, user };
   const source = await loadSpace(ctx, row.source_space_id).catch(() => {
@@ -117,7 +108,7 @@ async function performRun(services: Services, row: TranslationRow, engineOptions
   let targetId = row.result_space_id;
   let fresh = false;
   if (targetId) {
-    const target = await db.selectFrom('spaces').select(['id', 'deleted_at']).where('id', '=', targetId).executeTakeFirst();
+    const target = await store.spaceState(db, targetId);
     if (!target || target.deleted_at) targetId = null;
   }
   if (!targetId) {
@@ -128,12 +119,8 @@ async function performRun(services: Services, row: TranslationRow, engineOptions
     });
     targetId = space.id;
     fresh = true;
-    await db.deleteFrom('translation_pages').where('translation_id', '=', row.id).execute();
-    await db
-      .updateTable('translations')
-      .set({ result_space_id: space.id, result_revision: space.revision_id, last_source_root: null, last_settings: null })
-      .where('id', '=', row.id)
-      .execute();
+    await store.clearPageMappings(db, row.id);
+    await store.setRunState(db, row.organization_id, row.id, { result_space_id: space.id, result_revision: space.revision_id, last_source_root: null, last_settings: null });
   }
 
   const terms = await glossaryTerms(db, row.organization_id, row.source_language, row.language);
@@ -149,7 +136,7 @@ async function performRun(services: Services, row: TranslationRow, engineOptions
     ? await reader.tree.diff(row.last_source_root!, root)
     : [...(await reader.tree.entries(root))].map(([key, value]) => [key, undefined, value]);
 
-  const mappingRows = await db.selectFrom('translation_pages').select(['source_page_id', 'target_page_id']).where('translation_id', '=', row.id).execute();
+  const mappingRows = await store.pageMappings(db, row.id);
   const mapping = new Map(mappingRows.map((r) => [r.source_page_id, r.target_page_id]));
   const changedPages: PageEntry[] = [];
   const removedPages: string[] = [];
@@ -212,7 +199,7 @@ async function performRun(services: Services, row: TranslationRow, engineOptions
     const protectedText = protectTerms(slot.text, terms, pattern);
     return { slot, ...protectedText, hash: sha(`${row.source_language}\n${protectedText.text}`) };
   });
-  const memory = await lookupMemory(db, row, instrHash, [...new Set(prepared.map((p) => p.hash))]);
+  const memory = await store.memoryLookup(db, row.organization_id, row.language, instrHash, [...new Set(prepared.map((p) => p.hash))]);
   const missing = new Map<string, { text: string; words: number }>();
   for (const p of prepared) if (!memory.has(p.hash) && !missing.has(p.hash)) missing.set(p.hash, { text: p.text, words: wordCount(p.slot.text) });
   let words = 0;
@@ -222,14 +209,14 @@ async function performRun(services: Services, row: TranslationRow, engineOptions
     const instructions = row.instructions ? documentToMarkdown(row.instructions as never).trim() : undefined;
     const translated = await engine.translate(texts, { source: row.source_language, target: row.language, instructions: instructions || undefined });
     const now = new Date();
-    const rows = hashes.map((hash, i) => ({ organization_id: row.organization_id, source_hash: hash, language: row.language, instructions_hash: instrHash, translation: translated[i]!, created_at: now }));
-    for (let i = 0; i < rows.length; i += 500) {
-      await db
-        .insertInto('translation_memory')
-        .values(rows.slice(i, i + 500))
-        .onConflict((oc) => oc.columns(['organization_id', 'source_hash', 'language', 'instructions_hash']).doUpdateSet((eb) => ({ translation: eb.ref('excluded.translation') })))
-        .execute();
-    }
+    await store.memoryStore(
+      db,
+      row.organization_id,
+      row.language,
+      instrHash,
+      hashes.map((hash, i) => ({ hash, translation: translated[i]! })),
+      now,
+    );
     hashes.forEach((hash, i) => memory.set(hash, translated[i]!));
     for (const m of missing.values()) words += m.words;
   }
@@ -291,36 +278,14 @@ async function performRun(services: Services, row: TranslationRow, engineOptions
   // Remember the mapping and where the source was, for the next run.
   await db.transaction().execute(async (trx) => {
     const removed = removedPages.filter((id) => !present.has(id));
-    for (let i = 0; i < removed.length; i += 500) {
-      await trx.deleteFrom('translation_pages').where('translation_id', '=', row.id).where('source_page_id', 'in', removed.slice(i, i + 500)).execute();
-    }
-    const upserts = work.map((w) => ({ translation_id: row.id, source_page_id: w.source.id, target_page_id: w.targetId, fingerprint: w.source.doc }));
-    for (let i = 0; i < upserts.length; i += 500) {
-      await trx
-        .insertInto('translation_pages')
-        .values(upserts.slice(i, i + 500))
-        .onConflict((oc) => oc.columns(['translation_id', 'source_page_id']).doUpdateSet((eb) => ({ target_page_id: eb.ref('excluded.target_page_id'), fingerprint: eb.ref('excluded.fingerprint') })))
-        .execute();
-    }
-    const current = revision ?? (await trx.selectFrom('spaces').select('revision_id').where('id', '=', targetId!).executeTakeFirstOrThrow()).revision_id;
-    await trx.updateTable('translations').set({ last_source_root: root, last_settings: settings, result_revision: current }).where('id', '=', row.id).execute();
+    await store.deletePageMappings(trx, row.id, removed);
+    await store.upsertPageMappings(
+      trx,
+      row.id,
+      work.map((w) => ({ source: w.source.id, target: w.targetId, fingerprint: w.source.doc })),
+    );
+    const current = revision ?? (await store.spaceRevision(trx, targetId!));
+    await store.setRunState(trx, row.organization_id, row.id, { last_source_root: root, last_settings: settings, result_revision: current });
   });
-  const unique = await db.selectFrom('translation_pages').select((eb) => eb.fn.countAll<number>().as('n')).where('translation_id', '=', row.id).executeTakeFirstOrThrow();
-  return { words, pages: work.length, uniquePages: Number(unique.n) };
-}
-
-async function lookupMemory(db: Db, row: TranslationRow, instrHash: string, hashes: string[]): Promise<Map<string, string>> {
-  const out = new Map<string, string>();
-  for (let i = 0; i < hashes.length; i += 1000) {
-    const rows = await db
-      .selectFrom('translation_memory')
-      .select(['source_hash', 'translation'])
-      .where('organization_id', '=', row.organization_id)
-      .where('language', '=', row.language)
-      .where('instructions_hash', '=', instrHash)
-      .where('source_hash', 'in', hashes.slice(i, i + 1000))
-      .execute();
-    for (const r of rows) out.set(r.source_hash, r.translation);
-  }
-  return out;
+  return { words, pages: work.length, uniquePages: await store.countPageMappings(db, row.id) };
 }

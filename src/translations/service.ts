@@ -1,17 +1,16 @@
 import { createHash } from 'node:crypto';
-import { sql } from 'kysely';
 import { normalizeDocumentInput } from '../content/convert.ts';
 import { requireMembership } from '../access/organizations.ts';
 import type { Ctx } from '../platform/context.ts';
-import { json, type Db } from '../platform/db/database.ts';
+import type { Db } from '../platform/db/database.ts';
 import type { GlossaryEntryRow, TranslationStats } from '../platform/db/schema.ts';
 import { BadRequestError, ForbiddenError, NotFoundError } from '../platform/errors.ts';
-import { newId } from '../platform/ids.ts';
-import { paginate, type PageRequest } from '../platform/paging.ts';
+import type { PageRequest } from '../platform/paging.ts';
 import { atLeast, type Membership } from '../platform/policy.ts';
 import { loadSpace } from '../spaces/access.ts';
 import { LANGUAGES } from '../spaces/schemas.ts';
 import type { CreateTranslationInput, GlossaryOperationInput, GlossaryTranslationsInput } from './schemas.ts';
+import * as store from './store.ts';
 
 export const TRANSLATION_RUN_JOB = 'translation.run';
 
@@ -49,18 +48,13 @@ export function instructionsHash(instructions: unknown): string {
 
 export async function listTranslations(ctx: Ctx, organizationId: string, page: PageRequest) {
   const membership = await viewer(ctx, organizationId);
-  const base = ctx.db.selectFrom('translations').selectAll().where('organization_id', '=', organizationId);
-  const result = await paginate(base, { kind: 'translations', sortExpr: null, seqExpr: sql.ref('seq'), direction: 'asc' }, page);
+  const result = await store.listTranslations(ctx.db, organizationId, page);
   return { membership, ...result };
-}
-
-async function findTranslation(db: Db, organizationId: string, id: string) {
-  return db.selectFrom('translations').selectAll().where('organization_id', '=', organizationId).where('id', '=', id).executeTakeFirst();
 }
 
 export async function getTranslation(ctx: Ctx, organizationId: string, id: string) {
   const membership = await viewer(ctx, organizationId);
-  const row = await findTranslation(ctx.db, organizationId, id);
+  const row = await store.findTranslation(ctx.db, organizationId, id);
   if (!row) throw new NotFoundError('Translation');
   return { membership, row };
 }
@@ -78,46 +72,22 @@ export async function createTranslation(ctx: Ctx, organizationId: string, input:
     throw new BadRequestError(`source.space: space "${input.source.space}" is not in this organization`);
   }
   const instructions = input.instructions !== undefined ? await normalizeDocumentInput(input.instructions, 'instructions') : null;
-  const now = new Date();
-  const row = await ctx.db
-    .insertInto('translations')
-    .values({
-      id: newId(),
-      organization_id: organizationId,
-      source_space_id: source.space.id,
-      source_language: input.source.language,
-      language: input.language,
-      instructions: instructions === null ? null : json(instructions),
-      status: 'pending',
-      error: null,
-      failed_at: null,
-      queued: false,
-      rerun: false,
-      result_space_id: null,
-      result_revision: null,
-      last_source_root: null,
-      last_settings: null,
-      stats: json(ZERO_STATS) as unknown as TranslationStats,
-      created_by: ctx.user.id,
-      created_at: now,
-      updated_at: now,
-    })
-    .returningAll()
-    .executeTakeFirstOrThrow();
+  const row = await store.insertTranslation(ctx.db, organizationId, {
+    sourceSpaceId: source.space.id,
+    sourceLanguage: input.source.language,
+    language: input.language,
+    instructions,
+    stats: ZERO_STATS,
+    createdBy: ctx.user.id,
+  });
   return { membership, row };
 }
 
 export async function updateTranslation(ctx: Ctx, organizationId: string, id: string, instructionsInput: unknown) {
   const membership = await editor(ctx, organizationId, 'change translations');
-  if (!(await findTranslation(ctx.db, organizationId, id))) throw new NotFoundError('Translation');
+  if (!(await store.findTranslation(ctx.db, organizationId, id))) throw new NotFoundError('Translation');
   const instructions = await normalizeDocumentInput(instructionsInput, 'instructions');
-  const row = await ctx.db
-    .updateTable('translations')
-    .set({ instructions: json(instructions), updated_at: new Date() })
-    .where('organization_id', '=', organizationId)
-    .where('id', '=', id)
-    .returningAll()
-    .executeTakeFirst();
+  const row = await store.setInstructions(ctx.db, organizationId, id, instructions);
   if (!row) throw new NotFoundError('Translation');
   return { membership, row };
 }
@@ -125,8 +95,7 @@ export async function updateTranslation(ctx: Ctx, organizationId: string, id: st
 /** Deletes a translation (its target space stays); false when there was none. */
 export async function deleteTranslation(ctx: Ctx, organizationId: string, id: string): Promise<boolean> {
   await editor(ctx, organizationId, 'delete translations');
-  const deleted = await ctx.db.deleteFrom('translations').where('organization_id', '=', organizationId).where('id', '=', id).executeTakeFirst();
-  return Number(deleted.numDeletedRows) > 0;
+  return store.deleteTranslation(ctx.db, organizationId, id);
 }
 
 /**
@@ -136,24 +105,18 @@ export async function deleteTranslation(ctx: Ctx, organizationId: string, id: st
 export async function runTranslation(ctx: Ctx, organizationId: string, id: string): Promise<void> {
   await editor(ctx, organizationId, 'run translations');
   await ctx.db.transaction().execute(async (trx) => {
-    const row = await trx.selectFrom('translations').selectAll().where('organization_id', '=', organizationId).where('id', '=', id).forNoKeyUpdate().executeTakeFirst();
+    const row = await store.lockTranslation(trx, organizationId, id);
     if (!row) throw new NotFoundError('Translation');
     // A run marked queued or running whose job is gone (its worker died past its last attempt)
     // must not block runs forever: then a new job is queued.
-    const live = await trx
-      .selectFrom('jobs')
-      .select('id')
-      .where('type', '=', TRANSLATION_RUN_JOB)
-      .where('status', 'in', ['queued', 'running'])
-      .where(sql<string>`payload->>'translation'`, '=', row.id)
-      .executeTakeFirst();
+    const live = await store.liveRunJob(trx, TRANSLATION_RUN_JOB, row.id);
     if (live && row.queued) return;
     if (live && row.status === 'running') {
-      await trx.updateTable('translations').set({ rerun: true }).where('id', '=', row.id).execute();
+      await store.setRunState(trx, organizationId, row.id, { rerun: true });
       return;
     }
     await ctx.jobs.enqueue(TRANSLATION_RUN_JOB, { translation: row.id }, { db: trx });
-    await trx.updateTable('translations').set({ queued: true, status: 'pending', updated_at: new Date() }).where('id', '=', row.id).execute();
+    await store.setRunState(trx, organizationId, row.id, { queued: true, status: 'pending', updated_at: new Date() });
   });
 }
 
@@ -175,18 +138,12 @@ function checkTranslations(translations: GlossaryTranslationsInput, field: strin
 
 export async function listGlossary(ctx: Ctx, organizationId: string, query: PageRequest & { orderBy?: string | undefined }) {
   await viewer(ctx, organizationId);
-  const base = ctx.db.selectFrom('glossary_entries').selectAll().where('organization_id', '=', organizationId);
-  if (query.orderBy) {
-    const language = query.orderBy;
-    const expr = sql<string>`coalesce(translations->>${language}, '')`;
-    return paginate(base, { kind: `glossary:${language}`, sortExpr: expr, sortType: 'text', seqExpr: sql.ref('seq'), direction: 'asc' }, query, (r) => r.translations[language] ?? '');
-  }
-  return paginate(base, { kind: 'glossary', sortExpr: null, seqExpr: sql.ref('seq'), direction: 'asc' }, query);
+  return store.listGlossary(ctx.db, organizationId, query.orderBy, query);
 }
 
 export async function getGlossaryEntry(ctx: Ctx, organizationId: string, id: string): Promise<GlossaryEntryRow> {
   await viewer(ctx, organizationId);
-  const row = await ctx.db.selectFrom('glossary_entries').selectAll().where('organization_id', '=', organizationId).where('id', '=', id).executeTakeFirst();
+  const row = await store.findGlossaryEntry(ctx.db, organizationId, id);
   if (!row) throw new NotFoundError('Glossary entry');
   return row;
 }
@@ -199,22 +156,21 @@ export async function updateGlossary(ctx: Ctx, organizationId: string, operation
     const now = new Date();
     for (const [i, op] of checked.entries()) {
       if (op.type === 'insert') {
-        await trx.insertInto('glossary_entries').values({ id: newId(), organization_id: organizationId, translations: json(op.translations) as unknown as Record<string, string>, created_at: now, updated_at: now }).execute();
+        await store.insertGlossaryEntry(trx, organizationId, op.translations, now);
         continue;
       }
-      const found = await trx.selectFrom('glossary_entries').select('id').where('organization_id', '=', organizationId).where('id', '=', op.id).executeTakeFirst();
-      if (!found) throw new BadRequestError(`operations[${i}] (${op.type}): glossary entry "${op.id}" not found`);
-      if (op.type === 'delete') await trx.deleteFrom('glossary_entries').where('id', '=', op.id).execute();
-      else await trx.updateTable('glossary_entries').set({ translations: json(op.translations) as unknown as Record<string, string>, updated_at: now }).where('id', '=', op.id).execute();
+      if (!(await store.glossaryEntryExists(trx, organizationId, op.id))) throw new BadRequestError(`operations[${i}] (${op.type}): glossary entry "${op.id}" not found`);
+      if (op.type === 'delete') await store.deleteGlossaryEntry(trx, organizationId, op.id);
+      else await store.updateGlossaryEntry(trx, organizationId, op.id, op.translations, now);
     }
   });
 }
 
 /** The glossary of one language pair: fixed translations, and do-not-translate terms (one language only). */
 export async function glossaryTerms(db: Db, organizationId: string, source: string, target: string) {
-  const rows = await db.selectFrom('glossary_entries').select('translations').where('organization_id', '=', organizationId).execute();
+  const entries = await store.glossaryTranslations(db, organizationId);
   const terms: { source: string; target: string }[] = [];
-  for (const { translations } of rows) {
+  for (const translations of entries) {
     const from = translations[source];
     if (!from) continue;
     const to = translations[target] ?? (Object.keys(translations).length === 1 ? from : undefined);

@@ -1,5 +1,8 @@
 import type {
   DocumentBlockHeading,
+  DocumentBlockListItem,
+  DocumentBlockListOrdered,
+  DocumentBlockListUnordered,
   DocumentBlockParagraph,
   DocumentBlockTable,
   DocumentFragment,
@@ -59,9 +62,17 @@ export function htmlTable(r: Reader, html: string, tokens: HtmlToken[]): Documen
   columns.forEach((id, j) => {
     const th = head?.cells[j];
     const attrs = th?.attrs ?? {};
-    const title = th ? plainOfPieces(r.inlineMarkdown(th.raw)).replace(/\n/g, ' ').trim() : '';
+    // A select column names its options in the header: `Status<select multiple><option value label color>…</select>`.
+    const select = th ? /<select\b([^>]*)>([\s\S]*?)<\/select>/i.exec(th.raw) : null;
+    const titleHtml = th ? (select ? th.raw.slice(0, select.index) + th.raw.slice(select.index + select[0].length) : th.raw) : '';
+    const title = th ? plainOfPieces(r.inlineMarkdown(titleHtml)).replace(/\n/g, ' ').trim() : '';
     const type = attrs['data-type'];
-    if (type === 'content-ref' || type === 'files' || type === 'number' || type === 'checkbox' || type === 'image') {
+    if (select) {
+      const options = tokenizeHtml(select[2]!).flatMap((t) =>
+        t.kind === 'open' && t.name === 'option' ? [{ value: t.attrs.value ?? '', label: t.attrs.label ?? '', color: t.attrs.color ?? '' }] : [],
+      );
+      definition[id] = { id, title, type: 'select', multiple: /\bmultiple\b/i.test(select[1]!), options };
+    } else if (type === 'content-ref' || type === 'files' || type === 'number' || type === 'checkbox' || type === 'image') {
       definition[id] = { id, title, type } as DocumentTableDefinition;
     } else if (type === 'rating') {
       definition[id] = { id, title, type, max: Number(attrs['data-max'] ?? 5) || 5 };
@@ -112,6 +123,10 @@ export function htmlTable(r: Reader, html: string, tokens: HtmlToken[]): Documen
         case 'checkbox':
           values[column] = text() === 'true';
           break;
+        case 'select':
+          // `<span data-option="<value>">Label</span>` per chosen option, in the cell's order.
+          values[column] = tokenizeHtml(raw).flatMap((t) => (t.kind === 'open' && t.name === 'span' && t.attrs['data-option'] !== undefined ? [t.attrs['data-option']] : []));
+          break;
         default: {
           const fragment = `r${i}${column}`;
           values[column] = fragment;
@@ -149,14 +164,24 @@ function booleanAttr(value: string | undefined): boolean | undefined {
   return isTrue(value) ? true : undefined;
 }
 
+/** A list in a cell (`<ul><li>…</li></ul>`, as GitBook writes one): an item per `<li>`, its text a paragraph. */
+function cellList(r: Reader, inner: string, ordered: boolean): DocumentBlockListOrdered | DocumentBlockListUnordered {
+  const items: DocumentBlockListItem[] = [];
+  for (const m of inner.matchAll(/<li\b[^>]*>([\s\S]*?)<\/li>/gi)) {
+    items.push({ object: 'block', type: 'list-item', data: {}, nodes: [paragraph(assemble(r.inlineMarkdown(m[1]!)))] });
+  }
+  if (items.length === 0) items.push({ object: 'block', type: 'list-item', data: {}, nodes: [paragraph(assemble(r.inlineMarkdown(inner.replace(/<\/?li\b[^>]*>/gi, ''))))] });
+  return ordered ? { object: 'block', type: 'list-ordered', data: {}, nodes: items } : { object: 'block', type: 'list-unordered', data: {}, nodes: items };
+}
+
 /**
  * A cell's rich text: one paragraph per `<p>` and one heading per `<h1>`…`<h6>` (card titles are
  * written `<td><h4>…</h4></td>`), text between them a paragraph of its own; one paragraph when
  * the cell has none of them.
  */
-function cellBlocks(r: Reader, raw: string): (DocumentBlockParagraph | DocumentBlockHeading)[] {
+function cellBlocks(r: Reader, raw: string): (DocumentBlockParagraph | DocumentBlockHeading | DocumentBlockListOrdered | DocumentBlockListUnordered)[] {
   const tokens = tokenizeHtml(raw);
-  const isBlock = (t: HtmlToken | undefined) => t?.kind === 'open' && (t.name === 'p' || /^h[1-6]$/.test(t.name));
+  const isBlock = (t: HtmlToken | undefined) => t?.kind === 'open' && (t.name === 'p' || t.name === 'ul' || t.name === 'ol' || /^h[1-6]$/.test(t.name));
   const spans: { from: number; to: number; tag: string | null }[] = [];
   let loose = 0;
   const looseText = (to: number) => {
@@ -166,6 +191,21 @@ function cellBlocks(r: Reader, raw: string): (DocumentBlockParagraph | DocumentB
     const t = tokens[k]!;
     if (!isBlock(t) || t.kind !== 'open') continue;
     looseText(t.start);
+    if (t.name === 'ul' || t.name === 'ol') {
+      // A list runs to its own closing tag (lists may nest).
+      let depth = 0;
+      let j = k;
+      for (; j < tokens.length; j++) {
+        const u = tokens[j]!;
+        if (u.kind === 'open' && u.name === t.name) depth++;
+        if (u.kind === 'close' && u.name === t.name && --depth === 0) break;
+      }
+      const stop = tokens[j];
+      spans.push({ from: t.end, to: stop ? stop.start : raw.length, tag: t.name });
+      loose = stop ? stop.end : raw.length;
+      k = j;
+      continue;
+    }
     // It runs to its closing tag, or to the next paragraph or heading (an unclosed `<p>`), or to the end.
     let j = k + 1;
     while (j < tokens.length && !isBlock(tokens[j]) && !(tokens[j]!.kind === 'close' && (tokens[j] as { name: string }).name === t.name)) j++;
@@ -179,6 +219,7 @@ function cellBlocks(r: Reader, raw: string): (DocumentBlockParagraph | DocumentB
   return spans.map(({ from, to, tag }) => {
     const inner = raw.slice(from, to).replace(/\n/g, ' ');
     if (tag === null || tag === 'p') return paragraph(assemble(r.inlineMarkdown(inner)));
+    if (tag === 'ul' || tag === 'ol') return cellList(r, inner, tag === 'ol');
     const { reader, root } = r.nested(inner);
     const para = root.children[0];
     const children = root.children.length === 1 && para?.type === 'paragraph' ? para.children : [{ type: 'text' as const, value: plainOfPieces(r.inlineMarkdown(inner)) }];

@@ -86,6 +86,15 @@ function cellHtml(nodes: readonly Block[], notes: Notes): string {
   const many = nodes.length > 1;
   return nodes
     .map((n) => {
+      if (n.type === 'list-ordered' || n.type === 'list-unordered') {
+        // A list in a cell: `<ul><li>…</li></ul>`, each item's first paragraph as its text.
+        const tag = n.type === 'list-ordered' ? 'ol' : 'ul';
+        const items = (n.nodes as Block[]).map((item) => {
+          const first = (item as { nodes?: Block[] }).nodes?.[0] as { nodes?: InlineOrText[] } | undefined;
+          return `<li>${inlineMarkdown((first?.nodes ?? []) as InlineOrText[], notes, { emojiSpans: true })}</li>`;
+        });
+        return `<${tag}>${items.join('')}</${tag}>`;
+      }
       const text = inlineMarkdown(((n as { nodes?: InlineOrText[] }).nodes ?? []) as InlineOrText[], notes, { emojiSpans: true });
       if (n.type.startsWith('heading-')) return `<${htmlHeadingTag(n.type)}>${text.replace(/<br>/g, ' ')}</${htmlHeadingTag(n.type)}>`;
       return many ? `<p>${text}</p>` : text;
@@ -119,11 +128,11 @@ export function htmlTable(block: DocumentBlockTable, notes: Notes): string {
       if (view.coverDefinition === id) attrs.push('data-card-cover');
       if (view.coverDefinitionDark === id) attrs.push('data-card-cover-dark');
     } else if (view.columnWidths?.[id] !== undefined) attrs.push(`width="${view.columnWidths[id]}"`);
-    if (def.type !== 'text') attrs.push(`data-type="${def.type}"`);
+    if (def.type !== 'text' && def.type !== 'select') attrs.push(`data-type="${def.type}"`);
     attrs.push(...alignments(def));
     if (def.type === 'rating') attrs.push(`data-max="${def.max}"`);
     const title = def.title ? inlineMarkdown([{ object: 'text', leaves: [{ object: 'leaf', text: def.title, marks: [] }] }], notes) : '';
-    return `<th${attrs.map((a) => ` ${a}`).join('')}>${title}</th>`;
+    return `<th${attrs.map((a) => ` ${a}`).join('')}>${title}${def.type === 'select' ? selectOptionsHtml(def) : ''}</th>`;
   });
   // GitBook labels a card's link with the URL, or the file or page name of a relative one.
   const link = (url: string) => `<a href="${escapeAttr(url)}">${escapeHtmlText(/^[a-z][a-z0-9+.-]*:/i.test(url) ? url : mentionLabel(url))}</a>`;
@@ -138,6 +147,7 @@ export function htmlTable(block: DocumentBlockTable, notes: Notes): string {
         inner = ref ? link(urlFromRef(ref)) : '';
       } else if (def.type === 'files') inner = (Array.isArray(value) ? value : []).map((file) => link(urlFromRef({ kind: 'file', file }))).join('');
       else if (def.type === 'number' || def.type === 'rating' || def.type === 'checkbox') inner = String(value);
+      else if (def.type === 'select') inner = selectedOptionsHtml(def, value);
       else {
         const fragment = fragmentOf(block, value);
         inner = cellHtml(fragment?.nodes ?? [], notes);
@@ -149,6 +159,23 @@ export function htmlTable(block: DocumentBlockTable, notes: Notes): string {
     return `<tr>${cells.join('')}</tr>`;
   });
   return `<table${tableAttrs.map((a) => ` ${a}`).join('')}><thead><tr>${th.join('')}</tr></thead><tbody>${rows.join('')}</tbody></table>`;
+}
+
+/** A select column's options, written in its header as GitBook does. */
+function selectOptionsHtml(def: Extract<DocumentTableDefinition, { type: 'select' }>): string {
+  const options = def.options.map((o) => `<option value="${escapeAttr(o.value)}" label="${escapeAttr(o.label)}" color="${escapeAttr(o.color)}"></option>`);
+  return `<select${def.multiple ? ' multiple' : ''}>${options.join('')}</select>`;
+}
+
+/** The options a cell chose, each a span naming its option; labels separated by `, ` inside the spans. */
+function selectedOptionsHtml(def: Extract<DocumentTableDefinition, { type: 'select' }>, value: unknown): string {
+  const chosen = Array.isArray(value) ? value.map(String) : [];
+  return chosen
+    .map((v, i) => {
+      const label = def.options.find((o) => o.value === v)?.label ?? v;
+      return `<span data-option="${escapeAttr(v)}">${escapeHtmlText(label)}${i < chosen.length - 1 ? ', ' : ''}</span>`;
+    })
+    .join('');
 }
 
 /** The `align` and `valign` attributes of a text column (left and no vertical alignment: none). */
