@@ -1,4 +1,4 @@
-import { Type, type TObject } from '@sinclair/typebox';
+import { type Static, type TObject, type TString, Type } from '@sinclair/typebox';
 import type { FastifyReply } from 'fastify';
 import type { FolioApp } from '../platform/app.ts';
 import { errorResponses } from '../platform/schemas.ts';
@@ -30,14 +30,8 @@ function sendPageRead(reply: FastifyReply, read: PageRead) {
   return reply.type('application/json; charset=utf-8').send(pageReadJson({ page: read.page, documentJson: read.documentJson }));
 }
 
-type Query = {
-  metadata?: 'true' | 'false';
-  format?: 'document' | 'markdown';
-  evaluated?: 'true' | 'false' | 'deterministic-only';
-  dereferenced?: 'true' | 'false' | 'reusable-contents';
-  computed?: 'true' | 'false';
-  'format.markdown.refs'?: 'relative' | 'stable';
-};
+/** Every read option of the query strings (a page read takes them all; the others take some). */
+type Query = Static<typeof PageQuery>;
 
 function readOptions(query: Query): ReadOptions {
   return {
@@ -59,7 +53,8 @@ function sendDocument(reply: FastifyReply, read: DocumentRead) {
 export interface ContentReadTarget {
   /** Path prefix after /v1, e.g. /spaces/:spaceId/content */
   prefix: string;
-  params: TObject;
+  /** The path parameters of `prefix`, all strings. */
+  params: TObject<Record<string, TString>>;
   names: {
     revision: string;
     pages: string;
@@ -71,19 +66,20 @@ export interface ContentReadTarget {
     reusableContentDocument: string;
     pageDocument: string;
   };
-  resolve(ctx: Ctx, params: Record<string, string>): Promise<ContentTarget>;
+  /** The content read; `params` holds the route's parameters (`prefix`'s among them). */
+  resolve(ctx: Ctx, params: Partial<Record<string, string>>): Promise<ContentTarget>;
 }
 
 /** The same reads for the space's current content, a revision, and (registered by src/change-requests/) a change request's head. */
 export function readRoutes(app: FolioApp, target: ContentReadTarget) {
   const tags = ['content'];
-  const withId = (extra: Record<string, ReturnType<typeof Type.String>>) => Type.Object({ ...target.params.properties, ...extra });
+  const withId = (extra: Record<string, TString>) => Type.Object({ ...target.params.properties, ...extra });
   app.get(
     target.prefix,
     { schema: { operationId: target.names.revision, tags, params: target.params, querystring: RevisionQuery, response: { 200: Revision, ...errorResponses } } },
     async (req) => {
       const ctx = req.ctx();
-      return presentRevision(ctx, await target.resolve(ctx, req.params as Record<string, string>), readOptions(req.query as Query));
+      return presentRevision(ctx, await target.resolve(ctx, req.params), readOptions(req.query));
     },
   );
   app.get(
@@ -99,7 +95,7 @@ export function readRoutes(app: FolioApp, target: ContentReadTarget) {
     },
     async (req) => {
       const ctx = req.ctx();
-      return presentPages(ctx, await target.resolve(ctx, req.params as Record<string, string>), readOptions(req.query as Query));
+      return presentPages(ctx, await target.resolve(ctx, req.params), readOptions(req.query));
     },
   );
   app.get(
@@ -115,8 +111,8 @@ export function readRoutes(app: FolioApp, target: ContentReadTarget) {
     },
     async (req, reply) => {
       const ctx = req.ctx();
-      const params = req.params as Record<string, string>;
-      return sendPageRead(reply, await pageById(ctx, await target.resolve(ctx, params), params.pageId!, readOptions(req.query as Query)));
+      const { params } = req;
+      return sendPageRead(reply, await pageById(ctx, await target.resolve(ctx, params), params.pageId!, readOptions(req.query)));
     },
   );
   app.get(
@@ -132,8 +128,8 @@ export function readRoutes(app: FolioApp, target: ContentReadTarget) {
     },
     async (req, reply) => {
       const ctx = req.ctx();
-      const params = req.params as Record<string, string>;
-      return sendPageRead(reply, await pageByPath(ctx, await target.resolve(ctx, params), params['*']!, readOptions(req.query as Query)));
+      const { params } = req;
+      return sendPageRead(reply, await pageByPath(ctx, await target.resolve(ctx, params), params['*']!, readOptions(req.query)));
     },
   );
   app.get(
@@ -149,8 +145,7 @@ export function readRoutes(app: FolioApp, target: ContentReadTarget) {
     },
     async (req) => {
       const ctx = req.ctx();
-      const query = req.query as Query & { page?: string; limit?: number };
-      return listFiles(ctx, await target.resolve(ctx, req.params as Record<string, string>), query, readOptions(query));
+      return listFiles(ctx, await target.resolve(ctx, req.params), req.query, readOptions(req.query));
     },
   );
   app.get(
@@ -166,8 +161,8 @@ export function readRoutes(app: FolioApp, target: ContentReadTarget) {
     },
     async (req, reply) => {
       const ctx = req.ctx();
-      const params = req.params as Record<string, string>;
-      return sendDocument(reply, await pageDocument(ctx, await target.resolve(ctx, params), params.pageId!, readOptions(req.query as Query)));
+      const { params } = req;
+      return sendDocument(reply, await pageDocument(ctx, await target.resolve(ctx, params), params.pageId!, readOptions(req.query)));
     },
   );
   app.get(
@@ -183,8 +178,8 @@ export function readRoutes(app: FolioApp, target: ContentReadTarget) {
     },
     async (req) => {
       const ctx = req.ctx();
-      const params = req.params as Record<string, string>;
-      return reusableContentById(ctx, await target.resolve(ctx, params), params.reusableContentId!, readOptions(req.query as Query));
+      const { params } = req;
+      return reusableContentById(ctx, await target.resolve(ctx, params), params.reusableContentId!, readOptions(req.query));
     },
   );
   app.get(
@@ -200,8 +195,8 @@ export function readRoutes(app: FolioApp, target: ContentReadTarget) {
     },
     async (req, reply) => {
       const ctx = req.ctx();
-      const params = req.params as Record<string, string>;
-      const read = await reusableContentDocument(ctx, await target.resolve(ctx, params), params.reusableContentId!, readOptions(req.query as Query));
+      const { params } = req;
+      const read = await reusableContentDocument(ctx, await target.resolve(ctx, params), params.reusableContentId!, readOptions(req.query));
       return sendDocument(reply, read);
     },
   );
@@ -218,8 +213,8 @@ export function readRoutes(app: FolioApp, target: ContentReadTarget) {
     },
     async (req) => {
       const ctx = req.ctx();
-      const params = req.params as Record<string, string>;
-      return fileById(ctx, await target.resolve(ctx, params), params.fileId!, readOptions(req.query as Query));
+      const { params } = req;
+      return fileById(ctx, await target.resolve(ctx, params), params.fileId!, readOptions(req.query));
     },
   );
 }

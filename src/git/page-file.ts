@@ -1,7 +1,7 @@
 import { readMarkdownMetadata } from '../change-requests/edit.ts';
 import { type PageMetadata, gitbookYaml, readFrontMatter, withFrontMatter } from '../content/markdown/front-matter.ts';
 import { documentToMarkdown, markdownToDocument } from '../content/markdown/markdown.ts';
-import { mentionLabel } from '../content/markdown/serialize.ts';
+import { mentionLabel } from '../content/markdown/serialize-inline.ts';
 import type { PageEntry } from '../content/model.ts';
 import { rewriteLinks, type LinkPlace } from './format.ts';
 import { frontMatterOf } from '../content/presenter.ts';

@@ -1,7 +1,8 @@
 import hljs from 'highlight.js';
 import katex from 'katex';
 import type { ContentRef, DocumentFragment } from '@gitbook/api';
-import { captionNodes, fragmentOf, sortedRecords } from '../content/markdown/serialize.ts';
+import { captionNodes } from '../content/markdown/serialize-blocks.ts';
+import { fragmentOf, sortedRecords } from '../content/markdown/serialize-tables.ts';
 import { emoji, type GitBookDocument } from '../content/markdown/shared.ts';
 import { anchorSlug } from '../content/markdown/text.ts';
 

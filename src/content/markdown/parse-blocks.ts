@@ -27,7 +27,7 @@ import { MATH_INFO } from './parse-source.ts';
  * Which edges of a block hold whitespace written on purpose: GitBook writes a space that ends (or
  * starts) a paragraph as `&#x20;` and a line break that ends one as `<br>`; those are content.
  */
-export function spelledOutEdges(r: Reader, node: md.Node): { start: boolean; end: boolean } {
+function spelledOutEdges(r: Reader, node: md.Node): { start: boolean; end: boolean } {
   const raw = r.raw(node);
   const space = /&#(?:x20|32|x9|9);/i;
   return {

@@ -202,7 +202,7 @@ export function tagBlock(r: Reader, tag: LiquidTag, inner: md.RootContent[], clo
 }
 
 /** The caption written between a void tag and its end tag (`{% embed %}caption{% endembed %}`). */
-export function captionFragment(r: Reader, inner: md.RootContent[]): DocumentFragment | null {
+function captionFragment(r: Reader, inner: md.RootContent[]): DocumentFragment | null {
   const blocks = r.flow(inner, new Set(['paragraph'])).filter((b) => b.type === 'paragraph');
   if (blocks.length === 0) return null;
   return { object: 'fragment', fragment: 'caption', nodes: blocks };
