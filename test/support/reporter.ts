@@ -79,7 +79,13 @@ export interface Summary {
  * after its end. A file's line is therefore written once a later file's tests are being reported
  * (all earlier files are then fully reported) or at the end of the run.
  */
-export function createReporter(onEnd?: (summary: Summary) => void, cpuOf?: (file: string) => Promise<number | undefined>) {
+export function createReporter(
+  onEnd?: (summary: Summary) => void,
+  cpuOf?: (file: string) => Promise<number | undefined>,
+  /** The name a file is reported by, when not its path (a process shared by several files). */
+  nameOf?: (file: string) => string | undefined,
+) {
+  const label = (file: string) => nameOf?.(file) ?? displayName(file);
   return async function* folioReporter(source: AsyncIterable<TestEvent>): AsyncGenerator<string> {
     let cpuTotal = 0;
     const started = performance.now();
@@ -106,13 +112,13 @@ export function createReporter(onEnd?: (summary: Summary) => void, cpuOf?: (file
         // The file failed outside any test: it did not load, or it exited early (its output tells why).
         const { exitCode, signal } = s.error as { exitCode?: number | null; signal?: string | null };
         s.failed++;
-        s.failures.push(`${displayName(file)} (outside any test)\n    the test process ${signal ? `was killed by ${signal}` : `exited with code ${exitCode}`}`);
+        s.failures.push(`${label(file)} (outside any test)\n    the test process ${signal ? `was killed by ${signal}` : `exited with code ${exitCode}`}`);
       }
-      yield fileLine(file, s);
+      yield fileLine(label(file), s);
       if (failed) {
-        summary.failedFiles.push(displayName(file));
+        summary.failedFiles.push(label(file));
         for (const text of s.failures) yield `\n  ✖ ${text}\n`;
-        if (s.output.length) yield `\n  output of ${displayName(file)}:\n${indent(s.output.join(''))}\n`;
+        if (s.output.length) yield `\n  output of ${label(file)}:\n${indent(s.output.join(''))}\n`;
         yield '\n';
       }
       summary.files++;
@@ -156,7 +162,7 @@ export function createReporter(onEnd?: (summary: Summary) => void, cpuOf?: (file
             // The runner's verdict on the file process (it carries the exit code) is taken from its
             // end; anything else named by the file is a top-level hook that failed.
             if (type === 'test:fail' && error && !('exitCode' in error) && error.failureType !== 'subtestsFailed') {
-              failure(s, `${displayName(file)} (outside any test)`, error);
+              failure(s, `${label(file)} (outside any test)`, error);
             }
           } else if (data.details?.type === 'suite') {
             // A suite passes or fails through its tests, unless one of its hooks failed.
@@ -190,13 +196,13 @@ export function createReporter(onEnd?: (summary: Summary) => void, cpuOf?: (file
   };
 }
 
-function fileLine(file: string, s: FileState): string {
+function fileLine(name: string, s: FileState): string {
   const mark = s.failed ? '✖' : '✔';
   const counts = [`${s.passed + s.failed + s.skipped} tests`];
   if (s.failed) counts.push(`${s.failed} failed`);
   if (s.skipped) counts.push(`${s.skipped} skipped`);
   const cpu = s.cpu !== undefined ? `   CPU ${seconds(s.cpu).padStart(7)}` : '';
-  return `${mark} ${displayName(file).padEnd(40)} ${counts.join(', ').padEnd(28)} ${seconds(s.duration ?? 0).padStart(7)}${cpu}\n`;
+  return `${mark} ${name.padEnd(40)} ${counts.join(', ').padEnd(28)} ${seconds(s.duration ?? 0).padStart(7)}${cpu}\n`;
 }
 
 export default createReporter();

@@ -11,7 +11,7 @@
  */
 import { mkdir, mkdtemp, readFile, readdir, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { basename, join, resolve } from 'node:path';
 import { run } from 'node:test';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { createReporter } from './reporter.ts';
@@ -44,12 +44,22 @@ async function main(): Promise<void> {
   // Unknown files first (they may be slow), then by the last duration, longest first.
   files.sort((a, b) => (timings[key(b)] ?? Infinity) - (timings[key(a)] ?? Infinity));
 
+  // A whole run shares processes between small files (see bundle); files named on the command line
+  // run alone. TEST_BUNDLE=0 or 1 says otherwise.
+  const explicit = args.some((a) => !a.startsWith('-'));
+  const bundling = process.env.TEST_BUNDLE ? process.env.TEST_BUNDLE !== '0' : !explicit;
+  const bundles = bundling ? await bundle(files, timings, key) : new Map<string, string[]>();
+  const members = (file: string) => bundles.get(file) ?? [file];
+  const inBundle = new Set([...bundles.values()].flat());
+  files = [...bundles.keys(), ...files.filter((f) => !inBundle.has(f))];
+  files.sort((a, b) => sum(members(b), timings, key) - sum(members(a), timings, key));
+
   const concurrency = Number(process.env.TEST_CONCURRENCY) || 4;
   const engine = process.env.TEST_DATABASE_URL ? `PostgreSQL (${new URL(process.env.TEST_DATABASE_URL).host})` : 'the embedded database (PGlite)';
   const setup = performance.now();
   await prepareTemplates();
   process.stdout.write(
-    `${files.length} test files on ${engine}, ${concurrency} at a time (templates ready in ${((performance.now() - setup) / 1000).toFixed(1)}s)\n\n`,
+    `${files.length - bundles.size + inBundle.size} test files in ${files.length} processes on ${engine}, ${concurrency} at a time (templates ready in ${((performance.now() - setup) / 1000).toFixed(1)}s)\n\n`,
   );
 
   // Each test file's process reports the CPU it used (test/support/cpu-usage.mjs): with files
@@ -66,20 +76,70 @@ async function main(): Promise<void> {
     ...(namePatterns.length ? { testNamePatterns: namePatterns } : {}),
   });
   stream.on('test:complete', (data: { name: string; file?: string; details: { duration_ms: number } }) => {
-    if (data.file && data.name === data.file) timings[key(data.file)] = Math.round(data.details.duration_ms);
+    if (!data.file || data.name !== data.file) return;
+    // A bundle's time is shared among its files, for the next run's order and grouping.
+    const files = members(data.file);
+    for (const file of files) timings[key(file)] = Math.round(data.details.duration_ms / files.length);
   });
   const reporter = createReporter(
     (summary) => {
       failed = summary.failed > 0;
     },
     (file) => cpuOf(cpuDir, file),
+    (file) => (bundles.has(file) ? members(file).map((f) => basename(f, '.test.ts')).join(' + ') : undefined),
   );
-  for await (const chunk of reporter(stream)) process.stdout.write(chunk);
+  // The tests of a bundled file report that file: they are counted under the bundle's process.
+  const owner = new Map([...bundles].flatMap(([bundleFile, files]) => files.map((f) => [f, bundleFile] as const)));
+  async function* byProcess() {
+    for await (const event of stream as AsyncIterable<{ type: string; data: { file?: string; name: string; nesting: number } }>) {
+      const file = event.data.file;
+      const to = file !== undefined ? owner.get(file) : undefined;
+      yield to ? { ...event, data: { ...event.data, file: to } } : event;
+    }
+  }
+  for await (const chunk of reporter(byProcess())) process.stdout.write(chunk);
   await rm(cpuDir, { recursive: true, force: true });
 
   await mkdir(join(root, 'node_modules/.cache'), { recursive: true });
   await writeFile(timingsPath, JSON.stringify(timings, null, 1));
   process.exitCode = failed ? 1 : 0;
+}
+
+/**
+ * Files that keep a process of their own: they run `folio serve` processes, drive a browser, check
+ * CPU limits or send thousands of requests, and would slow or disturb the files beside them.
+ */
+const ALONE = new Set(['cli', 'durability', 'fuzz', 'published-site', 'integrations-runtime', 'hardening-content', 'git-sync', 'git-sync-two-way']);
+/** Files per shared process. A process costs ~6 s of CPU before its first test (loading the server, its database); sharing it among files pays that once. */
+const BUNDLE_SIZE = 5;
+
+const sum = (files: string[], timings: Record<string, number>, key: (f: string) => string) => files.reduce((t, f) => t + (timings[key(f)] ?? 60_000), 0);
+
+/**
+ * Groups the other files, a few per process, balanced by their last durations (longest first, each
+ * to the lightest group). A group is a generated module importing its files: node's runner runs
+ * it as one file, each file's `before`/`after` hooks around all the tests of the process.
+ */
+async function bundle(files: string[], timings: Record<string, number>, key: (f: string) => string): Promise<Map<string, string[]>> {
+  const shared = files.filter((f) => !ALONE.has(basename(f, '.test.ts')));
+  const count = Math.ceil(shared.length / BUNDLE_SIZE);
+  if (count === 0) return new Map();
+  const groups = Array.from({ length: count }, () => ({ files: [] as string[], time: 0 }));
+  for (const file of [...shared].sort((a, b) => sum([b], timings, key) - sum([a], timings, key))) {
+    const lightest = groups.reduce((best, g) => (g.files.length < BUNDLE_SIZE && (best === undefined || g.time < best.time) ? g : best), undefined as (typeof groups)[number] | undefined)!;
+    lightest.files.push(file);
+    lightest.time += sum([file], timings, key);
+  }
+  const dir = join(root, 'node_modules/.cache/folio-test-bundles');
+  await rm(dir, { recursive: true, force: true });
+  await mkdir(dir, { recursive: true });
+  const out = new Map<string, string[]>();
+  for (const [i, g] of groups.entries()) {
+    const path = join(dir, `bundle-${i + 1}.test.mjs`);
+    await writeFile(path, `// Generated by test/support/run.ts: these test files share one process.\n${g.files.map((f) => `import ${JSON.stringify(pathToFileURL(f).href)};`).join('\n')}\n`);
+    out.set(path, g.files);
+  }
+  return out;
 }
 
 /** The CPU time (ms) a test file's process and its waited-for children used, when it said. */
