@@ -139,25 +139,19 @@ export const Installation = Type.Object({
   target: Type.Object({ organization: Type.String() }),
 });
 
-export const SpaceInstallation = Type.Object({
+/** What a space installation and a site installation share; each adds its target. */
+const targetInstallationFields = {
   integration: Type.String(),
   installation: Type.String(),
   status: InstallationStatus,
   configuration: Type.Object({}, { additionalProperties: true }),
   externalIds: Type.Array(Type.String()),
   urls: Type.Object({ location: Type.String(), publicEndpoint: Type.String(), publicContentEndpoint: Type.String() }),
-  space: Type.Union([Type.String(), Space]),
-});
+};
 
-export const SiteInstallation = Type.Object({
-  integration: Type.String(),
-  installation: Type.String(),
-  status: InstallationStatus,
-  configuration: Type.Object({}, { additionalProperties: true }),
-  externalIds: Type.Array(Type.String()),
-  urls: Type.Object({ location: Type.String(), publicEndpoint: Type.String(), publicContentEndpoint: Type.String() }),
-  site: Type.Union([Type.String(), Site]),
-});
+export const SpaceInstallation = Type.Object({ ...targetInstallationFields, space: Type.Union([Type.String(), Space]) });
+
+export const SiteInstallation = Type.Object({ ...targetInstallationFields, site: Type.Union([Type.String(), Site]) });
 export const SiteInstallationParams = Type.Object({
   integrationName: Type.String({ pattern: NAME_PATTERN, maxLength: 100 }),
   installationId: Type.String({ maxLength: 100 }),

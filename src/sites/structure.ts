@@ -40,6 +40,14 @@ export async function lockSite(trx: Db, site: SiteRow): Promise<SiteRow> {
   return row;
 }
 
+/** Runs `fn` in a transaction holding the site's lock, with the site as locked and its organization. */
+function withLockedSite<T>(ctx: Ctx, access: { site: SiteRow }, fn: (trx: Db, site: SiteRow, org: string) => Promise<T>): Promise<T> {
+  return ctx.db.transaction().execute(async (trx) => {
+    const site = await lockSite(trx, access.site);
+    return fn(trx, site, site.organization_id);
+  });
+}
+
 /** A space the caller can read, in the site's organization: the only kind a site may link. */
 export async function spaceForSite(ctx: Ctx, organizationId: string, spaceId: string, field: string): Promise<SpaceRow> {
   try {
@@ -226,9 +234,7 @@ export async function addSection(ctx: Ctx, organizationId: string, siteId: strin
     throw new BadRequestError('path: use letters, digits, ".", "_", "~" and "-" (starting with a letter or digit), 1 to 100 characters');
   }
   try {
-    const row = await ctx.db.transaction().execute(async (trx) => {
-      const site = await lockSite(trx, access.site);
-      const org = site.organization_id;
+    const row = await withLockedSite(ctx, access, async (trx, site, org) => {
       const groupId = input.siteSectionGroupId !== undefined ? (await group(trx, site, input.siteSectionGroupId, 'siteSectionGroupId')).id : null;
       const existing = await store.sectionPaths(trx, org, site.id);
       const title = input.title ?? (space.title.length >= 2 ? space.title.slice(0, 128) : 'Untitled section');
@@ -261,9 +267,7 @@ export async function updateSection(ctx: Ctx, organizationId: string, siteId: st
     throw new BadRequestError('path: use letters, digits, ".", "_", "~" and "-" (starting with a letter or digit), 1 to 100 characters');
   }
   try {
-    const row = await ctx.db.transaction().execute(async (trx) => {
-      const site = await lockSite(trx, access.site);
-      const org = site.organization_id;
+    const row = await withLockedSite(ctx, access, async (trx, site, org) => {
       const current = await store.findSection(trx, org, site.id, sectionId);
       if (!current) throw new NotFoundError('Site section');
       let move = {};
@@ -369,9 +373,7 @@ async function assertNoCycle(trx: Db, site: SiteRow, groupId: string | undefined
 
 export async function addGroup(ctx: Ctx, organizationId: string, siteId: string, input: AddGroupInput) {
   const access = await requireSite(ctx, organizationId, siteId, 'create', 'add section groups to the site');
-  const id = await ctx.db.transaction().execute(async (trx) => {
-    const site = await lockSite(trx, access.site);
-    const org = site.organization_id;
+  const id = await withLockedSite(ctx, access, async (trx, site, org) => {
     const parentId = input.parent !== undefined ? (await group(trx, site, input.parent, 'parent')).id : null;
     await assertNoCycle(trx, site, undefined, parentId, 'parent');
     const sectionIds = [...new Set(input.sections ?? [])];
@@ -391,9 +393,7 @@ export async function addGroup(ctx: Ctx, organizationId: string, siteId: string,
 
 export async function updateGroup(ctx: Ctx, organizationId: string, siteId: string, groupId: string, input: UpdateGroupInput) {
   const access = await requireSite(ctx, organizationId, siteId, 'create', 'change the section groups of the site');
-  await ctx.db.transaction().execute(async (trx) => {
-    const site = await lockSite(trx, access.site);
-    const org = site.organization_id;
+  await withLockedSite(ctx, access, async (trx, site, org) => {
     const current = await store.findGroup(trx, org, site.id, groupId);
     if (!current) throw new NotFoundError('Site section group');
     let move = {};
@@ -410,9 +410,7 @@ export async function updateGroup(ctx: Ctx, organizationId: string, siteId: stri
 /** Deletes a group; its sections and groups move up to its parent (or the root), after its siblings. */
 export async function deleteGroup(ctx: Ctx, organizationId: string, siteId: string, groupId: string) {
   const access = await requireSite(ctx, organizationId, siteId, 'create', 'remove section groups from the site');
-  await ctx.db.transaction().execute(async (trx) => {
-    const site = await lockSite(trx, access.site);
-    const org = site.organization_id;
+  await withLockedSite(ctx, access, async (trx, site, org) => {
     const current = await store.findGroup(trx, org, site.id, groupId);
     if (!current) return;
     const released = await store.nodeSiblings(trx, org, site.id, current.id);
@@ -428,9 +426,7 @@ export async function deleteGroup(ctx: Ctx, organizationId: string, siteId: stri
 
 export async function groupAddSection(ctx: Ctx, organizationId: string, siteId: string, groupId: string, sectionId: string) {
   const access = await requireSite(ctx, organizationId, siteId, 'create', 'change the section groups of the site');
-  await ctx.db.transaction().execute(async (trx) => {
-    const site = await lockSite(trx, access.site);
-    const org = site.organization_id;
+  await withLockedSite(ctx, access, async (trx, site, org) => {
     const g = await store.findGroup(trx, org, site.id, groupId);
     if (!g) throw new NotFoundError('Site section group');
     const s = await section(trx, site, sectionId, 'sectionId');
@@ -443,9 +439,7 @@ export async function groupAddSection(ctx: Ctx, organizationId: string, siteId: 
 /** Takes a section out of a group: it goes to the group's parent (or the root), right after the group. */
 export async function groupRemoveSection(ctx: Ctx, organizationId: string, siteId: string, groupId: string, sectionId: string) {
   const access = await requireSite(ctx, organizationId, siteId, 'create', 'change the section groups of the site');
-  await ctx.db.transaction().execute(async (trx) => {
-    const site = await lockSite(trx, access.site);
-    const org = site.organization_id;
+  await withLockedSite(ctx, access, async (trx, site, org) => {
     const g = await store.findGroup(trx, org, site.id, groupId);
     if (!g) return;
     const s = await store.findSectionInGroup(trx, org, site.id, sectionId, g.id);
