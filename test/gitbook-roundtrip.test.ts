@@ -24,12 +24,12 @@ function pages(dir: string): string[] {
 }
 
 /**
- * The share this sample reaches today (28 of 37). Issue 23 asks for 90%; what stands between is
+ * The share this sample reaches today (30 of 37). Issue 23 asks for 90%; what stands between is
  * listed in docs/content-format.md (Round trip with GitBook): mostly rich content in pipe-table
  * cells (GitBook writes `<ul>`/`<p>` there), tables inside steps and tabs (the official model has
  * no place for them) and a few escapes.
  */
-const MIN_SHARE = 0.75;
+const MIN_SHARE = 0.8;
 
 const known = new Set(readFileSync(join(root, 'identical.txt'), 'utf8').split('\n').map((l) => l.trim()).filter((l) => l && !l.startsWith('#')));
 

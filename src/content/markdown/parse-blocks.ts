@@ -2,19 +2,14 @@ import type {
   DocumentBlockHeading,
   DocumentBlockListItem,
   DocumentBlockQuote,
-  DocumentBlockTable,
-  DocumentFragment,
-  DocumentTableDefinition,
-  DocumentTableRecord,
   TextAlignment,
 } from '@gitbook/api';
-import { generateNKeysBetween } from 'fractional-indexing';
 import type * as md from 'mdast';
 import { type Block, textNode } from './shared.ts';
 import { tokenizeHtml } from './tags.ts';
 import { IN_LIST_ITEM, IN_QUOTE } from './parse-containers.ts';
 import { phrasing } from './parse-inline.ts';
-import { assemble, codeBlock, imageBlock, imagesBlock, leaf, mathBlock, mergeTexts, paragraph, plainOfPieces, trimEdges } from './parse-nodes.ts';
+import { assemble, codeBlock, imageBlock, imagesBlock, leaf, mathBlock, mergeTexts, paragraph, trimEdges } from './parse-nodes.ts';
 import type { Reader } from './parse-reader.ts';
 import { MATH_INFO } from './parse-source.ts';
 
@@ -119,42 +114,6 @@ export function fencedCode(r: Reader, node: md.Code): Block {
   const value = r.restore(node.value);
   if (node.lang === MATH_INFO) return mathBlock(value);
   return codeBlock(value, node.lang ? { syntax: r.restore(node.lang) } : {});
-}
-
-export function markdownTable(r: Reader, node: md.Table): DocumentBlockTable {
-  const [header, ...rows] = node.children;
-  const width = Math.max(node.align?.length ?? 0, header?.children.length ?? 0);
-  const columns = Array.from({ length: width }, (_, j) => `c${j}`);
-  const definition: Record<string, DocumentTableDefinition> = {};
-  columns.forEach((id, j) => {
-    const cell = header?.children[j];
-    definition[id] = {
-      id,
-      title: cell ? plainOfPieces(phrasing(r, cell.children, [])).replace(/\n/g, ' ').trim() : '',
-      type: 'text',
-      textAlignment: node.align?.[j] ?? 'left',
-    };
-  });
-  const orderIndexes = generateNKeysBetween(null, null, rows.length);
-  const records: Record<string, DocumentTableRecord> = {};
-  const fragments: DocumentFragment[] = [];
-  rows.forEach((row, i) => {
-    const values: DocumentTableRecord['values'] = {};
-    columns.forEach((column, j) => {
-      const fragment = `r${i}${column}`;
-      values[column] = fragment;
-      const pieces = phrasing(r, row.children[j]?.children ?? [], []);
-      fragments.push({ object: 'fragment', fragment, nodes: [paragraph(assemble(trimEdges(pieces)))] });
-    });
-    records[`r${i}`] = { orderIndex: orderIndexes[i]!, values };
-  });
-  return {
-    object: 'block',
-    type: 'table',
-    data: { view: { type: 'grid', columns, hideHeader: false }, records, definition },
-    fragments,
-    isVoid: true,
-  };
 }
 
 /** A footnote definition no reference reads as an annotation: its blocks, after its `[^label]: `. */

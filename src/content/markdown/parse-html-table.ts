@@ -12,10 +12,12 @@ import type {
   VerticalAlignment,
 } from '@gitbook/api';
 import { generateNKeysBetween } from 'fractional-indexing';
+import type * as md from 'mdast';
 import { refFromUrl } from './shared.ts';
 import { type HtmlToken, tokenizeHtml } from './tags.ts';
 import { heading } from './parse-blocks.ts';
-import { assemble, isTrue, paragraph, plainOfPieces } from './parse-nodes.ts';
+import { phrasing } from './parse-inline.ts';
+import { assemble, isTrue, paragraph, plainOfPieces, trimEdges } from './parse-nodes.ts';
 import type { Reader } from './parse-reader.ts';
 
 /** An HTML `<table>`: grid or cards view, column types, widths and hidden columns from `<th>` attributes. */
@@ -172,6 +174,50 @@ function cellList(r: Reader, inner: string, ordered: boolean): DocumentBlockList
   }
   if (items.length === 0) items.push({ object: 'block', type: 'list-item', data: {}, nodes: [paragraph(assemble(r.inlineMarkdown(inner.replace(/<\/?li\b[^>]*>/gi, ''))))] });
   return ordered ? { object: 'block', type: 'list-ordered', data: {}, nodes: items } : { object: 'block', type: 'list-unordered', data: {}, nodes: items };
+}
+
+export function markdownTable(r: Reader, node: md.Table): DocumentBlockTable {
+  const [header, ...rows] = node.children;
+  const width = Math.max(node.align?.length ?? 0, header?.children.length ?? 0);
+  const columns = Array.from({ length: width }, (_, j) => `c${j}`);
+  const definition: Record<string, DocumentTableDefinition> = {};
+  columns.forEach((id, j) => {
+    const cell = header?.children[j];
+    definition[id] = {
+      id,
+      title: cell ? plainOfPieces(phrasing(r, cell.children, [])).replace(/\n/g, ' ').trim() : '',
+      type: 'text',
+      textAlignment: node.align?.[j] ?? 'left',
+    };
+  });
+  const orderIndexes = generateNKeysBetween(null, null, rows.length);
+  const records: Record<string, DocumentTableRecord> = {};
+  const fragments: DocumentFragment[] = [];
+  rows.forEach((row, i) => {
+    const values: DocumentTableRecord['values'] = {};
+    columns.forEach((column, j) => {
+      const fragment = `r${i}${column}`;
+      values[column] = fragment;
+      const cell = row.children[j];
+      // GitBook writes a cell holding several paragraphs or a list as HTML inside the pipe table.
+      // (a cell's source may include its delimiting pipes)
+      const raw = cell ? r.raw(cell).replace(/^\s*\|/, '').replace(/(?<!\\)\|\s*$/, '') : '';
+      if (/<(?:p|ul|ol)\b[^>]*>/i.test(raw)) {
+        fragments.push({ object: 'fragment', fragment, nodes: cellBlocks(r, raw.replace(/\\\|/g, '|')) });
+        return;
+      }
+      const pieces = phrasing(r, cell?.children ?? [], []);
+      fragments.push({ object: 'fragment', fragment, nodes: [paragraph(assemble(trimEdges(pieces)))] });
+    });
+    records[`r${i}`] = { orderIndex: orderIndexes[i]!, values };
+  });
+  return {
+    object: 'block',
+    type: 'table',
+    data: { view: { type: 'grid', columns, hideHeader: false }, records, definition },
+    fragments,
+    isVoid: true,
+  };
 }
 
 /**

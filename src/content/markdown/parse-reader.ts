@@ -1,7 +1,8 @@
 import type * as md from 'mdast';
 import type { Block, MarkType } from './shared.ts';
 import { type LiquidTag, decodeEntities, scanLiquidTag } from './tags.ts';
-import { blockquote, fencedCode, footnoteBlocks, heading, list, markdownTable, paragraphBlock } from './parse-blocks.ts';
+import { blockquote, fencedCode, footnoteBlocks, heading, list, paragraphBlock } from './parse-blocks.ts';
+import { markdownTable } from './parse-html-table.ts';
 import { TOP_LEVEL, fit } from './parse-containers.ts';
 import { expandable, htmlBlock } from './parse-html.ts';
 import { phrasing } from './parse-inline.ts';

@@ -48,12 +48,22 @@ export function isPipeTable(block: DocumentBlockTable): boolean {
   if (view.type !== 'grid' || view.hideHeader || view.columnWidths || fullWidth !== undefined || search !== undefined) return false;
   if ((cellMerges && cellMerges.length > 0) || view.columns.length === 0 || view.columns.length !== Object.keys(definition).length) return false;
   if (!view.columns.every((c) => { const def = definition[c]; return def?.type === 'text' && !def.verticalAlignment; })) return false;
+  // Cells of paragraphs, lists and headings fit: several of them are written as HTML in the cell, as GitBook does.
   return Object.values(block.data.records).every((record) =>
     view.columns.every((c) => {
       const fragment = fragmentOf(block, record.values[c]);
-      return fragment !== undefined && fragment.nodes.length === 1 && fragment.nodes[0]!.type === 'paragraph';
+      return fragment !== undefined && fragment.nodes.length > 0 && fragment.nodes.every((n) => PIPE_CELL_BLOCKS.has(n.type));
     }),
   );
+}
+
+const PIPE_CELL_BLOCKS = new Set(['paragraph', 'list-ordered', 'list-unordered', 'heading-1', 'heading-2', 'heading-3']);
+
+/** A pipe table's cell: one paragraph as markdown; anything richer as one line of HTML, its `|` escaped. */
+function pipeCell(block: DocumentBlockTable, def: DocumentTableDefinition | undefined, value: unknown, notes: Notes): md.PhrasingContent[] {
+  const fragment = fragmentOf(block, value);
+  if (!fragment || (fragment.nodes.length === 1 && fragment.nodes[0]!.type === 'paragraph')) return cellValue(block, def, value, notes);
+  return [html(cellHtml(fragment.nodes, notes).replace(/\|/g, '\\|'))];
 }
 
 export function pipeTable(block: DocumentBlockTable, notes: Notes): md.Table {
@@ -71,7 +81,7 @@ export function pipeTable(block: DocumentBlockTable, notes: Notes): md.Table {
   const rows = sortedRecords(block).map(
     ([, record]): md.TableRow => ({
       type: 'tableRow',
-      children: columns.map((c) => ({ type: 'tableCell', children: cellValue(block, definition[c], record.values[c], notes) })),
+      children: columns.map((c) => ({ type: 'tableCell', children: pipeCell(block, definition[c], record.values[c], notes) })),
     }),
   );
   return { type: 'table', align, children: [header, ...rows] };
