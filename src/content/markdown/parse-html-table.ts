@@ -20,6 +20,11 @@ import { phrasing } from './parse-inline.ts';
 import { assemble, isTrue, paragraph, plainOfPieces, trimEdges } from './parse-nodes.ts';
 import type { Reader } from './parse-reader.ts';
 
+/*
+ * Tables, both as GitBook writes them: HTML `<table>`s (cards, widths, typed columns) and markdown
+ * pipe tables, whose cells may hold HTML for several paragraphs or a list.
+ */
+
 /** An HTML `<table>`: grid or cards view, column types, widths and hidden columns from `<th>` attributes. */
 export function htmlTable(r: Reader, html: string, tokens: HtmlToken[]): DocumentBlockTable | null {
   const table = tokens[0]!.kind === 'open' ? tokens[0]! : tokens.find((t) => t.kind === 'open' && t.name === 'table')!;
