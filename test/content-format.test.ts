@@ -464,7 +464,8 @@ describe('property: generated documents', () => {
         assertOfficial(second, '(second pass)');
         assert.equal(documentToMarkdown(second), once, `source:\n${parts.join(sep)}`);
       }),
-      { numRuns: 200 },
+      // Found by this property: an empty formula where no math block may stand (an expandable).
+      { numRuns: 200, examples: [[['<details open>', '$$', '$$', '</details>', '{% endtabs %}'], '\n\n']] },
     );
   });
 });

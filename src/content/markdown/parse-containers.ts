@@ -55,6 +55,8 @@ export function fit(blocks: Block[], allowed: Set<string>): Block[] {
         );
         break;
       case 'math':
+        // A formula where no math block may stand becomes inline math; an empty one, nothing.
+        if (block.data.formula.trim() === '') break;
         out.push(paragraph([{ object: 'inline', type: 'inline-math', data: { formula: block.data.formula }, isVoid: true }]));
         break;
       case 'embed':

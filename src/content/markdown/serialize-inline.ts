@@ -94,6 +94,8 @@ function inlineItems(node: DocumentInline, ctx: Context): Item[] {
         },
       ];
     case 'inline-math':
+      // An empty formula has no markdown (`$$$$` would read back as text).
+      if (node.data.formula.trim() === '') return [];
       return [{ node: html(`$$${node.data.formula.replace(/\n/g, ' ')}$$`), marks: null }];
     case 'expression':
       return [{ node: html(`<code class="expression">${node.data.expression}</code>`), marks: null }];
