@@ -6,7 +6,8 @@ import type { Urls } from './platform/urls.ts';
 import { presentToken } from './tokens/presenter.ts';
 import { createToken, listAllTokens, parseDuration } from './tokens/service.ts';
 import { presentUser } from './users/presenter.ts';
-import { createUser, findUserByIdOrEmail } from './users/service.ts';
+import { createUser } from './users/service.ts';
+import { findUserByIdOrEmail } from './users/store.ts';
 import { createPasswordSetupLink, setPassword } from './sign-in/service.ts';
 
 /**

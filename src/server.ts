@@ -10,6 +10,7 @@ import { buildFolioApp } from './routes.ts';
 import { wireAreas } from './wiring.ts';
 import { TokenCache } from './platform/auth.ts';
 import { MEMORY_DATA_DIR, type Config } from './platform/config.ts';
+import { insertSettingIfAbsent, readSetting } from './platform/settings.ts';
 import type { Services } from './platform/context.ts';
 import { migrate, openDatabase, type Db, type DatabaseHandle } from './platform/db/database.ts';
 import { Jobs } from './platform/jobs.ts';
@@ -28,13 +29,8 @@ import { closeSandboxes } from './integrations/sandbox.ts';
 
 /** The key that signs JWTs, created once and kept in the database so it survives restarts. */
 async function signingKey(db: Db): Promise<Uint8Array> {
-  await db
-    .insertInto('settings')
-    .values({ key: 'jwt_signing_key', value: randomBytes(32).toString('base64') })
-    .onConflict((oc) => oc.column('key').doNothing())
-    .execute();
-  const row = await db.selectFrom('settings').select('value').where('key', '=', 'jwt_signing_key').executeTakeFirstOrThrow();
-  return new Uint8Array(Buffer.from(row.value, 'base64'));
+  await insertSettingIfAbsent(db, 'jwt_signing_key', randomBytes(32).toString('base64'));
+  return new Uint8Array(Buffer.from(await readSetting(db, 'jwt_signing_key'), 'base64'));
 }
 
 export interface RunningServer {

@@ -38,7 +38,6 @@ interface CollectionLike {
   default_level: DefaultLevel;
 }
 
-export { memberRole };
 
 export async function orgRoleOf(db: Db, organizationId: string, userId: string): Promise<RoleOrGuest | undefined> {
   const role = await memberRole(db, organizationId, userId);

@@ -1,6 +1,6 @@
 import type { Ctx } from '../platform/context.ts';
 import type { RevisionRow, SpaceRow } from '../platform/db/schema.ts';
-import { usersById } from '../users/service.ts';
+import { usersById } from '../users/store.ts';
 import { presentChangeRequest } from './presenter.ts';
 import { mergedInto } from './store.ts';
 

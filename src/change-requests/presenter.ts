@@ -2,7 +2,7 @@ import type { Ctx } from '../platform/context.ts';
 import type { ChangeRequestRow } from '../platform/db/schema.ts';
 import type { Urls } from '../platform/urls.ts';
 import { presentUserById, type UserLike } from '../users/presenter.ts';
-import { usersById } from '../users/service.ts';
+import { usersById } from '../users/store.ts';
 import { openCommentCounts, spaceRevisions } from './store.ts';
 
 /** Presents change requests with their authors, open comments and the current revision of their spaces. */

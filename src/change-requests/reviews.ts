@@ -8,7 +8,7 @@ import { presentUserById } from '../users/presenter.ts';
 import { memberRoles } from '../members/store.ts';
 import { loadChangeRequest } from './service.ts';
 import * as store from './store.ts';
-import { usersById } from '../users/service.ts';
+import { usersById } from '../users/store.ts';
 
 /** Reviews: a reviewer approves or asks for changes on the head revision they looked at. */
 export async function submitReview(ctx: Ctx, spaceId: string, idOrNumber: string, status: 'approved' | 'changes-requested') {

@@ -4,7 +4,7 @@ import type { CommentReplyRow, CommentRow, RoleOrGuest } from '../platform/db/sc
 import { atLeast } from '../platform/policy.ts';
 import type { Urls } from '../platform/urls.ts';
 import { presentUser, presentUserById, type UserLike } from '../users/presenter.ts';
-import { usersById } from '../users/service.ts';
+import { usersById } from '../users/store.ts';
 import { reactionsOn, replySummaries } from './store.ts';
 
 /** What presenting a page of comments or replies needs, loaded for the whole page in a few queries. */

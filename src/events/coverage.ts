@@ -1,10 +1,7 @@
 import type { IntegrationGrant } from '../platform/context.ts';
 import type { Db } from '../platform/db/database.ts';
 import type { SiteRow } from '../platform/db/schema.ts';
-import { installationCoversSite, installationsCoveringSite, installationsCoveringSpace } from './store.ts';
-
-/** The installations reaching a space or a site (queries of store.ts, which the integrations build on). */
-export { installationsCoveringSite, installationsCoveringSpace };
+import { installationCoversSite } from './store.ts';
 
 /**
  * A stamp that changes whenever what an integration answers for a target may change: its version,

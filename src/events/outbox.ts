@@ -1,7 +1,7 @@
 import type { Db } from '../platform/db/database.ts';
 import { newId } from '../platform/ids.ts';
 import type { Jobs } from '../platform/jobs.ts';
-import { deleteOldEvents, insertEvents, installationsCoveringSpace, releaseLease, renewLease, takeLease } from './store.ts';
+import { deleteOldEvents, insertEvents, installationsCoveringSpace } from './store.ts';
 
 /** Job that delivers the pending events of one installation, in order. */
 export const DELIVER_JOB = 'integrations.deliver';
@@ -67,4 +67,3 @@ export async function pruneEvents(db: Db, retentionMs: number): Promise<number> 
   return deleteOldEvents(db, new Date(Date.now() - retentionMs));
 }
 
-export { releaseLease, renewLease, takeLease };

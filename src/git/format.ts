@@ -322,7 +322,7 @@ function markdownDestination(target: string): string {
   if (/^<.*>$/.test(target) || !/[\s()]/.test(target)) return target;
   // A title after the destination (`x.png "Caption"`) stays outside the brackets.
   const titled = /^(\S.*?)(\s+"[^"]*")$/.exec(target);
-  const [path, title] = titled && !/[\s()]/.test(titled[1]!) ? [target, ''] : titled ? [titled[1]!, titled[2]!] : [target, ''];
+  const [path, title] = titled ? [titled[1]!, titled[2]!] : [target, ''];
   return /[\s()]/.test(path) ? `<${path}>${title}` : target;
 }
 

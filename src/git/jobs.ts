@@ -14,7 +14,7 @@ import { decryptSecret } from './secrets.ts';
 import { GitSyncEvents } from './events.ts';
 import { emitSpaceEvent } from '../events/outbox.ts';
 import { presentUser } from '../users/presenter.ts';
-import { usersById } from '../users/service.ts';
+import { usersById } from '../users/store.ts';
 import { exportAfterMerge, type GitJobPayload } from './auto-export.ts';
 import { insertNumberedChangeRequest, newRevision } from '../change-requests/service.ts';
 import { lockSpace, setSpaceRevision } from '../change-requests/store.ts';

@@ -1,7 +1,7 @@
 import { createCipheriv, createDecipheriv, randomBytes } from 'node:crypto';
 import type { Config } from '../platform/config.ts';
 import type { Db } from '../platform/db/database.ts';
-import { insertSettingIfAbsent, readSetting } from './store.ts';
+import { insertSettingIfAbsent, readSetting } from '../platform/settings.ts';
 
 /**
  * Git credentials and webhook secrets are stored encrypted (AES-256-GCM). The key is

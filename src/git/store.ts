@@ -6,8 +6,8 @@ import type { GitSyncRow, GitSyncsTable, SpaceRow } from '../platform/db/schema.
  * The SQL of git sync: a space's `git_syncs` row (settings, operation state, the lock of its jobs)
  * and what a sync writes beside it (the space's public `git_sync`, a revision's `git`). Every
  * query takes the organization id, except `syncOfSpace`: a push webhook and a queued job know only
- * the space id, and read the organization from the row it returns; and the settings of the
- * instance (the key sealing git secrets), which belong to no organization.
+ * the space id, and read the organization from the row it returns. (The key sealing git secrets
+ * is an instance setting: platform/settings.ts.)
  */
 
 /** The git sync of a space, whatever its organization: for the webhook and the jobs, which know only the space. */
@@ -133,19 +133,4 @@ export async function readSpace(db: Db, organizationId: string, spaceId: string)
 /** The commit a revision was imported from or exported to (a revision's official `git`). */
 export async function setRevisionGit(db: Db, organizationId: string, revisionId: string, git: unknown): Promise<void> {
   await db.updateTable('revisions').set({ git: json(git) }).where('organization_id', '=', organizationId).where('id', '=', revisionId).execute();
-}
-
-/** Stores an instance-wide setting unless it exists already (the first writer wins). */
-export async function insertSettingIfAbsent(db: Db, key: string, value: string): Promise<void> {
-  await db
-    .insertInto('settings')
-    .values({ key, value })
-    .onConflict((oc) => oc.column('key').doNothing())
-    .execute();
-}
-
-/** An instance-wide setting that must exist (throws otherwise). */
-export async function readSetting(db: Db, key: string): Promise<string> {
-  const row = await db.selectFrom('settings').select('value').where('key', '=', key).executeTakeFirstOrThrow();
-  return row.value;
 }

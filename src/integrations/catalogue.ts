@@ -1,5 +1,5 @@
 import type { Static } from '@sinclair/typebox';
-import { memberRole } from '../access/effective.ts';
+import { memberRole } from '../access/store.ts';
 import { imageDimensions } from '../content/files.ts';
 import type { Ctx } from '../platform/context.ts';
 import { json, type Db } from '../platform/db/database.ts';

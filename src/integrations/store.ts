@@ -4,7 +4,7 @@ import { json, type Db } from '../platform/db/database.ts';
 import type { InstallationRow, IntegrationRow, OrganizationRow, SiteInstallationRow, SpaceInstallationRow } from '../platform/db/schema.ts';
 import { newId } from '../platform/ids.ts';
 import { paginate, type Page, type PageRequest } from '../platform/paging.ts';
-import { installationsCoveringSite, installationsCoveringSpace } from '../events/coverage.ts';
+import { installationsCoveringSite, installationsCoveringSpace } from '../events/store.ts';
 import type { IntegrationListQuery } from './schemas.ts';
 
 /**

@@ -6,7 +6,7 @@ import type { UserRow } from '../platform/db/schema.ts';
 import { BadRequestError, HttpError, UnauthorizedError } from '../platform/errors.ts';
 import { newId } from '../platform/ids.ts';
 import type { Urls } from '../platform/urls.ts';
-import { findUserByIdOrEmail } from '../users/service.ts';
+import { findUserByIdOrEmail } from '../users/store.ts';
 import { checkPasswordRules, hashPassword, needsRehash, verifyNothing, verifyPassword } from './password-hash.ts';
 import * as store from './store.ts';
 import type { SignInThrottle } from './throttle.ts';

@@ -1,6 +1,6 @@
 import { webcrypto } from 'node:crypto';
 import type { Db } from '../platform/db/database.ts';
-import { insertKeyPair, settingsOf } from './store.ts';
+import { insertSettingIfAbsent, readSettings } from '../platform/settings.ts';
 
 /** An RSA key pair with a self-signed X.509 certificate, both PEM. */
 export interface KeyAndCertificate {
@@ -52,7 +52,7 @@ const cache = new WeakMap<Db, Promise<KeyAndCertificate>>();
 
 async function loadOrCreate(db: Db): Promise<KeyAndCertificate> {
   const read = async () => {
-    const byKey = await settingsOf(db, [KEY_SETTING, CERT_SETTING]);
+    const byKey = await readSettings(db, [KEY_SETTING, CERT_SETTING]);
     const privateKey = byKey.get(KEY_SETTING);
     const certificate = byKey.get(CERT_SETTING);
     return privateKey && certificate ? { privateKey, certificate } : undefined;
@@ -61,8 +61,9 @@ async function loadOrCreate(db: Db): Promise<KeyAndCertificate> {
   if (existing) return existing;
   const made = await selfSignedCertificate('Folio SAML service provider', { days: 3650 });
   // Two processes may race here: one pair wins (inserted together), both then read it.
+  // The certificate is written only by whoever wrote the key, so the two always match.
   await db.transaction().execute(async (trx) => {
-    await insertKeyPair(trx, { name: KEY_SETTING, value: made.privateKey }, { name: CERT_SETTING, value: made.certificate });
+    if (await insertSettingIfAbsent(trx, KEY_SETTING, made.privateKey)) await insertSettingIfAbsent(trx, CERT_SETTING, made.certificate);
   });
   const stored = await read();
   if (!stored) throw new Error('SAML service provider key could not be stored');

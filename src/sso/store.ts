@@ -6,8 +6,8 @@ import { paginate, type PageRequest } from '../platform/paging.ts';
 
 /**
  * The SQL of single sign-on: providers (each of one organization), the authentication requests
- * and assertions of a provider, and what a sign-in writes (identity, membership, default team);
- * also the service provider's own key pair, an instance-wide setting of no organization.
+ * and assertions of a provider, and what a sign-in writes (identity, membership, default team).
+ * (The service provider's own key pair is an instance setting: platform/settings.ts.)
  */
 
 export type ProviderFields = Partial<Pick<SamlProviderRow, 'label' | 'entity_id' | 'certificate' | 'sso_url' | 'default_team' | 'default_role'>>;
@@ -187,24 +187,4 @@ export async function joinTeam(trx: Db, organizationId: string, teamId: string, 
     .values({ team_id: teamId, organization_id: organizationId, user_id: userId, role: 'member', added_at: now })
     .onConflict((oc) => oc.columns(['team_id', 'user_id']).doNothing())
     .execute();
-}
-
-/** The instance-wide settings among `keys` that exist, by key (the service provider's key pair lives there). */
-export async function settingsOf(db: Db, keys: string[]): Promise<Map<string, string>> {
-  const rows = await db.selectFrom('settings').select(['key', 'value']).where('key', 'in', keys).execute();
-  return new Map(rows.map((r) => [r.key, r.value]));
-}
-
-/**
- * Stores a key and its certificate unless the key is stored already: the certificate is written
- * only by whoever wrote the key, so the two always match. Call it inside a transaction.
- */
-export async function insertKeyPair(trx: Db, key: { name: string; value: string }, certificate: { name: string; value: string }): Promise<void> {
-  const inserted = await trx
-    .insertInto('settings')
-    .values({ key: key.name, value: key.value })
-    .onConflict((oc) => oc.column('key').doNothing())
-    .returning('key')
-    .executeTakeFirst();
-  if (inserted) await trx.insertInto('settings').values({ key: certificate.name, value: certificate.value }).onConflict((oc) => oc.column('key').doNothing()).execute();
 }

@@ -3,7 +3,7 @@ import type { Db } from '../platform/db/database.ts';
 import type { UserRow } from '../platform/db/schema.ts';
 import { BadRequestError, ConflictError, ForbiddenError, NotFoundError, isUniqueViolation } from '../platform/errors.ts';
 import type { Ctx } from '../platform/context.ts';
-import { addMemberOnce, findUserByIdOrEmail, findUserSeenBy, insertUser, takeEmailInvites, updateProfile, usersById } from './store.ts';
+import { addMemberOnce, findUserSeenBy, insertUser, takeEmailInvites, updateProfile } from './store.ts';
 
 /** An address with a dotted domain, or at `localhost` (the first administrator's default, admin@localhost). */
 const EMAIL = /^[^\s@]+@(?:[^\s@]+\.[^\s@]+|localhost)$/;
@@ -73,4 +73,3 @@ export async function updateUser(ctx: Ctx, userId: string, patch: { displayName?
   return user;
 }
 
-export { findUserByIdOrEmail, usersById };
