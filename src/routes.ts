@@ -22,6 +22,7 @@ import { SiteHosts } from './published-site/hosts.ts';
 import { publishedSiteRoutes } from './published-site/routes.ts';
 import { assertContentTokenRoute } from './sites/content-token.ts';
 import { signInRoutes } from './sign-in/routes.ts';
+import { webAppRoutes } from './web-app/routes.ts';
 import { siteRoutes } from './sites/routes.ts';
 import { spaceRoutes } from './spaces/routes.ts';
 import { ssoRoutes, ssoWebRoutes } from './sso/routes.ts';
@@ -68,6 +69,7 @@ export function folioComposition(services: Services): AppComposition {
     webRoutes: async (app) => {
       await app.register(ssoWebRoutes);
       await app.register(signInRoutes);
+      await app.register(webAppRoutes);
     },
     apiRoutes: async (api) => {
       for (const area of API_AREAS) await area(api);

@@ -1,0 +1,3 @@
+export default function Collection(_props: Record<string, string>) {
+  return <main className="centered">Collection</main>;
+}

@@ -1,0 +1,3 @@
+export default function Home(_props: Record<string, string>) {
+  return <main className="centered">Home</main>;
+}

@@ -1,0 +1,54 @@
+import { useId, useState, type FormEvent } from 'react';
+import { useLocation } from 'wouter';
+import { ApiError, request } from '../api/client.ts';
+import { useSession, type AppSession } from '../session.tsx';
+
+/** The one-time link of `folio serve`'s first start (or of an administrator): choose a password. */
+export default function PasswordSetup() {
+  const token = new URLSearchParams(window.location.hash.slice(1)).get('token') ?? '';
+  const { opened } = useSession();
+  const [, navigate] = useLocation();
+  const [password, setPassword] = useState('');
+  const [confirm, setConfirm] = useState('');
+  const [error, setError] = useState<string>();
+  const id = useId();
+
+  async function submit(event: FormEvent) {
+    event.preventDefault();
+    if (password !== confirm) return setError('The two passwords differ.');
+    try {
+      opened(await request<AppSession>('/app/api/password-setup', { method: 'POST', body: { token, password } }));
+      navigate('/', { replace: true });
+    } catch (err) {
+      setError(err instanceof ApiError ? err.message : 'Could not reach the server.');
+    }
+  }
+
+  return (
+    <main className="centered">
+      <div className="card narrow">
+        <h1>Choose your password</h1>
+        {!token ? (
+          <p role="alert" className="error">
+            This link has no setup token. Ask your administrator for a new link.
+          </p>
+        ) : (
+          <form className="form" onSubmit={submit}>
+            <label htmlFor={`${id}-password`}>New password</label>
+            <input id={`${id}-password`} type="password" autoComplete="new-password" required minLength={8} value={password} onChange={(e) => setPassword(e.target.value)} />
+            <label htmlFor={`${id}-confirm`}>Repeat the password</label>
+            <input id={`${id}-confirm`} type="password" autoComplete="new-password" required value={confirm} onChange={(e) => setConfirm(e.target.value)} />
+            {error && (
+              <p role="alert" className="error">
+                {error}
+              </p>
+            )}
+            <button type="submit" className="primary">
+              Set password
+            </button>
+          </form>
+        )}
+      </div>
+    </main>
+  );
+}

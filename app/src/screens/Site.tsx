@@ -1,0 +1,3 @@
+export default function Site(_props: Record<string, string>) {
+  return <main className="centered">Site</main>;
+}

@@ -1,0 +1,3 @@
+export default function Space(_props: Record<string, string>) {
+  return <main className="centered">Space</main>;
+}
