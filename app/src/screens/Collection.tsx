@@ -1,3 +1,37 @@
-export default function Collection(_props: Record<string, string>) {
-  return <main className="centered">Collection</main>;
+import { useEffect } from 'react';
+import { Link } from 'wouter';
+import { useCollection, useCollectionSpaces } from '../api/queries.ts';
+import { Sidebar } from '../components/Shell.tsx';
+import { emojiText } from '../format.ts';
+import NotFound from './NotFound.tsx';
+
+/** A collection: the spaces it groups. */
+export default function Collection({ collectionId }: { collectionId: string }) {
+  const collection = useCollection(collectionId);
+  const spaces = useCollectionSpaces(collectionId);
+  useEffect(() => {
+    if (collection.data) document.title = `${collection.data.title} · Folio`;
+  }, [collection.data]);
+  if (collection.isError) return <NotFound />;
+  if (!collection.data) return <p className="loading" role="status">Loading…</p>;
+  return (
+    <div className="layout">
+      <Sidebar orgId={collection.data.organization} current={collectionId} />
+      <main className="content">
+        <h1>{collection.data.title}</h1>
+        {collection.data.description && <p>{collection.data.description}</p>}
+        <h2>Spaces</h2>
+        {spaces.data && spaces.data.length === 0 && <p className="muted">This collection holds no space yet.</p>}
+        <ul className="cards">
+          {(spaces.data ?? []).map((space) => (
+            <li key={space.id} className="card">
+              <Link href={`/s/${space.id}`}>
+                {emojiText(space.emoji)} {space.title || 'Untitled'}
+              </Link>
+            </li>
+          ))}
+        </ul>
+      </main>
+    </div>
+  );
 }

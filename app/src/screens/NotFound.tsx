@@ -1,4 +1,5 @@
 import { Link } from 'wouter';
+import { appHref } from '../paths.ts';
 
 export default function NotFound() {
   return (
@@ -6,7 +7,7 @@ export default function NotFound() {
       <div className="card narrow">
         <h1>Not found</h1>
         <p>This page does not exist, or you do not have access to it.</p>
-        <Link href="/">Go to your organizations</Link>
+        <Link href={appHref('/')}>Go to your organizations</Link>
       </div>
     </main>
   );

@@ -1,3 +1,53 @@
-export default function Space(_props: Record<string, string>) {
-  return <main className="centered">Space</main>;
+import { lazy, useEffect } from 'react';
+import { Link, Route, Switch } from 'wouter';
+import { useSpace } from '../api/queries.ts';
+import { Sidebar } from '../components/Shell.tsx';
+import { Search } from '../components/Search.tsx';
+import { emojiText } from '../format.ts';
+import NotFound from './NotFound.tsx';
+import { PublishButton } from '../components/PublishButton.tsx';
+
+const PageScreen = lazy(() => import('./PageScreen.tsx'));
+const ChangeRequestList = lazy(() => import('./ChangeRequestList.tsx'));
+const ChangeRequestReview = lazy(() => import('./ChangeRequestReview.tsx'));
+
+/**
+ * A space: its pages (the current content, or a change request's), its change requests and
+ * their review. Routes below /s/:spaceId, as the API's urls.app name them.
+ */
+export default function Space({ spaceId }: { spaceId: string }) {
+  const space = useSpace(spaceId);
+  useEffect(() => {
+    if (space.data) document.title = `${space.data.title || 'Untitled'} · Folio`;
+  }, [space.data]);
+  if (space.isError) return <NotFound />;
+  if (!space.data) return <p className="loading" role="status">Loading…</p>;
+  const s = space.data;
+  return (
+    <div className="layout">
+      <Sidebar orgId={s.organization} current={s.id} />
+      <div className="space">
+        <header className="space-header">
+          <p className="space-title">
+            <Link href="/">
+              {emojiText(s.emoji)} {s.title || 'Untitled'}
+            </Link>
+          </p>
+          <nav aria-label="Space" className="space-nav">
+            <Link href="/~/changes">Change requests{s.changeRequestsOpen ? ` (${s.changeRequestsOpen})` : ''}</Link>
+            {s.permissions.admin && <PublishButton space={s} />}
+          </nav>
+          <Search spaceId={s.id} />
+        </header>
+        <Switch>
+          <Route path="/~/changes">{() => <ChangeRequestList space={s} />}</Route>
+          <Route path="/~/changes/:number">{(p) => <ChangeRequestReview space={s} number={Number(p.number)} />}</Route>
+          <Route path="/~/changes/:number/*">{(p) => <PageScreen space={s} changeRequest={Number(p.number)} path={p['*'] ?? ''} />}</Route>
+          <Route path="/published">{() => <PageScreen space={s} path="" />}</Route>
+          <Route path="/revisions/:revisionId">{(p) => <PageScreen space={s} revision={p.revisionId} path="" />}</Route>
+          <Route path="/*?">{(p) => <PageScreen space={s} path={p['*'] ?? ''} />}</Route>
+        </Switch>
+      </div>
+    </div>
+  );
 }

@@ -1,0 +1,216 @@
+import { useState, type DragEvent } from 'react';
+import { Link } from 'wouter';
+import type { RevisionPage } from '@gitbook/api';
+import { emojiText } from '../format.ts';
+import { Dialog } from './Dialog.tsx';
+
+/** What the tree asks its screen to do; each becomes a content change in a change request. */
+export interface TreeActions {
+  create(into: string | null): void;
+  rename(page: RevisionPage, title: string): void;
+  move(page: RevisionPage, into: string | null, at: number): void;
+  remove(page: RevisionPage): void;
+}
+
+type Drop = { target: string; where: 'before' | 'after' | 'inside' };
+
+interface Node {
+  page: RevisionPage;
+  parent: string | null;
+  index: number;
+  children: RevisionPage[];
+}
+
+function index(pages: RevisionPage[], parent: string | null = null, into = new Map<string, Node>()): Map<string, Node> {
+  pages.forEach((page, i) => {
+    const children = ('pages' in page ? (page.pages as RevisionPage[] | undefined) : undefined) ?? [];
+    into.set(page.id, { page, parent, index: i, children });
+    index(children, page.id, into);
+  });
+  return into;
+}
+
+/**
+ * A space's pages (documents, groups and links) as nested lists of links. With `actions`, pages can
+ * be created, renamed, deleted and moved: by drag and drop (top of a page: before it; bottom:
+ * after it; middle: inside it), or with the keyboard through each page's "Move up/down" actions.
+ */
+export function PageTree({ pages, currentId, hrefOf, actions }: { pages: RevisionPage[]; currentId?: string; hrefOf: (page: RevisionPage) => string; actions?: TreeActions }) {
+  const nodes = index(pages);
+  const [dragging, setDragging] = useState<string>();
+  const [drop, setDrop] = useState<Drop>();
+  const [renaming, setRenaming] = useState<RevisionPage>();
+  const [deleting, setDeleting] = useState<RevisionPage>();
+
+  function siblingsOf(parent: string | null): RevisionPage[] {
+    return parent === null ? pages : (nodes.get(parent)?.children ?? []);
+  }
+
+  /** Moves `id` to a drop position, as the API's `into` and `at` (the index among the other siblings). */
+  function moveTo(id: string, target: Drop) {
+    const source = nodes.get(id);
+    const dest = nodes.get(target.target);
+    if (!source || !dest || id === target.target || !actions) return;
+    // Not into itself or below itself.
+    for (let p: string | null = dest.page.id; p; p = nodes.get(p)?.parent ?? null) if (p === id && target.where === 'inside') return;
+    if (target.where === 'inside') return actions.move(source.page, dest.page.id, dest.children.filter((c) => c.id !== id).length);
+    const others = siblingsOf(dest.parent).filter((p) => p.id !== id);
+    const at = others.findIndex((p) => p.id === dest.page.id) + (target.where === 'after' ? 1 : 0);
+    actions.move(source.page, dest.parent, at);
+  }
+
+  function shift(page: RevisionPage, by: -1 | 1) {
+    const node = nodes.get(page.id)!;
+    const at = node.index + by;
+    if (at < 0 || at >= siblingsOf(node.parent).length) return;
+    actions?.move(page, node.parent, at);
+  }
+
+  function onDragOver(event: DragEvent, id: string) {
+    if (!dragging || dragging === id) return;
+    event.preventDefault();
+    const box = (event.currentTarget as HTMLElement).getBoundingClientRect();
+    const y = (event.clientY - box.top) / box.height;
+    const where = y < 0.3 ? 'before' : y > 0.7 ? 'after' : 'inside';
+    if (drop?.target !== id || drop.where !== where) setDrop({ target: id, where });
+  }
+
+  function render(list: RevisionPage[]) {
+    return (
+      <ul className="tree">
+        {list.map((page) => {
+          const node = nodes.get(page.id)!;
+          const label = `${emojiText(page.emoji)} ${page.title || 'Untitled'}`.trim();
+          const dropClass = drop?.target === page.id ? ` drop-${drop.where}` : '';
+          return (
+            <li key={page.id}>
+              <div
+                className={`tree-item${page.id === currentId ? ' current' : ''}${dropClass}`}
+                draggable={!!actions}
+                onDragStart={(e) => {
+                  e.dataTransfer.setData('text/plain', page.id);
+                  e.dataTransfer.effectAllowed = 'move';
+                  setDragging(page.id);
+                }}
+                onDragEnd={() => {
+                  setDragging(undefined);
+                  setDrop(undefined);
+                }}
+                onDragOver={(e) => onDragOver(e, page.id)}
+                onDragLeave={() => setDrop((d) => (d?.target === page.id ? undefined : d))}
+                onDrop={(e) => {
+                  e.preventDefault();
+                  if (dragging && drop) moveTo(dragging, drop);
+                  setDragging(undefined);
+                  setDrop(undefined);
+                }}
+              >
+                {page.type === 'group' ? (
+                  <span className="tree-group">{label}</span>
+                ) : page.type === 'link' && /^https?:/.test(hrefOf(page)) ? (
+                  <a href={hrefOf(page)} target="_blank" rel="noopener noreferrer">
+                    {label} ↗
+                  </a>
+                ) : (
+                  <Link href={hrefOf(page)} aria-current={page.id === currentId ? 'page' : undefined}>
+                    {label}
+                  </Link>
+                )}
+                {actions && (
+                  <details className="tree-actions">
+                    <summary aria-label={`Actions for ${page.title || 'Untitled'}`}>⋯</summary>
+                    <div className="menu">
+                      <button type="button" onClick={() => actions.create(page.id)}>
+                        Add page inside
+                      </button>
+                      <button type="button" onClick={() => setRenaming(page)}>
+                        Rename
+                      </button>
+                      <button type="button" disabled={node.index === 0} onClick={() => shift(page, -1)}>
+                        Move up
+                      </button>
+                      <button type="button" disabled={node.index === siblingsOf(node.parent).length - 1} onClick={() => shift(page, 1)}>
+                        Move down
+                      </button>
+                      <button type="button" className="danger" onClick={() => setDeleting(page)}>
+                        Delete
+                      </button>
+                    </div>
+                  </details>
+                )}
+              </div>
+              {node.children.length > 0 && render(node.children)}
+            </li>
+          );
+        })}
+      </ul>
+    );
+  }
+
+  return (
+    <nav aria-label="Pages" className="page-tree">
+      {pages.length === 0 ? <p className="muted">No pages yet.</p> : render(pages)}
+      {actions && (
+        <button type="button" onClick={() => actions.create(null)}>
+          New page
+        </button>
+      )}
+      {renaming && actions && (
+        <RenameDialog
+          page={renaming}
+          onClose={() => setRenaming(undefined)}
+          onRename={(title) => {
+            actions.rename(renaming, title);
+            setRenaming(undefined);
+          }}
+        />
+      )}
+      {deleting && actions && (
+        <Dialog title={`Delete “${deleting.title}”?`} onClose={() => setDeleting(undefined)}>
+          <p>The page and the pages inside it are deleted in this change request. Until it is merged, nothing changes for readers.</p>
+          <div className="actions">
+            <button type="button" onClick={() => setDeleting(undefined)}>
+              Cancel
+            </button>
+            <button
+              type="button"
+              className="primary"
+              onClick={() => {
+                actions.remove(deleting);
+                setDeleting(undefined);
+              }}
+            >
+              Delete page
+            </button>
+          </div>
+        </Dialog>
+      )}
+    </nav>
+  );
+}
+
+function RenameDialog({ page, onClose, onRename }: { page: RevisionPage; onClose: () => void; onRename: (title: string) => void }) {
+  const [title, setTitle] = useState(page.title);
+  return (
+    <Dialog title="Rename page" onClose={onClose}>
+      <form
+        className="form"
+        onSubmit={(e) => {
+          e.preventDefault();
+          if (title.trim()) onRename(title.trim());
+        }}
+      >
+        <label htmlFor="rename-title">Page title</label>
+        <input id="rename-title" required maxLength={500} value={title} onChange={(e) => setTitle(e.target.value)} autoFocus />
+        <div className="actions">
+          <button type="button" onClick={onClose}>
+            Cancel
+          </button>
+          <button type="submit" className="primary">
+            Rename
+          </button>
+        </div>
+      </form>
+    </Dialog>
+  );
+}

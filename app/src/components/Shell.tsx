@@ -1,0 +1,74 @@
+import { useState, type ReactNode } from 'react';
+import { Link, useLocation } from 'wouter';
+import { useOrganizations, useOrgCollections, useOrgSpaces } from '../api/queries.ts';
+import { useSession } from '../session.tsx';
+import { emojiText } from '../format.ts';
+import { NewSpaceDialog } from './NewSpaceDialog.tsx';
+import { appHref } from '../paths.ts';
+
+/** The organization's navigation: its spaces and collections, a switcher between organizations, and the account. */
+export function Sidebar({ orgId, current, children }: { orgId: string; current?: string; children?: ReactNode }) {
+  const { session, signOut } = useSession();
+  const organizations = useOrganizations();
+  const spaces = useOrgSpaces(orgId);
+  const collections = useOrgCollections(orgId);
+  const [, navigate] = useLocation();
+  const [creating, setCreating] = useState(false);
+  const topSpaces = (spaces.data ?? []).filter((s) => !s.parent);
+
+  return (
+    <aside className="sidebar">
+      <nav aria-label="Organization">
+        <label className="visually-hidden" htmlFor="org-switcher">
+          Organization
+        </label>
+        <select id="org-switcher" value={orgId} onChange={(e) => navigate(appHref(`/o/${e.target.value}`))}>
+          {(organizations.data ?? []).map((o) => (
+            <option key={o.id} value={o.id}>
+              {o.title}
+            </option>
+          ))}
+        </select>
+        <p>
+          <Link href={appHref(`/o/${orgId}`)}>Overview</Link>
+        </p>
+        <h2 className="sidebar-heading">Spaces</h2>
+        <ul className="nav-list">
+          {topSpaces.map((s) => (
+            <li key={s.id}>
+              <Link href={appHref(`/s/${s.id}`)} aria-current={current === s.id ? 'page' : undefined}>
+                {s.emoji ? `${emojiText(s.emoji)} ` : ''}
+                {s.title || 'Untitled'}
+              </Link>
+            </li>
+          ))}
+        </ul>
+        {(collections.data ?? []).length > 0 && (
+          <>
+            <h2 className="sidebar-heading">Collections</h2>
+            <ul className="nav-list">
+              {(collections.data ?? []).filter((c) => !c.parent).map((c) => (
+                <li key={c.id}>
+                  <Link href={appHref(`/c/${c.id}`)} aria-current={current === c.id ? 'page' : undefined}>
+                    {c.title}
+                  </Link>
+                </li>
+              ))}
+            </ul>
+          </>
+        )}
+        <button type="button" onClick={() => setCreating(true)}>
+          New space
+        </button>
+      </nav>
+      {children}
+      <div className="account">
+        <span title={session?.user.email}>{session?.user.displayName}</span>
+        <button type="button" onClick={() => signOut().then(() => navigate(appHref('/sign-in')))}>
+          Sign out
+        </button>
+      </div>
+      {creating && <NewSpaceDialog orgId={orgId} onClose={() => setCreating(false)} />}
+    </aside>
+  );
+}

@@ -1,0 +1,323 @@
+import { useQueryClient } from '@tanstack/react-query';
+import { useCallback, useEffect, useMemo, useState } from 'react';
+import { Link, useLocation } from 'wouter';
+import type { ChangeRequest, JSONDocument, RevisionPage, RevisionPageDocument, Space } from '@gitbook/api';
+import { api, ApiError } from '../api/client.ts';
+import { saveStateText, storedDraft, useAutosave } from '../api/autosave.ts';
+import { createdPageId, editContent, fileBase64, openChangeRequest, type ContentChange } from '../api/edits.ts';
+import { findPage, flattenPages, keys, useChangeRequest, useChangeRequests, useFiles, usePageDocument, usePages, type ContentScope } from '../api/queries.ts';
+import { Dialog } from '../components/Dialog.tsx';
+import { PageTree, type TreeActions } from '../components/PageTree.tsx';
+import { PageEditor } from '../editor/PageEditor.tsx';
+import { useSession } from '../session.tsx';
+
+const EMPTY: JSONDocument = { object: 'document', data: {}, nodes: [] } as unknown as JSONDocument;
+const EDITABLE = new Set(['open', 'draft']);
+
+/**
+ * A space's pages, read (main content, a past revision) or written (inside a change request):
+ * the page tree on the side, the page in the editor. Edits from the main content open a change
+ * request first and continue there.
+ */
+export default function PageScreen({ space, changeRequest, revision, path }: { space: Space; changeRequest?: number; revision?: string; path: string }) {
+  const scope: ContentScope = useMemo(() => ({ spaceId: space.id, changeRequest, revision }), [space.id, changeRequest, revision]);
+  const pages = usePages(scope);
+  const cr = useChangeRequest(space.id, changeRequest);
+  const [, navigate] = useLocation();
+  const queryClient = useQueryClient();
+  const [error, setError] = useState<string>();
+  const [choosing, setChoosing] = useState(false);
+  const page = pages.data ? findPage(pages.data, decodeURIComponent(path)) : undefined;
+  const base = changeRequest !== undefined ? `/~/changes/${changeRequest}` : '';
+  const canEdit = space.permissions.edit && revision === undefined;
+  const editable = canEdit && changeRequest !== undefined && !!cr.data && EDITABLE.has(cr.data.status);
+
+  const hrefOf = useCallback(
+    (p: RevisionPage) => {
+      if (p.type === 'link') return p.href ?? '#';
+      return `${base}/${'path' in p ? p.path : ''}`;
+    },
+    [base],
+  );
+
+  /** The number of the change request edits go into: this one, or a new one. */
+  async function changeRequestNumber(subject: string): Promise<number> {
+    if (changeRequest !== undefined) return changeRequest;
+    return (await openChangeRequest(space.id, subject)).number;
+  }
+
+  /** Runs a tree edit, then shows the change request's tree (and `pageId`, when given). */
+  async function edit(subject: string, changes: ContentChange[], show?: (created?: string) => string | undefined) {
+    setError(undefined);
+    try {
+      const number = await changeRequestNumber(subject);
+      const update = await editContent(space.id, number, changes);
+      const crScope = { spaceId: space.id, changeRequest: number };
+      await queryClient.invalidateQueries({ queryKey: keys.pages(crScope) });
+      await queryClient.invalidateQueries({ queryKey: keys.changeRequest(space.id, number) });
+      const fresh = await queryClient.fetchQuery({
+        queryKey: keys.pages(crScope),
+        queryFn: async () => (await api.get<{ pages: RevisionPage[] }>(`/spaces/${space.id}/change-requests/${number}/content/pages`)).pages,
+      });
+      const id = show?.(createdPageId(update));
+      const target = id ? flattenPages(fresh).find((f) => f.page.id === id)?.page : undefined;
+      const targetPath = target && 'path' in target ? target.path : changeRequest === undefined ? path : undefined;
+      if (targetPath !== undefined || changeRequest === undefined) navigate(`/~/changes/${number}/${targetPath ?? ''}`);
+    } catch (err) {
+      setError(err instanceof Error ? err.message : String(err));
+    }
+  }
+
+  const actions: TreeActions | undefined = canEdit && (changeRequest === undefined || editable)
+    ? {
+        create: (into) => void edit('New page', [{ operation: 'insert_page', title: 'Untitled', document: {}, ...(into ? { into } : {}) }], (created) => created),
+        rename: (p, title) => void edit(`Rename ${p.title}`, [{ operation: 'update_page', page: p.id, title }], () => (p.id === page?.id ? p.id : undefined)),
+        move: (p, into, at) => void edit(`Move ${p.title}`, [{ operation: 'update_page', page: p.id, into, at }], () => (p.id === page?.id ? p.id : undefined)),
+        remove: (p) => void edit(`Delete ${p.title}`, [{ operation: 'delete_page', page: p.id }], () => undefined),
+      }
+    : undefined;
+
+  return (
+    <div className="space-body">
+      <PageTree pages={pages.data ?? []} currentId={page?.id} hrefOf={hrefOf} actions={actions} />
+      <main className="content">
+        {changeRequest !== undefined && cr.data && <ChangeRequestBanner space={space} cr={cr.data} />}
+        {revision !== undefined && <p className="banner">You are reading a past revision of this space.</p>}
+        {error && (
+          <p role="alert" className="error">
+            {error}
+          </p>
+        )}
+        {pages.isError && <p role="alert" className="error">{pages.error.message}</p>}
+        {pages.data && !page && (
+          <div>
+            <h1>{pages.data.length === 0 ? 'This space has no pages yet' : 'Page not found'}</h1>
+            {actions && pages.data.length === 0 && (
+              <button type="button" className="primary" onClick={() => actions.create(null)}>
+                Create the first page
+              </button>
+            )}
+          </div>
+        )}
+        {page && page.type === 'document' && (
+          <>
+            {canEdit && changeRequest === undefined && (
+              <div className="toolbar">
+                <button type="button" className="primary" onClick={() => setChoosing(true)}>
+                  Edit
+                </button>
+              </div>
+            )}
+            <DocumentPage key={`${page.id}:${changeRequest ?? revision ?? 'main'}`} scope={scope} page={page} editable={editable} onRenamed={(p) => navigate(`${base}/${p}`)} />
+          </>
+        )}
+        {page && page.type === 'group' && (
+          <div>
+            <h1>{page.title}</h1>
+            <p className="muted">A group of pages:</p>
+            <ul>
+              {('pages' in page ? (page.pages as RevisionPage[]) : []).map((child) => (
+                <li key={child.id}>
+                  <Link href={hrefOf(child)}>{child.title}</Link>
+                </li>
+              ))}
+            </ul>
+          </div>
+        )}
+        {page && page.type === 'link' && (
+          <div>
+            <h1>{page.title}</h1>
+            <p>
+              A link to <a href={page.href ?? '#'}>{page.href}</a>
+            </p>
+          </div>
+        )}
+        {choosing && page && <StartEditing space={space} page={page} onClose={() => setChoosing(false)} />}
+      </main>
+    </div>
+  );
+}
+
+/** Edit: continue one of the person's open change requests, or start a new one. */
+function StartEditing({ space, page, onClose }: { space: Space; page: RevisionPage; onClose: () => void }) {
+  const { session } = useSession();
+  const open = useChangeRequests(space.id, 'open');
+  const draft = useChangeRequests(space.id, 'draft');
+  const [, navigate] = useLocation();
+  const [error, setError] = useState<string>();
+  const mine = [...(open.data ?? []), ...(draft.data ?? [])].filter((c) => c.createdBy.id === session?.user.id);
+  const path = 'path' in page ? page.path : '';
+  const loaded = open.isSuccess && draft.isSuccess;
+
+  async function startNew() {
+    try {
+      const cr = await openChangeRequest(space.id, `Edit ${page.title}`);
+      onClose();
+      navigate(`/~/changes/${cr.number}/${path}`);
+    } catch (err) {
+      setError(err instanceof Error ? err.message : String(err));
+    }
+  }
+
+  // With no change request of theirs to continue, start one at once.
+  useEffect(() => {
+    if (loaded && mine.length === 0) void startNew();
+    // eslint-disable-next-line react-hooks/exhaustive-deps
+  }, [loaded, mine.length]);
+
+  if (!loaded || mine.length === 0) return error ? <p role="alert" className="error">{error}</p> : null;
+  return (
+    <Dialog title="Edit in a change request" onClose={onClose}>
+      <p>Your edits go into a change request, merged when it is ready.</p>
+      <ul className="choice-list">
+        {mine.map((c) => (
+          <li key={c.id}>
+            <button
+              type="button"
+              onClick={() => {
+                onClose();
+                navigate(`/~/changes/${c.number}/${path}`);
+              }}
+            >
+              Continue #{c.number}: {c.subject || 'Untitled'}
+            </button>
+          </li>
+        ))}
+      </ul>
+      {error && <p role="alert" className="error">{error}</p>}
+      <div className="actions">
+        <button type="button" onClick={onClose}>
+          Cancel
+        </button>
+        <button type="button" className="primary" onClick={() => void startNew()}>
+          New change request
+        </button>
+      </div>
+    </Dialog>
+  );
+}
+
+function ChangeRequestBanner({ space, cr }: { space: Space; cr: ChangeRequest }) {
+  return (
+    <div className="banner" role="region" aria-label="Change request">
+      <span>
+        Change request #{cr.number}: <strong>{cr.subject || 'Untitled'}</strong> · {cr.status}
+      </span>
+      <span className="banner-links">
+        <Link href={`/~/changes/${cr.number}`}>Review changes</Link>
+        <Link href="/">Main content</Link>
+      </span>
+      {!EDITABLE.has(cr.status) && <span> (this change request is {cr.status}: read only)</span>}
+      <span className="visually-hidden">{space.title}</span>
+    </div>
+  );
+}
+
+/** A document page: its title and its content in the editor, saved into the change request as it is typed. */
+function DocumentPage({ scope, page, editable, onRenamed }: { scope: ContentScope; page: RevisionPage; editable: boolean; onRenamed: (path: string) => void }) {
+  const read = usePageDocument(scope, page.id);
+  const files = useFiles(scope);
+  const queryClient = useQueryClient();
+  const draftKey = `folio:draft:${scope.spaceId}:${scope.changeRequest}:${page.id}`;
+  const number = scope.changeRequest;
+
+  const autosave = useAutosave<JSONDocument>(draftKey, async (document) => {
+    if (number === undefined) return;
+    await editContent(scope.spaceId, number, [{ operation: 'update_page', page: page.id, document: { document } }]);
+    void queryClient.invalidateQueries({ queryKey: keys.changeRequest(scope.spaceId, number) });
+  });
+
+  // An edit not yet saved when the tab closed (or the session ended) comes back, and saves.
+  const [initial] = useState(() => (editable ? storedDraft<JSONDocument>(draftKey) : undefined));
+  useEffect(() => {
+    if (initial) autosave.change(initial);
+    // eslint-disable-next-line react-hooks/exhaustive-deps
+  }, []);
+
+  const uploadFile = useCallback(
+    async (file: File) => {
+      if (number === undefined) throw new Error('Files are added in a change request');
+      const update = await editContent(scope.spaceId, number, [
+        { operation: 'insert_files', files: [{ name: file.name || 'pasted-image.png', contentType: file.type || 'application/octet-stream', base64: await fileBase64(file) }] },
+      ]);
+      const inserted = update.insertedFiles[0];
+      if (!inserted) throw new Error('The server inserted no file');
+      await queryClient.invalidateQueries({ queryKey: keys.files(scope) });
+      return { id: inserted.id, downloadURL: inserted.downloadURL };
+    },
+    [number, scope, queryClient],
+  );
+  const fileURL = useCallback((id: string) => files.data?.get(id)?.downloadURL, [files.data]);
+
+  if (read.isError) return <p role="alert" className="error">{read.error instanceof ApiError ? read.error.message : 'Could not load the page.'}</p>;
+  if (!read.data) return <p className="loading" role="status">Loading the page…</p>;
+  const doc = page as RevisionPageDocument;
+  return (
+    <article className="page">
+      {editable ? (
+        <TitleField page={page} scope={scope} onRenamed={onRenamed} />
+      ) : (
+        <h1 className="page-title">{page.title}</h1>
+      )}
+      {doc.description && <p className="page-description">{doc.description}</p>}
+      {editable && (
+        <p className="save-state" role="status" aria-live="polite">
+          {initial ? 'Restored your unsaved changes. ' : ''}
+          {saveStateText(autosave.state, autosave.error)}
+        </p>
+      )}
+      <PageEditor
+        document={initial ?? read.data.document ?? EMPTY}
+        editable={editable}
+        onChange={editable ? autosave.change : undefined}
+        uploadFile={editable ? uploadFile : undefined}
+        fileURL={fileURL}
+        label={`Content of ${page.title}`}
+      />
+    </article>
+  );
+}
+
+function TitleField({ page, scope, onRenamed }: { page: RevisionPage; scope: ContentScope; onRenamed: (path: string) => void }) {
+  const [title, setTitle] = useState(page.title);
+  const [error, setError] = useState<string>();
+  const queryClient = useQueryClient();
+  useEffect(() => setTitle(page.title), [page.title]);
+
+  async function save() {
+    const wanted = title.trim();
+    if (!wanted || wanted === page.title || scope.changeRequest === undefined) return;
+    try {
+      await editContent(scope.spaceId, scope.changeRequest, [{ operation: 'update_page', page: page.id, title: wanted }]);
+      await queryClient.invalidateQueries({ queryKey: keys.pages(scope) });
+      const fresh = await queryClient.fetchQuery({ queryKey: keys.pages(scope), queryFn: async () => (await api.get<{ pages: RevisionPage[] }>(`/spaces/${scope.spaceId}/change-requests/${scope.changeRequest}/content/pages`)).pages });
+      const moved = flattenPages(fresh).find((f) => f.page.id === page.id)?.page;
+      if (moved && 'path' in moved) onRenamed(moved.path);
+    } catch (err) {
+      setError(err instanceof Error ? err.message : String(err));
+    }
+  }
+
+  return (
+    <div className="title-field">
+      <label htmlFor="page-title" className="visually-hidden">
+        Page title
+      </label>
+      <input
+        id="page-title"
+        className="page-title"
+        value={title}
+        maxLength={500}
+        onChange={(e) => setTitle(e.target.value)}
+        onBlur={() => void save()}
+        onKeyDown={(e) => {
+          if (e.key === 'Enter') {
+            e.preventDefault();
+            void save();
+          }
+        }}
+      />
+      {error && <p role="alert" className="error">{error}</p>}
+    </div>
+  );
+}
