@@ -11,6 +11,8 @@ const Organization = lazy(() => import('./screens/Organization.tsx'));
 const Collection = lazy(() => import('./screens/Collection.tsx'));
 const Space = lazy(() => import('./screens/Space.tsx'));
 const Site = lazy(() => import('./screens/Site.tsx'));
+const OpenAPISpec = lazy(() => import('./screens/OpenAPISpec.tsx'));
+const Integration = lazy(() => import('./screens/Integration.tsx'));
 const NotFound = lazy(() => import('./screens/NotFound.tsx'));
 
 function Loading() {
@@ -63,6 +65,9 @@ export function App() {
                 <Route path="/o/:orgId/sites/:siteId" nest>
                   {(params) => <Site orgId={params.orgId} siteId={params.siteId} />}
                 </Route>
+                <Route path="/o/:orgId/openapi/:slug">{(params) => <OpenAPISpec orgId={params.orgId} slug={params.slug} />}</Route>
+                <Route path="/o/:orgId/integrations/:name">{(params) => <Integration orgId={params.orgId} name={params.name} />}</Route>
+                <Route path="/integrations/:name">{(params) => <Integration name={params.name} />}</Route>
                 <Route path="/o/:orgId">{(params) => <Organization orgId={params.orgId} />}</Route>
                 <Route path="/c/:collectionId">{(params) => <Collection collectionId={params.collectionId} />}</Route>
                 <Route path="/s/:spaceId" nest>
