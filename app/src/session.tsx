@@ -38,6 +38,19 @@ export function SessionProvider({ children }: { children: ReactNode }) {
   // is being typed) and ask to sign in again over it.
   useEffect(() => onSessionEnded(() => setExpired(true)), []);
 
+  // A tab left open may come back to a session that ended meanwhile (expired overnight, signed out
+  // in another tab, revoked): asking when it shows again says so at once, not at the first save.
+  const signedIn = Boolean(session);
+  useEffect(() => {
+    if (!signedIn) return;
+    const recheck = () => {
+      // A 401 reaches onSessionEnded above; another failure will show at the next call.
+      if (document.visibilityState === 'visible') request<AppSession>('/app/api/session').catch(() => undefined);
+    };
+    document.addEventListener('visibilitychange', recheck);
+    return () => document.removeEventListener('visibilitychange', recheck);
+  }, [signedIn]);
+
   const signIn = useCallback(async (email: string, password: string) => {
     const opened = await request<AppSession>('/app/api/sign-in', { method: 'POST', body: { email, password } });
     setSession(opened);

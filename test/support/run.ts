@@ -1,5 +1,6 @@
 /**
- * `npm test`: builds the database templates once (test/support/templates.ts), then runs the test
+ * `npm test`: builds the database templates once (test/support/templates.ts) and the app when stale
+ * (scripts/build-app.ts), then runs the test
  * files in parallel, slowest first, with the short report of test/support/reporter.ts.
  *
  *   npm test                              every test/*.test.ts
@@ -14,6 +15,7 @@ import { tmpdir } from 'node:os';
 import { basename, join, resolve } from 'node:path';
 import { run } from 'node:test';
 import { fileURLToPath, pathToFileURL } from 'node:url';
+import { buildApp } from '../../scripts/build-app.ts';
 import { createReporter } from './reporter.ts';
 import { prepareTemplates } from './templates.ts';
 
@@ -57,9 +59,11 @@ async function main(): Promise<void> {
   const concurrency = Number(process.env.TEST_CONCURRENCY) || 4;
   const engine = process.env.TEST_DATABASE_URL ? `PostgreSQL (${new URL(process.env.TEST_DATABASE_URL).host})` : 'the embedded database (PGlite)';
   const setup = performance.now();
-  await prepareTemplates();
+  // The app is built here, once, when its sources changed: test files that open /app
+  // (test/support/app-browser.ts) then find it current, and parallel files never build it at once.
+  const [, appBuilt] = await Promise.all([prepareTemplates(), buildApp({ quiet: true })]);
   process.stdout.write(
-    `${files.length - bundles.size + inBundle.size} test files in ${files.length} processes on ${engine}, ${concurrency} at a time (templates ready in ${((performance.now() - setup) / 1000).toFixed(1)}s)\n\n`,
+    `${files.length - bundles.size + inBundle.size} test files in ${files.length} processes on ${engine}, ${concurrency} at a time (templates${appBuilt ? ' and app' : ''} ready in ${((performance.now() - setup) / 1000).toFixed(1)}s)\n\n`,
   );
 
   // Each test file's process reports the CPU it used (test/support/cpu-usage.mjs): with files
@@ -109,7 +113,7 @@ async function main(): Promise<void> {
  * Files that keep a process of their own: they run `folio serve` processes, drive a browser, check
  * CPU limits or send thousands of requests, and would slow or disturb the files beside them.
  */
-const ALONE = new Set(['cli', 'durability', 'fuzz', 'published-site', 'integrations-runtime', 'hardening-content', 'git-sync', 'git-sync-two-way']);
+const ALONE = new Set(['app', 'cli', 'durability', 'fuzz', 'published-site', 'integrations-runtime', 'hardening-content', 'git-sync', 'git-sync-two-way']);
 /** Files per shared process. A process costs ~6 s of CPU before its first test (loading the server, its database); sharing it among files pays that once. */
 const BUNDLE_SIZE = 5;
 
