@@ -1,0 +1,323 @@
+/**
+ * A page's content, editable or read-only: a Tiptap (ProseMirror) editor over the GitBook document
+ * the API stores. `onChange` receives the GitBook document after each change (converted once the
+ * browser is idle, and only the blocks that changed: see convert.ts); the caller saves it.
+ *
+ * No CSS is injected (the CSP has no `unsafe-inline`): editor.css is imported instead.
+ */
+import type { Editor } from '@tiptap/core';
+import { EditorContent, useEditor } from '@tiptap/react';
+import { StarterKit } from '@tiptap/starter-kit';
+import 'katex/dist/katex.min.css';
+import { Fragment } from '@tiptap/pm/model';
+import { Selection } from '@tiptap/pm/state';
+import { useEffect, useId, useLayoutEffect, useMemo, useRef, useState } from 'react';
+import { Behaviour, type SlashHandlers, type UploadOptions } from './behaviour.ts';
+import { type InsertContext, containerAt, imagesJson } from './blocks.ts';
+import { type JSONDocument, fromProseMirrorNode, toProseMirror, topLevelToProseMirror } from './convert.ts';
+import './editor.css';
+import { ALLOWED_CHILDREN } from './model.ts';
+import { viewExtensions } from './nodeviews.ts';
+import { SlashMenu } from './SlashMenu.tsx';
+
+export type { JSONDocument };
+
+export interface PageEditorProps {
+  document: JSONDocument;
+  editable: boolean;
+  /** The GitBook document after a change (called once per burst of changes). */
+  onChange?: (doc: JSONDocument) => void;
+  /** Uploads a pasted, dropped or picked image to the space's files. */
+  uploadFile?: (file: File) => Promise<{ id: string; downloadURL: string }>;
+  /** The URL of a space file (images, file blocks). */
+  fileURL?: (fileId: string) => string | undefined;
+  /** The accessible name of the page's content. */
+  label?: string;
+}
+
+/** Runs `fn` when the browser is idle (soon after, at the latest). */
+function whenIdle(fn: () => void): () => void {
+  if (typeof window.requestIdleCallback === 'function') {
+    const id = window.requestIdleCallback(fn, { timeout: 250 });
+    return () => window.cancelIdleCallback(id);
+  }
+  const id = window.setTimeout(fn, 50);
+  return () => window.clearTimeout(id);
+}
+
+function useLatest<T>(value: T) {
+  const ref = useRef(value);
+  ref.current = value;
+  return ref;
+}
+
+export function PageEditor(props: PageEditorProps) {
+  const { document: doc, editable, label = 'Page content' } = props;
+  const onChange = useLatest(props.onChange);
+  const uploadFile = useLatest(props.uploadFile);
+  const fileURL = useLatest(props.fileURL);
+  /** Download URLs of files uploaded here, shown before the caller knows them. */
+  const uploaded = useRef(new Map<string, string>());
+  const slashHandlers = useRef<SlashHandlers | null>(null);
+  const uploadRef = useRef<UploadOptions['upload']>(null);
+  const frame = useRef<HTMLDivElement | null>(null);
+  const fileInput = useRef<HTMLInputElement | null>(null);
+  const listboxId = `folio-slash-${useId().replace(/[^a-zA-Z0-9_-]/g, '')}`;
+  const [uploadError, setUploadError] = useState<string | null>(null);
+  /** The document last sent to onChange (or received): a prop equal to it is not loaded again. */
+  const current = useRef<JSONDocument>(doc);
+  const cancelPending = useRef<(() => void) | null>(null);
+
+  const extensions = useMemo(
+    () => [
+      ...viewExtensions({ editable, fileURL: (id) => fileURL.current?.(id) ?? uploaded.current.get(id) }),
+      StarterKit.configure({
+        blockquote: false,
+        bold: false,
+        bulletList: false,
+        code: false,
+        codeBlock: false,
+        document: false,
+        hardBreak: false,
+        heading: false,
+        horizontalRule: false,
+        italic: false,
+        listItem: false,
+        link: false,
+        orderedList: false,
+        paragraph: false,
+        strike: false,
+        text: false,
+        underline: false,
+        trailingNode: false,
+      }),
+      Behaviour.configure({ slash: slashHandlers, upload: uploadRef }),
+    ],
+    // The views are made for one mode: switching mode makes a new editor.
+    // eslint-disable-next-line react-hooks/exhaustive-deps
+    [editable],
+  );
+
+  const flush = (editor: Editor) => {
+    cancelPending.current?.();
+    cancelPending.current = null;
+    if (editor.isDestroyed) return;
+    // Never a page cut short: a change made while the page is still coming in waits for the rest.
+    const pending = loading.get(editor);
+    if (pending) {
+      cancelPending.current = () => undefined;
+      pending.whenDone(() => flush(editor));
+      return;
+    }
+    const next = fromProseMirrorNode(editor.state.doc);
+    current.current = next;
+    onChange.current?.(next);
+  };
+
+  const flushRef = useLatest(flush);
+  // Made once per editor. It starts empty: its page is loaded once it is in place (below), so the
+  // page is drawn once, not once per setup step Tiptap takes (each redraws every node view).
+  const options = useMemo(
+    () => ({
+      extensions,
+      content: EMPTY_DOC,
+      editable,
+      injectCSS: false,
+      shouldRerenderOnTransaction: false,
+      editorProps: {
+        attributes: (editable
+          ? { role: 'textbox', 'aria-multiline': 'true', 'aria-label': label, class: 'gb-page gb-editable', spellcheck: 'true' }
+          : { role: 'article', 'aria-label': label, class: 'gb-page gb-readonly' }) as Record<string, string>,
+      },
+      onUpdate: ({ editor: e }: { editor: Editor }) => {
+        if (cancelPending.current) return;
+        cancelPending.current = whenIdle(() => flushRef.current(e));
+      },
+    }),
+    // eslint-disable-next-line react-hooks/exhaustive-deps
+    [extensions],
+  );
+  const editor = useEditor(options, [extensions]);
+
+  useLayoutEffect(() => {
+    if (loaded.has(editor) || editor.isDestroyed) return;
+    loaded.add(editor);
+    loadDocument(editor, current.current);
+  }, [editor]);
+
+  // Changes not yet sent when the page goes (or the mode changes) are sent now.
+  useEffect(
+    () => () => {
+      if (!cancelPending.current) return;
+      loading.get(editor)?.finish();
+      flush(editor);
+    },
+    // eslint-disable-next-line react-hooks/exhaustive-deps
+    [editor],
+  );
+
+  // A document from outside (another version loaded, a save answered with a rewritten document).
+  useEffect(() => {
+    if (doc === current.current || editor.isDestroyed) return;
+    if (JSON.stringify(doc) === JSON.stringify(current.current)) {
+      current.current = doc;
+      return;
+    }
+    cancelPending.current?.();
+    cancelPending.current = null;
+    current.current = doc;
+    loadDocument(editor, doc);
+  }, [doc, editor]);
+
+  useEffect(() => {
+    if (editor.isDestroyed) return;
+    const dom = editor.view.dom;
+    dom.setAttribute('aria-label', label);
+  }, [editor, label]);
+
+  // Images pasted, dropped or picked: uploaded, then inserted as one images block.
+  uploadRef.current =
+    editable && props.uploadFile
+      ? (files, at) => {
+          const upload = uploadFile.current;
+          if (!upload) return;
+          setUploadError(null);
+          Promise.all(
+            files.map(async (file) => {
+              const result = await upload(file);
+              uploaded.current.set(result.id, result.downloadURL);
+              return { id: result.id, alt: file.name.replace(/\.[a-z0-9]+$/i, '') };
+            }),
+          ).then(
+            (done) => insertImages(editor, done, at),
+            (error: unknown) => setUploadError(`The image could not be uploaded: ${error instanceof Error ? error.message : String(error)}`),
+          );
+        }
+      : null;
+
+  const insertContext: InsertContext = {
+    ...(editable && props.uploadFile ? { pickImage: () => fileInput.current?.click() } : {}),
+  };
+
+  return (
+    <div className="gb-editor" ref={frame}>
+      <EditorContent editor={editor} />
+      {editable && <SlashMenu editor={editor} listboxId={listboxId} handlers={slashHandlers} context={insertContext} frame={frame} />}
+      {editable && props.uploadFile && (
+        <input
+          ref={fileInput}
+          type="file"
+          accept="image/*"
+          multiple
+          hidden
+          aria-label="Upload image"
+          onChange={(event) => {
+            const files = Array.from(event.currentTarget.files ?? []);
+            event.currentTarget.value = '';
+            if (files.length > 0) uploadRef.current?.(files, null);
+          }}
+        />
+      )}
+      {uploadError && (
+        <p className="gb-editor-error" role="alert">
+          {uploadError}
+        </p>
+      )}
+    </div>
+  );
+}
+
+const EMPTY_DOC = { type: 'doc', content: [{ type: 'paragraph' }] };
+
+/** Editors whose page has been loaded (or is being). */
+const loaded = new WeakSet<Editor>();
+
+/** A page being loaded piece by piece: its remaining blocks go in when the browser is idle. */
+interface Loading {
+  cancel(): void;
+  /** Called once the whole page is in. */
+  whenDone(fn: () => void): void;
+  /** Puts the rest of the page in now. */
+  finish(): void;
+}
+const loading = new WeakMap<Editor, Loading>();
+
+/** Positions (PM node sizes) drawn at once on opening, then in each idle step after. */
+const FIRST_PIECE = 12_000;
+const NEXT_PIECES = 40_000;
+
+/**
+ * Replaces the editor's content by a GitBook document (not an undoable step, nor a change to
+ * save). A long page is drawn in pieces: what fills the first screens at once, the rest while the
+ * browser is idle; no change is sent before the whole page is in.
+ */
+function loadDocument(editor: Editor, doc: JSONDocument): void {
+  loading.get(editor)?.cancel();
+  const blocks = doc.nodes ?? [];
+  let next = 0;
+  /** The next blocks, as PM nodes, up to about `budget` positions. */
+  const take = (budget: number) => {
+    const nodes = [];
+    let size = 0;
+    while (next < blocks.length && size < budget) {
+      const node = editor.schema.nodeFromJSON(topLevelToProseMirror([blocks[next++]!])[0]!);
+      size += node.nodeSize;
+      nodes.push(node);
+    }
+    return nodes;
+  };
+  const shell = editor.schema.nodeFromJSON({ ...toProseMirror({ ...doc, nodes: [] }) });
+  const first = blocks.length === 0 ? shell.content : Fragment.from(take(FIRST_PIECE));
+  const tr = editor.state.tr.replaceWith(0, editor.state.doc.content.size, first);
+  tr.setDocAttribute('gb', shell.attrs.gb);
+  tr.setSelection(Selection.atStart(tr.doc));
+  editor.view.dispatch(tr.setMeta('addToHistory', false).setMeta('preventUpdate', true));
+  if (next >= blocks.length) return;
+
+  const waiting: (() => void)[] = [];
+  let cancelStep: (() => void) | null = null;
+  const state: Loading = {
+    cancel: () => {
+      cancelStep?.();
+      loading.delete(editor);
+    },
+    whenDone: (fn) => waiting.push(fn),
+    finish: () => {
+      cancelStep?.();
+      while (loading.get(editor) === state) step(Infinity);
+    },
+  };
+  loading.set(editor, state);
+  const step = (budget = NEXT_PIECES) => {
+    if (editor.isDestroyed || loading.get(editor) !== state) {
+      loading.delete(editor);
+      return;
+    }
+    const nodes = take(budget);
+    const end = editor.state.doc.content.size;
+    editor.view.dispatch(editor.state.tr.insert(end, nodes).setMeta('addToHistory', false).setMeta('preventUpdate', true));
+    if (next < blocks.length) {
+      cancelStep = whenIdle(() => step());
+      return;
+    }
+    loading.delete(editor);
+    for (const fn of waiting) fn();
+  };
+  cancelStep = whenIdle(() => step());
+}
+
+/** Inserts an images block at `at` (or the selection); where images may not stand, after the top-level block. */
+function insertImages(editor: Editor, files: { id: string; alt: string }[], at: number | null): void {
+  if (editor.isDestroyed || files.length === 0) return;
+  const size = editor.state.doc.content.size;
+  const pos = Math.min(at ?? editor.state.selection.from, size);
+  const $pos = editor.state.doc.resolve(pos);
+  const container = containerAt($pos);
+  const content = imagesJson(files);
+  if (container && ALLOWED_CHILDREN[container]!.includes('images') && editor.can().insertContentAt(pos, content)) {
+    editor.chain().insertContentAt(pos, content).focus().run();
+    return;
+  }
+  const after = $pos.depth >= 1 ? $pos.after(1) : pos;
+  editor.chain().insertContentAt(after, content).focus().run();
+}

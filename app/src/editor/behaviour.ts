@@ -1,0 +1,253 @@
+/**
+ * How the editor behaves when typed in: keyboard shortcuts, markdown shortcuts (`# `, `- `, `1. `,
+ * `> `, ``` ``` ```, `[ ] `, `---`, `**bold**`…), the `/` menu's state, and pasted or dropped
+ * images (uploaded, then inserted as an images block). No DOM at import time.
+ */
+import { type Editor, Extension, InputRule, markInputRule, textblockTypeInputRule, wrappingInputRule } from '@tiptap/core';
+import { Fragment, type Node as PMNode, Slice } from '@tiptap/pm/model';
+import { type EditorState, Plugin, PluginKey, TextSelection } from '@tiptap/pm/state';
+import { codeBlockJson, dividerJson, newShell } from './blocks.ts';
+import { isRecord } from './model.ts';
+
+// ───────────────────────────── the `/` menu's state ─────────────────────────────
+
+export interface SlashState {
+  /** Where the `/` is; null when the menu is closed. */
+  from: number | null;
+  /** What was typed after the `/`. */
+  query: string;
+  /** The highlighted choice. */
+  index: number;
+  /** A `/` the writer closed the menu on (Escape): the menu stays closed for it. */
+  dismissed: number | null;
+}
+
+export const slashKey = new PluginKey<SlashState>('slashMenu');
+
+/** Keys the open menu takes (set by the menu component: it knows the choices). */
+export interface SlashHandlers {
+  onKey(key: 'ArrowUp' | 'ArrowDown' | 'Enter' | 'Escape' | 'Tab'): boolean;
+}
+
+/** The `/query` right before the cursor, when it starts a block or follows a space. */
+function slashBefore(state: EditorState): { from: number; query: string } | null {
+  const { selection } = state;
+  if (!selection.empty) return null;
+  const $from = selection.$from;
+  const parent = $from.parent;
+  if (!parent.isTextblock || parent.type.name === 'codeLine') return null;
+  const before = parent.textBetween(Math.max(0, $from.parentOffset - 40), $from.parentOffset, undefined, '\ufffc');
+  const m = /(?:^|\s)\/([^\s/]{0,30}(?: [^\s/]{1,30})?)$/.exec(before);
+  if (!m) return null;
+  return { from: $from.pos - m[1]!.length - 1, query: m[1]! };
+}
+
+function slashPlugin(handlers: { current: SlashHandlers | null }): Plugin<SlashState> {
+  return new Plugin<SlashState>({
+    key: slashKey,
+    state: {
+      init: () => ({ from: null, query: '', index: 0, dismissed: null }),
+      apply(tr, previous, _old, state) {
+        const meta = tr.getMeta(slashKey) as Partial<SlashState> | undefined;
+        let dismissed = previous.dismissed === null ? null : tr.mapping.map(previous.dismissed);
+        if (meta?.dismissed !== undefined) dismissed = meta.dismissed;
+        const found = slashBefore(state);
+        if (!found || found.from === dismissed) return { from: null, query: '', index: 0, dismissed: found ? dismissed : null };
+        const index = meta?.index ?? (found.query === previous.query && previous.from !== null ? previous.index : 0);
+        return { from: found.from, query: found.query, index, dismissed };
+      },
+    },
+    props: {
+      handleKeyDown(view, event) {
+        const state = slashKey.getState(view.state);
+        if (!state || state.from === null || !handlers.current) return false;
+        if (event.key === 'ArrowUp' || event.key === 'ArrowDown' || event.key === 'Enter' || event.key === 'Escape' || event.key === 'Tab') {
+          return handlers.current.onKey(event.key);
+        }
+        return false;
+      },
+    },
+  });
+}
+
+// ───────────────────────────── markdown shortcuts ─────────────────────────────
+
+/** Replaces the textblock the rule fired in by a block (code, divider) when its container may hold it. */
+function replaceTextblockRule(find: RegExp, make: (match: RegExpMatchArray, editor: Editor) => PMNode, after: 'inside' | 'next'): (editor: Editor) => InputRule {
+  return (editor) =>
+    new InputRule({
+      find,
+      handler: ({ state, range, match }) => {
+        const $from = state.doc.resolve(range.from);
+        const block = $from.parent;
+        if (block.type.name !== 'paragraph' || $from.depth < 1) return null;
+        const node = make(match, editor);
+        const start = $from.before();
+        const end = $from.after();
+        const container = $from.node(-1);
+        const index = $from.index(-1);
+        const trailing = after === 'next' ? editor.schema.nodes.paragraph!.create() : null;
+        const content = trailing ? [node, trailing] : [node];
+        if (!container.canReplace(index, index + 1, Fragment.from(content))) return null;
+        const tr = state.tr.replaceWith(start, end, content);
+        // The cursor goes into the new code block's first line, or into the paragraph after the divider.
+        const target = after === 'inside' ? start + 2 : start + node.nodeSize + 1;
+        tr.setSelection(TextSelection.create(tr.doc, Math.min(target, tr.doc.content.size)));
+      },
+    });
+}
+
+const codeFenceRule = replaceTextblockRule(/^```([a-zA-Z0-9+#._-]*)[\s]$/, (m, editor) => editor.schema.nodeFromJSON(codeBlockJson(m[1] ?? '')), 'inside');
+const dividerRule = replaceTextblockRule(/^(?:---|—-|___\s|\*\*\*\s)$/, (_m, editor) => editor.schema.nodeFromJSON(dividerJson()), 'next');
+
+// ───────────────────────────── images pasted or dropped ─────────────────────────────
+
+export interface UploadOptions {
+  /** Uploads an image; the editor inserts an images block of it where it was pasted or dropped. */
+  upload: ((files: File[], at: number | null) => void) | null;
+}
+
+function imageFiles(list: FileList | null | undefined): File[] {
+  return Array.from(list ?? []).filter((f) => f.type.startsWith('image/'));
+}
+
+/** Keys of pasted nodes are dropped: a copy is a new node, and two nodes may not share a key. */
+function withoutKeys(slice: Slice): Slice {
+  const strip = (node: PMNode): PMNode => {
+    let attrs = node.attrs;
+    if (isRecord(attrs.gb) && 'key' in attrs.gb) {
+      const { key: _key, ...gb } = attrs.gb;
+      attrs = { ...attrs, gb };
+    }
+    if (isRecord(attrs.json)) attrs = { ...attrs, json: stripKeysDeep(attrs.json) };
+    const marks = node.marks.map((mark) => {
+      if (isRecord(mark.attrs.gb) && 'key' in mark.attrs.gb) {
+        const { key: _key, ...gb } = mark.attrs.gb;
+        return mark.type.create({ ...mark.attrs, gb });
+      }
+      return mark;
+    });
+    if (node.isText) return node.mark(marks);
+    const content: PMNode[] = [];
+    node.content.forEach((child) => content.push(strip(child)));
+    return node.type.create(attrs, Fragment.from(content), marks);
+  };
+  const content: PMNode[] = [];
+  slice.content.forEach((child) => content.push(strip(child)));
+  return new Slice(Fragment.from(content), slice.openStart, slice.openEnd);
+}
+
+function stripKeysDeep(value: unknown): Record<string, unknown> {
+  const walk = (v: unknown): unknown => {
+    if (Array.isArray(v)) return v.map(walk);
+    if (!isRecord(v)) return v;
+    const out: Record<string, unknown> = {};
+    for (const [k, x] of Object.entries(v)) if (k !== 'key' || !('object' in v)) out[k] = walk(x);
+    return out;
+  };
+  return walk(value) as Record<string, unknown>;
+}
+
+// ───────────────────────────── the extension ─────────────────────────────
+
+export interface BehaviourOptions {
+  slash: { current: SlashHandlers | null };
+  upload: { current: UploadOptions['upload'] };
+}
+
+export const Behaviour = Extension.create<BehaviourOptions>({
+  name: 'folioBehaviour',
+
+  addOptions() {
+    return { slash: { current: null }, upload: { current: null } };
+  },
+
+  addKeyboardShortcuts() {
+    const inCodeLine = () => this.editor.state.selection.$from.parent.type.name === 'codeLine';
+    return {
+      'Mod-b': () => this.editor.commands.toggleMark('bold'),
+      'Mod-i': () => this.editor.commands.toggleMark('italic'),
+      'Mod-e': () => this.editor.commands.toggleMark('code'),
+      'Mod-Shift-s': () => this.editor.commands.toggleMark('strikethrough'),
+      'Mod-Shift-x': () => this.editor.commands.toggleMark('strikethrough'),
+      'Mod-.': () => this.editor.commands.toggleMark('superscript'),
+      'Mod-,': () => this.editor.commands.toggleMark('subscript'),
+      // A line break inside a block is a newline in its text (what markdown's `<br>` reads as).
+      'Shift-Enter': () => (inCodeLine() ? false : this.editor.commands.insertContent('\n')),
+      Enter: () => {
+        if (this.editor.isActive('taskItem')) return this.editor.commands.splitListItem('taskItem');
+        if (this.editor.isActive('listItem')) return this.editor.commands.splitListItem('listItem');
+        return false;
+      },
+      // Leaves a code block: a paragraph after it.
+      'Mod-Enter': () => {
+        if (!inCodeLine()) return false;
+        const { $from } = this.editor.state.selection;
+        const after = $from.after(-1);
+        return this.editor.chain().insertContentAt(after, { type: 'paragraph' }).setTextSelection(after + 1).run();
+      },
+      Tab: () => {
+        if (inCodeLine()) return this.editor.commands.insertContent('  ');
+        if (this.editor.isActive('taskItem')) return this.editor.commands.sinkListItem('taskItem');
+        if (this.editor.isActive('listItem')) return this.editor.commands.sinkListItem('listItem');
+        return false;
+      },
+      'Shift-Tab': () => {
+        if (this.editor.isActive('taskItem')) return this.editor.commands.liftListItem('taskItem');
+        if (this.editor.isActive('listItem')) return this.editor.commands.liftListItem('listItem');
+        return false;
+      },
+    };
+  },
+
+  addInputRules() {
+    const { schema } = this.editor;
+    return [
+      // `# ` is heading 1 in the editor (GitBook's markdown writes it `##`: `#` is the page title).
+      textblockTypeInputRule({ find: /^(#{1,3})\s$/, type: schema.nodes.heading!, getAttributes: (m) => ({ level: m[1]!.length }) }),
+      wrappingInputRule({ find: /^\s*([-+*])\s$/, type: schema.nodes.bulletList! }),
+      wrappingInputRule({
+        find: /^(\d+)\.\s$/,
+        type: schema.nodes.orderedList!,
+        getAttributes: (m) => (Number(m[1]) === 1 ? {} : { gb: newShell('list-ordered', { start: Number(m[1]) }) }),
+      }),
+      wrappingInputRule({ find: /^\s*\[( |x)?\]\s$/, type: schema.nodes.taskList! }),
+      wrappingInputRule({ find: /^\s*>\s$/, type: schema.nodes.blockquote! }),
+      codeFenceRule(this.editor),
+      dividerRule(this.editor),
+      markInputRule({ find: /(?:^|\s)(\*\*(?!\s+\*\*)((?:[^*]+))\*\*(?!\s+\*\*))$/, type: schema.marks.bold! }),
+      markInputRule({ find: /(?:^|\s)(__(?!\s+__)((?:[^_]+))__(?!\s+__))$/, type: schema.marks.bold! }),
+      markInputRule({ find: /(?:^|\s)(\*(?!\s+\*)((?:[^*]+))\*(?!\s+\*))$/, type: schema.marks.italic! }),
+      markInputRule({ find: /(?:^|\s)(_(?!\s+_)((?:[^_]+))_(?!\s+_))$/, type: schema.marks.italic! }),
+      markInputRule({ find: /(?:^|\s)(~~(?!\s+~~)((?:[^~]+))~~(?!\s+~~))$/, type: schema.marks.strikethrough! }),
+      markInputRule({ find: /(?:^|\s)(`(?!\s+`)((?:[^`]+))`(?!\s+`))$/, type: schema.marks.code! }),
+    ];
+  },
+
+  addProseMirrorPlugins() {
+    const upload = this.options.upload;
+    return [
+      slashPlugin(this.options.slash),
+      new Plugin({
+        key: new PluginKey('folioPaste'),
+        props: {
+          transformPasted: (slice) => withoutKeys(slice),
+          handlePaste: (_view, event) => {
+            const files = imageFiles(event.clipboardData?.files);
+            if (files.length === 0 || !upload.current) return false;
+            upload.current(files, null);
+            return true;
+          },
+          handleDrop: (view, event) => {
+            const files = imageFiles((event as DragEvent).dataTransfer?.files);
+            if (files.length === 0 || !upload.current) return false;
+            const at = view.posAtCoords({ left: (event as DragEvent).clientX, top: (event as DragEvent).clientY });
+            upload.current(files, at?.pos ?? null);
+            event.preventDefault();
+            return true;
+          },
+        },
+      }),
+    ];
+  },
+});

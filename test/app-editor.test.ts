@@ -1,0 +1,374 @@
+/**
+ * The app's block editor (app/src/editor/): the GitBook document ⇄ ProseMirror conversion is
+ * lossless. Every GitBook-format page among the fixtures (and Folio's own docs) is read by Folio's
+ * markdown reader, turned into the editor's document and back, and must come back identical (key
+ * order included); the editor document must be valid for the editor's schema. Then one
+ * hand-written document per block and inline type, and documents the editor itself makes (new
+ * nodes, splits, pasted keys).
+ */
+import assert from 'node:assert/strict';
+import { readFileSync, readdirSync, statSync } from 'node:fs';
+import { join, relative } from 'node:path';
+import { describe, test } from 'node:test';
+import { fileURLToPath } from 'node:url';
+import fc from 'fast-check';
+import { editorSchema, fromProseMirror, toProseMirror, type JSONDocument } from '../app/src/editor/convert.ts';
+import { markdownToDocument } from '../src/content/markdown/markdown.ts';
+import { readPageFile } from '../src/git/page-file.ts';
+
+const root = fileURLToPath(new URL('../', import.meta.url));
+/** Keys of hand-written nodes (k1, k2…). */
+let keys = 0;
+
+function markdownFiles(dir: string): string[] {
+  return readdirSync(dir).flatMap((name) => {
+    const path = join(dir, name);
+    if (statSync(path).isDirectory()) return markdownFiles(path);
+    return name.endsWith('.md') ? [path] : [];
+  });
+}
+
+/** GitBook-format pages and other markdown Folio reads: the fixtures, then Folio's docs. */
+function corpus(): { name: string; doc: JSONDocument }[] {
+  const files = [
+    ...markdownFiles(join(root, 'test/fixtures/gitbook-pages')),
+    ...markdownFiles(join(root, 'test/fixtures/gitbook-constructs')),
+    ...markdownFiles(join(root, 'test/fixtures/gitbook-repo')),
+    join(root, 'test/fixtures/gitbook-repo.md'),
+    ...markdownFiles(join(root, 'test/fixtures/content-format')),
+    ...markdownFiles(join(root, 'docs')),
+    join(root, 'README.md'),
+  ];
+  return files.map((file) => ({ name: relative(root, file), doc: markdownToDocument(readPageFile(readFileSync(file, 'utf8')).body) }));
+}
+
+/** Round trip, with the PM document checked against the schema; answers the PM JSON. */
+function assertRoundTrip(doc: JSONDocument, name = 'document') {
+  const pm = toProseMirror(doc);
+  const node = editorSchema().nodeFromJSON(pm);
+  assert.doesNotThrow(() => node.check(), `${name}: the editor document fits the schema`);
+  const back = fromProseMirror(pm);
+  // Same keys in the same order: compare the JSON text, then deep equality for a readable diff.
+  if (JSON.stringify(back) !== JSON.stringify(doc)) assert.deepEqual(back, doc, `${name}: comes back identical`);
+  assert.equal(JSON.stringify(back), JSON.stringify(doc), `${name}: key order kept`);
+  return pm;
+}
+
+/** Counts the GitBook types in a document (what the corpus covers). */
+function typesOf(value: unknown, into = new Map<string, number>()): Map<string, number> {
+  if (Array.isArray(value)) for (const v of value) typesOf(v, into);
+  else if (value && typeof value === 'object') {
+    const node = value as Record<string, unknown>;
+    if ((node.object === 'block' || node.object === 'inline' || node.object === 'mark') && typeof node.type === 'string') {
+      into.set(node.type, (into.get(node.type) ?? 0) + 1);
+    }
+    for (const v of Object.values(node)) typesOf(v, into);
+  }
+  return into;
+}
+
+describe('GitBook document ⇄ editor document', () => {
+  test('every page of the corpus comes back identical', () => {
+    const pages = corpus();
+    assert.ok(pages.length >= 60, `corpus of ${pages.length} pages`);
+    const types = new Map<string, number>();
+    for (const { name, doc } of pages) {
+      assertRoundTrip(doc, name);
+      typesOf(doc, types);
+    }
+    // The corpus exercises the model broadly: these must all be there.
+    for (const type of ['paragraph', 'heading-1', 'heading-2', 'heading-3', 'list-unordered', 'list-ordered', 'list-tasks', 'hint', 'code', 'tabs', 'stepper', 'expandable', 'table', 'images', 'link', 'bold', 'italic', 'code-line', 'math', 'inline-math', 'embed', 'content-ref', 'columns', 'updates', 'if', 'annotation', 'emoji']) {
+      assert.ok(types.has(type), `the corpus has ${type}`);
+    }
+  });
+
+  test('documents made from generated markdown come back identical', () => {
+    const safe = fc.array(fc.constantFrom('a', 'b', 'word', 'x y', '😀', 'é'), { minLength: 1, maxLength: 3 }).map((w) => w.join(' '));
+    const inline = fc.oneof(
+      safe,
+      safe.map((s) => `**${s}**`),
+      safe.map((s) => `*${s}*`),
+      safe.map((s) => `~~${s}~~`),
+      safe.map((s) => `\`${s}\``),
+      safe.map((s) => `<sup>${s}</sup>`),
+      safe.map((s) => `<mark style="color:red;">${s}</mark>`),
+      fc.tuple(safe, fc.constantFrom('https://u.example', '/pages/p1', '#anchor', '/files/f1', 'javascript:alert(1)')).map(([s, u]) => `[${s}](${u})`),
+      fc.constant('[](https://empty.example)'),
+      fc.constant('<code class="expression">space.vars.x</code>'),
+      fc.constant('$$x^2$$'),
+      fc.constant('![alt](https://i.example/a.png)'),
+      fc.constant('<br>'),
+      fc.constant('word[^1]\n\n[^1]: note'),
+    );
+    const line = fc.array(inline, { minLength: 1, maxLength: 4 }).map((xs) => xs.join(' '));
+    const block = fc.oneof(
+      line,
+      fc.tuple(fc.integer({ min: 2, max: 4 }), line).map(([d, l]) => `${'#'.repeat(d)} ${l}`),
+      fc.array(line, { minLength: 1, maxLength: 3 }).map((ls) => ls.map((l) => `- ${l}`).join('\n')),
+      fc.array(line, { minLength: 1, maxLength: 3 }).map((ls) => ls.map((l, i) => `${i + 3}. ${l}`).join('\n')),
+      fc.array(fc.tuple(fc.boolean(), line), { minLength: 1, maxLength: 3 }).map((ls) => ls.map(([c, l]) => `- [${c ? 'x' : ' '}] ${l}`).join('\n')),
+      fc.tuple(fc.constantFrom('', 'js'), fc.array(safe, { maxLength: 3 })).map(([lang, ls]) => `\`\`\`${lang}\n${ls.join('\n')}\n\`\`\``),
+      fc.tuple(fc.constantFrom('info', 'warning', 'danger', 'success'), line).map(([s, l]) => `{% hint style="${s}" %}\n${l}\n{% endhint %}`),
+      fc.tuple(line, line).map(([a, b]) => `| h1 | h2 |\n| --- | :-: |\n| ${a} | ${b} |`),
+      fc.tuple(line, line).map(([a, b]) => `- ${a}\n  - ${b}`),
+      fc.tuple(line, line).map(([a, b]) => `> ${a}\n>\n> ${b}`),
+      fc.tuple(safe, line).map(([a, b]) => `{% tabs %}\n{% tab title="${a}" %}\n${b}\n{% endtab %}\n{% endtabs %}`),
+      fc.tuple(safe, line).map(([a, b]) => `<details>\n<summary>${a}</summary>\n\n${b}\n\n</details>`),
+      fc.constant('{% tabs %}\n{% endtabs %}'),
+      fc.constant('{% hint style="info" %}\n{% endhint %}'),
+      fc.constant('{% stepper %}\n{% step %}\nOne\n{% endstep %}\n{% endstepper %}'),
+      fc.constant('---'),
+      fc.constant('$$\ny = mx\n$$'),
+    );
+    const page = fc.array(block, { minLength: 0, maxLength: 5 }).map((bs) => bs.join('\n\n'));
+    fc.assert(
+      fc.property(page, (markdown) => {
+        assertRoundTrip(markdownToDocument(markdown), markdown);
+      }),
+      { numRuns: 300 },
+    );
+  });
+
+  describe('hand-written documents, one per block and inline type', () => {
+    for (const [name, nodes] of Object.entries(handWritten())) {
+      test(name, () => {
+        assertRoundTrip(doc(nodes), name);
+      });
+    }
+  });
+
+  test('what cannot be held richly stays whole as an atom, where it stands', () => {
+    const odd = [
+      // A tabs block without tabs, a list holding a paragraph, a code block in a hint (not allowed there).
+      block('tabs', {}, []),
+      block('list-unordered', {}, [para('not an item')]),
+      block('hint', { style: 'info' }, [code(['x'])]),
+      // Texts with a key, marked text in a code line, an empty link, a type from a later schema.
+      block('paragraph', {}, [{ object: 'text', key: 'tk', leaves: [leaf('keyed')] }]),
+      block('code', {}, [block('code-line', {}, [{ object: 'text', leaves: [leaf('b', [{ object: 'mark', type: 'bold' }])] }])]),
+      block('paragraph', {}, [inline('link', { ref: { kind: 'url', url: 'https://x.example' } }, [text('')])]),
+      { object: 'block', type: 'future-block', key: 'fb', data: { anything: [1, 2] }, isVoid: true },
+    ];
+    const pm = assertRoundTrip({ object: 'document', data: { schemaVersion: 1 }, nodes: odd } as unknown as JSONDocument);
+    const kinds = (pm.content ?? []).map((n) => n.type);
+    assert.deepEqual(kinds, ['gbBlock', 'gbBlock', 'hint', 'gbBlock', 'gbBlock', 'paragraph', 'gbBlock']);
+    assert.equal(pm.content![2]!.content![0]!.type, 'gbBlock');
+    assert.equal(pm.content![5]!.content![0]!.type, 'gbInline');
+  });
+
+  test('an empty page and empty containers', () => {
+    assertRoundTrip({ object: 'document', data: { schemaVersion: 1 }, nodes: [] } as JSONDocument, 'empty page');
+    assertRoundTrip(doc([block('hint', { style: 'warning' }, []), block('if', { expression: 'x' }, [])]), 'empty hint and condition');
+  });
+});
+
+describe('documents the editor makes', () => {
+  const schema = editorSchema();
+
+  test('new nodes (no stored GitBook node) get the shape Folio gives them', () => {
+    const pm = {
+      type: 'doc',
+      content: [
+        { type: 'heading', attrs: { level: 2 }, content: [{ type: 'text', text: 'Title' }] },
+        { type: 'paragraph', content: [{ type: 'text', text: 'a ' }, { type: 'text', text: 'b', marks: [{ type: 'bold' }, { type: 'color', attrs: { text: 'red', background: 'default' } }] }] },
+        { type: 'taskList', content: [{ type: 'taskItem', content: [{ type: 'paragraph' }] }] },
+        { type: 'orderedList', content: [{ type: 'listItem', content: [{ type: 'paragraph', content: [{ type: 'text', text: 'one' }] }] }] },
+        { type: 'hint', content: [{ type: 'paragraph' }] },
+        { type: 'codeBlock', content: [{ type: 'codeLine', content: [{ type: 'text', text: 'let x;' }] }, { type: 'codeLine' }] },
+        { type: 'tabs', content: [{ type: 'tabsItem', content: [{ type: 'paragraph', attrs: { placeholder: true } }] }] },
+        { type: 'expandable', content: [{ type: 'expandableTitle', content: [{ type: 'paragraph' }] }, { type: 'expandableBody', content: [{ type: 'paragraph' }] }] },
+        { type: 'gbBlock', attrs: { json: { object: 'block', type: 'divider', data: {}, isVoid: true } } },
+      ],
+    };
+    assert.doesNotThrow(() => schema.nodeFromJSON(pm).check());
+    const out = fromProseMirror(pm);
+    const empty = [{ object: 'text', leaves: [{ object: 'leaf', text: '', marks: [] }] }];
+    assert.deepEqual(out, {
+      object: 'document',
+      data: { schemaVersion: 1 },
+      nodes: [
+        { object: 'block', type: 'heading-2', data: {}, nodes: [text('Title')] },
+        {
+          object: 'block',
+          type: 'paragraph',
+          data: {},
+          nodes: [{ object: 'text', leaves: [leaf('a '), leaf('b', [{ object: 'mark', type: 'color', data: { text: 'red', background: 'default' } }, { object: 'mark', type: 'bold' }])] }],
+        },
+        { object: 'block', type: 'list-tasks', data: {}, nodes: [{ object: 'block', type: 'list-item', data: { checked: false }, nodes: [{ object: 'block', type: 'paragraph', data: {}, nodes: empty }] }] },
+        { object: 'block', type: 'list-ordered', data: {}, nodes: [{ object: 'block', type: 'list-item', data: {}, nodes: [para('one')] }] },
+        { object: 'block', type: 'hint', data: { style: 'info' }, nodes: [{ object: 'block', type: 'paragraph', data: {}, nodes: empty }] },
+        { object: 'block', type: 'code', data: {}, nodes: [{ object: 'block', type: 'code-line', data: {}, nodes: [text('let x;')] }, { object: 'block', type: 'code-line', data: {}, nodes: empty }] },
+        { object: 'block', type: 'tabs', data: {}, nodes: [{ object: 'block', type: 'tabs-item', data: { title: '' }, nodes: [] }] },
+        {
+          object: 'block',
+          type: 'expandable',
+          data: {},
+          fragments: [
+            { object: 'fragment', fragment: 'expandable-title', type: 'expandable-title', nodes: [{ object: 'block', type: 'paragraph', data: {}, nodes: empty }] },
+            { object: 'fragment', fragment: 'expandable-body', type: 'expandable-body', nodes: [{ object: 'block', type: 'paragraph', data: {}, nodes: empty }] },
+          ],
+          isVoid: true,
+        },
+        { object: 'block', type: 'divider', data: {}, isVoid: true },
+      ],
+    });
+  });
+
+  test('a heading changed to another level, and a task item moved to a bulleted list, keep their key', () => {
+    const original = doc([
+      { object: 'block', type: 'heading-1', key: 'h', data: { id: 'intro' }, nodes: [text('Intro')] },
+      block('list-tasks', {}, [{ object: 'block', type: 'list-item', key: 'li', data: { checked: true }, nodes: [para('done')] }]),
+    ]);
+    const pm = toProseMirror(original);
+    pm.content![0]!.attrs!.level = 3;
+    pm.content![1]!.type = 'bulletList';
+    pm.content![1]!.content![0]!.type = 'listItem';
+    const out = fromProseMirror(pm) as unknown as { nodes: Record<string, unknown>[] };
+    assert.deepEqual(out.nodes[0], { object: 'block', type: 'heading-3', key: 'h', data: { id: 'intro' }, nodes: [text('Intro')] });
+    assert.deepEqual((out.nodes[1]!.nodes as unknown[])[0], { object: 'block', type: 'list-item', key: 'li', data: {}, nodes: [para('done')] });
+    assert.equal(out.nodes[1]!.type, 'list-unordered');
+  });
+});
+
+// ── builders ──
+
+type Json = Record<string, unknown>;
+
+function leaf(textValue: string, marks: Json[] = []): Json {
+  return { object: 'leaf', text: textValue, marks };
+}
+function text(value: string, marks: Json[] = []): Json {
+  return { object: 'text', leaves: [leaf(value, marks)] };
+}
+function block(type: string, data: Json, nodes?: Json[], extra: Json = {}): Json {
+  return { object: 'block', type, key: `k${++keys}`, data, ...(nodes ? { nodes } : {}), ...extra };
+}
+function inline(type: string, data: Json, nodes?: Json[], extra: Json = {}): Json {
+  return { object: 'inline', type, key: `i${++keys}`, data, ...(nodes ? { nodes } : {}), ...extra, isVoid: nodes === undefined };
+}
+function para(value: string): Json {
+  return { object: 'block', type: 'paragraph', data: {}, nodes: [text(value)] };
+}
+function code(lines: string[], data: Json = {}): Json {
+  return block('code', data, lines.map((l) => block('code-line', {}, [text(l)])));
+}
+function doc(nodes: Json[]): JSONDocument {
+  return { object: 'document', data: { schemaVersion: 1 }, nodes } as unknown as JSONDocument;
+}
+function fragment(name: string, nodes: Json[], typed = true): Json {
+  return { object: 'fragment', key: `f${++keys}`, fragment: name, ...(typed ? { type: name } : {}), nodes };
+}
+
+function handWritten(): Record<string, Json[]> {
+  const file = { kind: 'file', file: 'file-1' };
+  const marks = (...types: string[]) => types.map((type) => ({ object: 'mark', type }));
+  return {
+    paragraph: [block('paragraph', { align: 'center' }, [text('Centred')])],
+    'paragraph with every mark': [
+      block('paragraph', {}, [
+        {
+          object: 'text',
+          leaves: [
+            leaf('plain '),
+            leaf('all', [{ object: 'mark', type: 'color', data: { text: 'blue', background: '$warning' } }, ...marks('bold', 'italic', 'strikethrough', 'superscript', 'subscript', 'keyboard', 'code')]),
+            leaf(' line\nbreak', marks('italic')),
+          ],
+        },
+      ]),
+    ],
+    headings: [block('heading-1', { id: 'custom-id' }, [text('One')]), block('heading-2', {}, [text('Two')]), block('heading-3', { align: 'end' }, [text('Three')])],
+    'bulleted list, nested': [
+      block('list-unordered', {}, [block('list-item', {}, [block('paragraph', {}, [text('a')]), block('list-unordered', {}, [block('list-item', {}, [block('paragraph', {}, [text('b')])])])])]),
+    ],
+    'numbered list starting at 3': [block('list-ordered', { start: 3 }, [block('list-item', {}, [block('paragraph', {}, [text('c')]), code(['in item'])])])],
+    'task list': [block('list-tasks', {}, [block('list-item', { checked: true }, [block('paragraph', {}, [text('done')])]), block('list-item', { checked: false }, [block('paragraph', {}, [text('todo')])])])],
+    quote: [block('blockquote', {}, [block('paragraph', {}, [text('quoted')]), block('blockquote', {}, [block('paragraph', {}, [text('nested')])])])],
+    hints: ['info', 'success', 'warning', 'danger'].map((style) => block('hint', { style, ...(style === 'danger' ? { icon: 'fire' } : {}) }, [block('paragraph', {}, [text(style)])])),
+    code: [
+      block('code', { syntax: 'ts', title: 'a.ts', lineNumbers: true, overflow: 'wrap', fullWidth: true, expandable: true, collapsedLineCount: 3 }, [
+        block('code-line', { highlighted: true }, [text('  const x = 1;')]),
+        block('code-line', {}, [text('')]),
+        block('code-line', {}, [text('x'), inline('expression', { expression: 'space.vars.v' }), text(' '), inline('annotation', {}, [text('note')], { fragments: [fragment('annotation-body', [para('why')])] })]),
+      ]),
+    ],
+    tabs: [
+      block('tabs', {}, [
+        block('tabs-item', { title: 'First', icon: 'star' }, [block('paragraph', {}, [text('one')])]),
+        block('tabs-item', { title: 'Second', slug: 's2' }, [code(['two'], { syntax: 'js' }), block('images', {}, [block('image', { ref: file }, undefined, { fragments: [], isVoid: true })], { isVoid: false })]),
+      ]),
+    ],
+    stepper: [block('stepper', {}, [block('stepper-step', { icon: 'check' }, [block('paragraph', {}, [text('Step one')])]), block('stepper-step', {}, [block('paragraph', {}, [text('Step two')])])])],
+    expandable: [
+      block('expandable', { defaultExpanded: true }, undefined, {
+        fragments: [fragment('expandable-title', [block('paragraph', {}, [text('More')])]), fragment('expandable-body', [block('paragraph', {}, [text('Hidden')]), code(['x'])])],
+        isVoid: true,
+      }),
+    ],
+    'table (grid) and cards': [
+      block('table', {
+        view: { type: 'grid', columns: ['c0', 'c1'], hideHeader: false, columnWidths: { c0: 40 } },
+        records: { r0: { orderIndex: 'a0', values: { c0: 'r0c0', c1: 3 } } },
+        definition: { c0: { id: 'c0', title: 'Name', type: 'text', textAlignment: 'left' }, c1: { id: 'c1', title: 'Count', type: 'number' } },
+      }, undefined, { fragments: [fragment('r0c0', [para('cell')], false)], isVoid: true }),
+      block('table', {
+        view: { type: 'cards', columns: ['c0'], cardSize: 'medium', targetDefinition: 'c1' },
+        records: { r0: { orderIndex: 'a0', values: { c0: 'r0c0', c1: { kind: 'page', page: 'p1' } } } },
+        definition: { c0: { id: 'c0', title: 'Title', type: 'text', textAlignment: 'left' }, c1: { id: 'c1', title: 'Target', type: 'content-ref' } },
+      }, undefined, { fragments: [fragment('r0c0', [para('card')], false)], isVoid: true }),
+    ],
+    images: [
+      block('images', { align: 'center', fullWidth: false }, [
+        block('image', { ref: file, refDark: { kind: 'url', url: 'https://x.example/d.png' }, width: { unit: '%', value: 50 }, alt: 'A' }, undefined, {
+          fragments: [{ object: 'fragment', fragment: 'caption', nodes: [para('Caption')] }],
+          isVoid: true,
+        }),
+      ], { isVoid: false }),
+    ],
+    file: [block('file', { ref: file }, undefined, { isVoid: true })],
+    drawing: [block('drawing', { ref: file }, undefined, { isVoid: true })],
+    embed: [block('embed', { url: 'https://youtube.example/v', fullWidth: true }, undefined, { isVoid: true })],
+    math: [block('math', { formula: '\\frac{a}{b}' }, undefined, { isVoid: true })],
+    divider: [block('divider', {}, undefined, { isVoid: true })],
+    openapi: [
+      block('swagger', { ref: { kind: 'url', url: 'https://x.example/o.yaml' }, path: '/pets', method: 'get', expanded: true }, undefined, { isVoid: true }),
+      block('openapi-operation', { ref: { kind: 'openapi', spec: 'petstore' }, path: '/pets', method: 'post' }, undefined, { isVoid: true }),
+      block('openapi-schemas', { ref: { kind: 'openapi', spec: 'petstore' }, schemas: ['Pet'], grouped: false }, undefined, { isVoid: true }),
+      block('openapi-webhook', { ref: { kind: 'openapi', spec: 'petstore' }, name: 'newPet', method: 'post' }, undefined, { isVoid: true }),
+    ],
+    'content ref and reusable content': [
+      block('content-ref', { ref: { kind: 'page', page: 'p2' } }, undefined, { isVoid: true }),
+      block('reusable-content', { ref: { kind: 'reusable-content', reusableContent: 'rc1' } }, undefined, { isVoid: true }),
+    ],
+    integration: [block('integration', { integration: 'mermaid', block: 'diagram', props: { content: 'graph TD' } }, undefined, { isVoid: true })],
+    prompt: [block('prompt', { description: 'Ask', defaultExpanded: 'partial' }, [code(['Do this'])])],
+    'if (conditional)': [block('if', { expression: 'visitor.claims.pro' }, [block('paragraph', {}, [text('Pro only')]), block('hint', { style: 'info' }, [para('x')])])],
+    columns: [block('columns', { fullWidth: true }, [block('column', { width: { unit: '%', value: 50 }, verticalAlignment: 'middle' }, [para('left')]), block('column', {}, [para('right')])], { isVoid: false })],
+    updates: [block('updates', { format: 'short' }, [block('update', { date: '2024-01-02T00:00:00.000Z', tags: [{ kind: 'tag', tag: 'new' }] }, [para('Shipped')])])],
+    'links to urls, pages, anchors and files': [
+      block('paragraph', {}, [
+        text('See '),
+        inline('link', { ref: { kind: 'url', url: 'https://x.example' } }, [text('site', marks('bold'))]),
+        text(', '),
+        inline('link', { ref: { kind: 'page', page: 'p1', space: 's1' } }, [text('page')]),
+        inline('link', { ref: { kind: 'anchor', anchor: 'a1' } }, [text('anchor')]),
+        inline('link', { ref: { kind: 'file', file: 'f1' } }, [text('file '), inline('inline-image', { ref: file, alt: 'i' })]),
+        inline('link', { ref: { kind: 'url', url: 'javascript:alert(1)' } }, [text('bad')]),
+        text('.'),
+      ]),
+    ],
+    'inlines: emoji, icon, expression, math, image, mention, button, annotation': [
+      block('paragraph', {}, [
+        inline('emoji', { code: '1f600' }),
+        inline('icon', { icon: 'star', color: 'red' }),
+        inline('expression', { expression: 'space.vars.name' }),
+        inline('inline-math', { formula: 'e^{i\\pi}' }),
+        inline('inline-image', { ref: { kind: 'url', url: 'https://x.example/i.png' }, size: 'line', caption: 'c' }),
+        inline('mention', { ref: { kind: 'user', user: 'u1' } }),
+        inline('button', { label: 'Go', kind: 'primary', ref: { kind: 'url', url: 'https://x.example' } }),
+        inline('button', { label: 'Ask', kind: 'secondary', action: { action: 'ask', query: 'q' } }),
+        text('the '),
+        inline('annotation', {}, [text('word', marks('italic'))], { fragments: [fragment('annotation-body', [para('A note'), code(['c'])])] }),
+      ]),
+    ],
+  };
+}
