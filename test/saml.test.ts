@@ -386,6 +386,8 @@ describe('signing in to the app through SSO', () => {
     const session = await appGet('/app/api/session', s.appCookie);
     assert.equal(session.status, 200, JSON.stringify(session.body));
     assert.equal(session.body.user.id, s.userId);
+    // The app learns which organization's identity provider to send the person back to.
+    assert.equal(session.body.ssoOrganization, p.orgId);
     assert.equal((await appGet('/v1/user', s.appCookie)).body.id, s.userId);
     assert.equal((await appGet(`/v1/orgs/${p.orgId}`, s.appCookie)).status, 200);
     // Writes through the cookie follow the CSRF rule of every session.

@@ -26,7 +26,7 @@ export const operationDocs: Record<string, readonly [summary: string, descriptio
   setUpPassword: ['Choose a password through a setup link', 'Sets the password of the person a one-time setup link was made for (the first administrator\'s is printed at the first start), then opens a session as sign-in does. A link works once and expires after 24 hours. Needs the `x-folio-csrf: 1` header (or an Origin of this server).'],
   signOut: ['Sign out', 'Ends the app session of the request\'s cookie on the server (its token is revoked) and clears the cookie. Like every write authenticated by the session cookie, it needs the `x-folio-csrf: 1` header or an Origin of this server.'],
   getSignInOptions: ['List the sign-in options of an organization', 'The SAML identity providers the organization named in `next` (`/app/o/{organizationId}/...`), or in `organization`, lets its members sign in with: each with its label and a start URL that returns to `next` once signed in. Needs no session. An organization without providers, and one that does not exist, both answer an empty list, and nothing more than `GET /v1/orgs/{organizationId}/sso` tells is revealed.'],
-  getAppSession: ['Get the current session', 'Who the session cookie (or bearer token) signs in, and when the session ends; 401 when not signed in.'],
+  getAppSession: ['Get the current session', 'Who the session cookie (or bearer token) signs in, and when the session ends; `ssoOrganization` names the organization whose identity provider opened the session, when one did. 401 when not signed in.'],
 
   // Organizations
   listOrganizationsForAuthenticatedUser: ['List my organizations', 'The organizations the calling user is a member of, paginated.'],

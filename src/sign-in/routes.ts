@@ -31,7 +31,12 @@ export async function signInRoutes(app: FolioApp): Promise<void> {
       throw new ForbiddenError(`Send the "${CSRF_HEADER}: 1" header (or post from this server's own pages): refused to protect against cross-site request forgery`);
     }
   };
-  const present = (user: UserRow, expiresAt: Date | null) => ({ object: 'session' as const, user: presentUser(services.urls, user), expiresAt: expiresAt?.toISOString() ?? null });
+  const present = (user: UserRow, expiresAt: Date | null, ssoOrganization?: string | null) => ({
+    object: 'session' as const,
+    user: presentUser(services.urls, user),
+    expiresAt: expiresAt?.toISOString() ?? null,
+    ...(ssoOrganization ? { ssoOrganization } : {}),
+  });
   const opened = (reply: FastifyReply, session: Session) =>
     reply
       .header('set-cookie', sessionCookie(services.config, session.token, session.expiresAt.getTime() - services.now()))
@@ -110,7 +115,7 @@ export async function signInRoutes(app: FolioApp): Promise<void> {
     { schema: { operationId: 'getAppSession', tags, security: [{ session: [] }, { user: [] }], response: { 200: AppSession, ...errorResponses } } },
     async (req, reply) => {
       const ctx = req.ctx();
-      return reply.header('cache-control', 'no-store').send(present(ctx.user, ctx.token?.expiresAt ?? null));
+      return reply.header('cache-control', 'no-store').send(present(ctx.user, ctx.token?.expiresAt ?? null, ctx.token?.ssoOrganizationId));
     },
   );
 }

@@ -20,6 +20,9 @@ export const AppSession = Type.Object({
   object: Type.Literal('session'),
   user: User,
   expiresAt: Type.Union([Timestamp, Type.Null()], { description: 'When the session (or the token of this request) ends; null: never' }),
+  ssoOrganization: Type.Optional(
+    Type.String({ description: 'Set when the session was opened through an organization\'s identity provider: that organization (signing in again goes through it)' }),
+  ),
 });
 
 export const SignInOptionsQuery = Type.Object({
