@@ -297,6 +297,15 @@ describe('folio CLI on the embedded database', () => {
     const invalid = await runCli(['users', 'create', '--email', 'not-an-email', '--name', 'X'], env);
     assert.equal(invalid.code, 1);
     assert.match(invalid.stderr, /Invalid email address/);
+
+    // users set-password too: the password read from standard input, the server's sessions ended at once.
+    const signIn = (password: string) =>
+      fetch(`${server!.url}/app/api/sign-in`, { method: 'POST', headers: { 'content-type': 'application/json', 'x-folio-csrf': '1' }, body: JSON.stringify({ email, password }) });
+    const set = await runCli(['users', 'set-password', '--email', email], env, { input: 'set through the server\n' });
+    assert.equal(set.code, 0, set.stderr);
+    assert.equal(oneJsonLine(set.stdout).passwordSet, true);
+    assert.ok(!set.stdout.includes('set through the server'), 'the password is never printed');
+    assert.equal((await signIn('set through the server')).status, 200);
   });
 
   test('while serve runs, tokens create, list and revoke go through the server; a revoked token stops at once', { timeout: 2 * PROCESS_TIMEOUT_MS }, async () => {

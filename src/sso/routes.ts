@@ -103,7 +103,8 @@ export async function ssoRoutes(app: FolioApp): Promise<void> {
 const SESSION_COOKIE = 'folio_sso_session';
 const ProviderIdParams = Type.Object({ providerId: Type.String({ maxLength: 100 }) });
 const StartQuery = Type.Object({
-  next: Type.Optional(Type.String({ maxLength: 2048, description: 'The app path to open once signed in (/app/...); anything else is ignored' })),
+  // No length limit here: a next that is no app path (too long included) is ignored, not refused.
+  next: Type.Optional(Type.String({ description: 'The app path to open once signed in (/app/...); anything else is ignored' })),
 });
 const html = (reply: FastifyReply, status: number, body: string) =>
   reply.status(status).header('content-type', 'text/html; charset=utf-8').header('cache-control', 'no-store').send(body);
