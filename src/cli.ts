@@ -339,9 +339,12 @@ async function serve(): Promise<void> {
     say(`  curl -X POST -H "Authorization: Bearer ${token}" -H 'Content-Type: application/json' -d '{"title":"My docs"}' ${url}/v1/orgs`);
     say('More users: ./bin/folio users create --email you@example.com --name "Your Name"');
     say('');
-    // The one-time setup link (server.firstAdmin.passwordSetup) is printed once the app has the page
-    // that opens it (issue 25); until then the password is set from the command line.
-    say(`A password for signing in (POST /app/api/sign-in): ./bin/folio users set-password --email ${server.firstAdmin.email} (reads it from standard input)`);
+    const setup = server.firstAdmin.passwordSetup;
+    say('To sign in to the app, choose the administrator\'s password here (a one-time link, shown only now):');
+    say('');
+    say(`  ${setup.url}`);
+    say('');
+    say(`The link works once, until ${setup.expiresAt.toISOString()} (24 hours). Lost or expired: ./bin/folio users set-password --email ${server.firstAdmin.email} (reads the password from standard input)`);
     say('');
   }
   say(`Ready in ${(performance.now() / 1000).toFixed(1)} s (Ctrl-C stops)`);

@@ -65,6 +65,7 @@ describe('password sign-in', () => {
     const session = await t.request('GET', '/app/api/session', { headers: { cookie } });
     assert.equal(session.status, 200);
     assert.equal(session.body.user.id, user.id);
+    assert.equal(session.body.ssoOrganization, undefined, 'a password session');
     // The same cookie authenticates reads of the API (the app talks to /v1).
     const me = await t.request('GET', '/v1/user', { headers: { cookie } });
     assert.equal(me.status, 200);

@@ -58,7 +58,7 @@ describe('change requests: resource', () => {
     assert.equal(second.comments, 0);
     assert.equal(second.createdBy?.id, (await ann.api.user.getAuthenticatedUser()).data.id);
     assert.equal(second.urls.location, `${t.url}/v1/spaces/${space.id}/change-requests/${second.id}`);
-    assert.match(second.urls.app, /\/change-requests\/2$/);
+    assert.equal(second.urls.app, `${t.url}/app/s/${space.id}/~/changes/2`);
 
     assert.deepEqual((await ann.api.spaces.getChangeRequestById(space.id, second.id)).data, second);
     assert.deepEqual((await ann.api.spaces.getChangeRequestById(space.id, '2')).data, second);

@@ -216,6 +216,20 @@ describe('folio CLI on the embedded database', () => {
     orgId = org.body.id;
     assert.equal((await http('GET', `${server.url}/v1/user`)).status, 401, 'the API needs a token');
 
+    // The one-time link where the administrator chooses a password, with its end; it works.
+    const link = /choose the administrator's password here \(a one-time link, shown only now\):\n\n {2}(\S+)\n\nThe link works once, until (\S+) \(24 hours\)/.exec(err);
+    assert.ok(link, err);
+    assert.ok(link[1]!.startsWith(`${server.url}/app/password-setup#token=`), link[1]);
+    const hoursLeft = (Date.parse(link[2]!) - Date.now()) / 3600_000;
+    assert.ok(hoursLeft > 23 && hoursLeft <= 24, link[2]);
+    assert.ok(err.includes('users set-password --email admin@localhost'), 'what to do when the link is lost');
+    const setup = await fetch(`${server.url}/app/api/password-setup`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'x-folio-csrf': '1' },
+      body: JSON.stringify({ token: new URL(link[1]!).hash.slice('#token='.length), password: 'the first password' }),
+    });
+    assert.equal(setup.status, 200, await setup.text());
+
     // The administration socket: this OS user only.
     const socket = statSync(join(dataDir, 'folio.sock'));
     assert.ok(socket.isSocket());
@@ -283,6 +297,15 @@ describe('folio CLI on the embedded database', () => {
     const invalid = await runCli(['users', 'create', '--email', 'not-an-email', '--name', 'X'], env);
     assert.equal(invalid.code, 1);
     assert.match(invalid.stderr, /Invalid email address/);
+
+    // users set-password too: the password read from standard input, the server's sessions ended at once.
+    const signIn = (password: string) =>
+      fetch(`${server!.url}/app/api/sign-in`, { method: 'POST', headers: { 'content-type': 'application/json', 'x-folio-csrf': '1' }, body: JSON.stringify({ email, password }) });
+    const set = await runCli(['users', 'set-password', '--email', email], env, { input: 'set through the server\n' });
+    assert.equal(set.code, 0, set.stderr);
+    assert.equal(oneJsonLine(set.stdout).passwordSet, true);
+    assert.ok(!set.stdout.includes('set through the server'), 'the password is never printed');
+    assert.equal((await signIn('set through the server')).status, 200);
   });
 
   test('while serve runs, tokens create, list and revoke go through the server; a revoked token stops at once', { timeout: 2 * PROCESS_TIMEOUT_MS }, async () => {

@@ -6,7 +6,7 @@ import { after, before, describe, test } from 'node:test';
 import { DOMParser, XMLSerializer, type Document, type Element } from '@xmldom/xmldom';
 import { SignedXml } from 'xml-crypto';
 import { selfSignedCertificate, type KeyAndCertificate } from '../src/sso/keys.ts';
-import { newMember, newOrg } from './support/factories.ts';
+import { addMember, newMember, newOrg } from './support/factories.ts';
 import { expectStatus, startTestServer, type TestServer, type TestUser } from './support/server.ts';
 
 /**
@@ -66,14 +66,14 @@ async function newProvider(opts: { cert?: string; role?: 'read' | 'edit' | null 
   return { id: provider.id, orgId: org.id, admin, teamId: team.id, service: provider.service };
 }
 
-/** Opens the start URL as a browser would and returns the id of the AuthnRequest Folio sent. */
-async function startLogin(p: Provider): Promise<{ requestId: string; location: URL }> {
-  const res = await fetch(p.service.startURL, { redirect: 'manual' });
+/** Opens the start URL as a browser would and returns the id of the AuthnRequest Folio sent (and the RelayState). */
+async function startLogin(p: Provider, next?: string): Promise<{ requestId: string; location: URL; relayState: string }> {
+  const res = await fetch(next === undefined ? p.service.startURL : `${p.service.startURL}?next=${encodeURIComponent(next)}`, { redirect: 'manual' });
   assert.equal(res.status, 302);
   const location = new URL(res.headers.get('location')!);
   const xml = inflateRawSync(Buffer.from(location.searchParams.get('SAMLRequest')!, 'base64')).toString('utf8');
   const requestId = /\bID="([^"]+)"/.exec(xml)![1]!;
-  return { requestId, location };
+  return { requestId, location, relayState: location.searchParams.get('RelayState') ?? '' };
 }
 
 interface ResponseOptions {
@@ -137,14 +137,18 @@ function sign(xml: string, key: KeyAndCertificate, what: 'Assertion' | 'Response
   return sig.getSignedXml();
 }
 
-async function post(p: Provider, xml: string): Promise<{ status: number; cookie: string | null; text: string; location: string | null }> {
+async function post(
+  p: Provider,
+  xml: string,
+  relayState = '',
+): Promise<{ status: number; cookie: string | null; setCookies: string[]; text: string; location: string | null }> {
   const res = await fetch(p.service.acsURL, {
     method: 'POST',
     redirect: 'manual',
     headers: { 'content-type': 'application/x-www-form-urlencoded' },
-    body: new URLSearchParams({ SAMLResponse: Buffer.from(xml).toString('base64'), RelayState: '' }).toString(),
+    body: new URLSearchParams({ SAMLResponse: Buffer.from(xml).toString('base64'), RelayState: relayState }).toString(),
   });
-  return { status: res.status, cookie: res.headers.get('set-cookie'), text: await res.text(), location: res.headers.get('location') };
+  return { status: res.status, cookie: res.headers.get('set-cookie'), setCookies: res.headers.getSetCookie(), text: await res.text(), location: res.headers.get('location') };
 }
 
 /** Posts a forged response and checks it is refused with an HTML page and the expected logged reason. */
@@ -167,17 +171,30 @@ async function sessionPage(cookie: string) {
   return { status: res.status, text: await res.text() };
 }
 
+/** The `Set-Cookie` of the cookie `name` among those an answer set. */
+function setCookieNamed(setCookies: string[], name: string): string {
+  const found = setCookies.find((c) => c.startsWith(`${name}=`));
+  assert.ok(found, `${name} set (got ${setCookies.join(' | ')})`);
+  return found;
+}
+
 function cookieOf(setCookie: string): string {
   return setCookie.split(';')[0]!;
 }
 
-/** Logs in through the provider and returns the session cookie and an API token made from it. */
+/**
+ * Logs in through the provider and returns the session cookies (of the /sso/session page and of
+ * the app) and an API token made from the session.
+ */
 async function login(p: Provider, nameId?: string) {
   const { requestId } = await startLogin(p);
   const res = await post(p, sign(responseXml(p, { requestId, ...(nameId ? { nameId } : {}) }), idp));
   assert.equal(res.status, 303, res.text);
-  assert.equal(res.location, '/sso/session');
-  const cookie = cookieOf(res.cookie!);
+  // Without a `next`, the app opens the organization.
+  assert.equal(res.location, `/app/o/${p.orgId}`);
+  const setCookie = setCookieNamed(res.setCookies, 'folio_sso_session');
+  const cookie = cookieOf(setCookie);
+  const appCookie = cookieOf(setCookieNamed(res.setCookies, 'folio_session'));
   const page = await sessionPage(cookie);
   assert.equal(page.status, 200);
   const userId = /data-user="([^"]+)"/.exec(page.text)![1]!;
@@ -189,7 +206,7 @@ async function login(p: Provider, nameId?: string) {
   });
   assert.equal(tokenRes.status, 201);
   const token = /<pre id="token">([^<]+)<\/pre>/.exec(await tokenRes.text())![1]!;
-  return { cookie, userId, token, api: t.client(token), setCookie: res.cookie!, page: page.text };
+  return { cookie, appCookie, userId, token, api: t.client(token), setCookie, setCookies: res.setCookies, page: page.text };
 }
 
 describe('SAML providers', () => {
@@ -325,7 +342,7 @@ describe('SAML sign-in', () => {
     const { requestId } = await startLogin(p);
     const res = await post(p, sign(responseXml(p, { requestId }), idp, 'Response'));
     assert.equal(res.status, 303);
-    assert.match(res.cookie!, /^folio_sso_session=folio_/);
+    assert.match(setCookieNamed(res.setCookies, 'folio_sso_session'), /^folio_sso_session=folio_/);
   });
 
   test('an existing member of only this organization signs in to their account, keeps their role, becomes SSO', async () => {
@@ -351,6 +368,82 @@ describe('SAML sign-in', () => {
     const p = await newProvider();
     const other = await newOrg(t, 'Elsewhere');
     await expectRefused(p, sign(responseXml(p, { requestId: (await startLogin(p)).requestId, nameId: other.admin.email }), idp), /exists outside this organization/);
+  });
+});
+
+describe('signing in to the app through SSO', () => {
+  const appGet = (path: string, cookie: string) => t.request('GET', path, { headers: { cookie } });
+
+  test('the ACS also opens an app session (folio_session, Path=/) that works on /app/api and /v1, and /sso/session still works', async () => {
+    const p = await newProvider();
+    const s = await login(p);
+    const app = setCookieNamed(s.setCookies, 'folio_session');
+    for (const attribute of ['Path=/', 'HttpOnly', 'SameSite=Lax']) assert.ok(app.split('; ').includes(attribute), `${attribute} in ${app}`);
+    const maxAge = Number(/Max-Age=(\d+)/.exec(app)![1]);
+    const ttl = t.server.services.config.ssoSessionTtlMs / 1000;
+    assert.ok(maxAge > ttl - 60 && maxAge <= ttl, `Max-Age ${maxAge} is the SSO session's (${ttl} s)`);
+    assert.ok(s.setCookie.split('; ').includes('Path=/sso'), 'the /sso/session cookie keeps its path');
+    const session = await appGet('/app/api/session', s.appCookie);
+    assert.equal(session.status, 200, JSON.stringify(session.body));
+    assert.equal(session.body.user.id, s.userId);
+    // The app learns which organization's identity provider to send the person back to.
+    assert.equal(session.body.ssoOrganization, p.orgId);
+    assert.equal((await appGet('/v1/user', s.appCookie)).body.id, s.userId);
+    assert.equal((await appGet(`/v1/orgs/${p.orgId}`, s.appCookie)).status, 200);
+    // Writes through the cookie follow the CSRF rule of every session.
+    const { data: space } = await p.admin.api.orgs.createSpace(p.orgId, { title: 'Handbook' });
+    const cr = `/v1/spaces/${space.id}/change-requests`;
+    assert.equal((await t.request('POST', cr, { headers: { cookie: s.appCookie }, body: { subject: 'x' } })).status, 403);
+    assert.equal((await t.request('POST', cr, { headers: { cookie: s.appCookie, 'x-folio-csrf': '1' }, body: { subject: 'x' } })).status, 201);
+    // Signing out of the app ends the one session: the /sso/session page is signed out too.
+    assert.equal((await t.request('POST', '/app/api/sign-out', { headers: { cookie: s.appCookie, 'x-folio-csrf': '1' } })).status, 204);
+    assert.equal((await appGet('/app/api/session', s.appCookie)).status, 401);
+    assert.equal((await sessionPage(s.cookie)).status, 401);
+  });
+
+  test('start?next=/app/... comes back to that screen; the RelayState cannot be forged or moved to another sign-in', async () => {
+    const p = await newProvider();
+    const next = `/app/s/abc123/getting-started/install?tab=mac#step-2`;
+    const { requestId, relayState } = await startLogin(p, next);
+    assert.ok(relayState.endsWith(`.${next}`), relayState);
+    const ok = await post(p, sign(responseXml(p, { requestId }), idp), relayState);
+    assert.equal(ok.status, 303, ok.text);
+    assert.equal(ok.location, next);
+
+    // The path changed after signing: the default screen instead.
+    const second = await startLogin(p, '/app/s/abc123');
+    const forged = `${second.relayState.slice(0, second.relayState.indexOf('.'))}.${'/app/o/someone-else'}`;
+    assert.equal((await post(p, sign(responseXml(p, { requestId: second.requestId }), idp), forged)).location, `/app/o/${p.orgId}`);
+    // A genuine RelayState of another sign-in: ignored too.
+    const third = await startLogin(p);
+    assert.equal((await post(p, sign(responseXml(p, { requestId: third.requestId }), idp), relayState)).location, `/app/o/${p.orgId}`);
+  });
+
+  test('a next that is not a screen of this app is dropped at the start', async () => {
+    const p = await newProvider();
+    for (const next of ['//evil.example/app', 'https://evil.example/app/o/x', '/v1/user', '/application', '/app/api/session', '/app/assets/x.js', '/app\\..\\v1', '/app/../v1/user', 'app/o/x']) {
+      const { relayState } = await startLogin(p, next);
+      assert.equal(relayState, '', `${next} dropped`);
+    }
+    // A path that normalizes into the app is kept, normalized.
+    assert.ok((await startLogin(p, '/app/o/x/../y')).relayState.endsWith('./app/o/y'));
+  });
+
+  test('the SSO session is scoped: it reaches its organization when SSO is enforced, not another enforcing one', async () => {
+    const p = await newProvider({ role: 'read' });
+    const s = await login(p);
+    await p.admin.api.orgs.updateOrganizationById(p.orgId, { sso: true });
+    assert.equal((await appGet(`/v1/orgs/${p.orgId}`, s.appCookie)).status, 200);
+    // Another organization that enforces SSO and counts this person as an SSO member.
+    const other = await newOrg(t, 'Other SSO Inc');
+    const me = (await appGet('/v1/user', s.appCookie)).body;
+    await addMember(t, other.org.id, { id: me.id, email: me.email, token: s.token, api: s.api }, 'read');
+    await other.admin.api.orgs.setUserAsSsoMemberForOrganization(other.org.id, me.id);
+    await other.admin.api.orgs.updateOrganizationById(other.org.id, { sso: true });
+    const refused = await appGet(`/v1/orgs/${other.org.id}`, s.appCookie);
+    assert.equal(refused.status, 403);
+    assert.match(refused.body.error.message, /single sign-on/);
+    assert.equal((await appGet(`/v1/orgs/${p.orgId}`, s.appCookie)).status, 200);
   });
 });
 

@@ -48,7 +48,7 @@ export function presentChangeRequest(
     outdated: cr.status !== 'merged' && ctx.spaceRevision !== base,
     ...(cr.conversations_issues_cluster ? { conversationsIssuesCluster: cr.conversations_issues_cluster } : {}),
     urls: {
-      app: urls.app(`/s/${cr.space_id}/change-requests/${cr.number}`),
+      app: urls.changeRequestApp(cr.space_id, cr.number),
       location: urls.api(`/spaces/${cr.space_id}/change-requests/${cr.id}`),
     },
   };

@@ -93,7 +93,7 @@ export async function changeRequestRoutes(app: FolioApp): Promise<void> {
     },
     resolve: async (ctx, p) => {
       const { space, cr } = await loadChangeRequest(ctx, p.spaceId!, p.changeRequestId!);
-      return { space, revision: await loadRevision(ctx.db, space.id, cr.revision) };
+      return { space, revision: await loadRevision(ctx.db, space.id, cr.revision), changeRequest: cr.number };
     },
   });
 

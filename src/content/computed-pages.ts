@@ -71,7 +71,7 @@ export function documentPage(
     kind: 'sheet' as const,
     type: 'document' as const,
     // The page is not in the space: its address is where it would be, were it imported there.
-    urls: { app: ctx.urls.app(`/s/${space.id}/${page.path}`) },
+    urls: { app: ctx.urls.pageApp(space, page.path) },
     slug: page.slug,
     path: page.path,
     pages: page.pages,

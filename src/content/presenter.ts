@@ -1,6 +1,5 @@
 import { createHash } from 'node:crypto';
-import type { SpaceRow } from '../platform/db/schema.ts';
-import type { Urls } from '../platform/urls.ts';
+import type { PageUrlScope, Urls } from '../platform/urls.ts';
 import type { ContentReader, FileEntry, PageEntry } from './model.ts';
 import { getDocuments, sortPages } from './model.ts';
 import type { PageMetadata } from './markdown/front-matter.ts';
@@ -40,7 +39,7 @@ export interface PagePresentOptions {
 
 export function presentPageEntry(
   urls: Urls,
-  space: Pick<SpaceRow, 'id'>,
+  scope: PageUrlScope,
   page: PageEntry,
   path: string,
   children: object[],
@@ -57,7 +56,7 @@ export function presentPageEntry(
     title: page.title,
     kind: 'sheet' as const,
     type: 'document' as const,
-    urls: { app: urls.app(`/s/${space.id}/${path}`) },
+    urls: { app: urls.pageApp(scope, path) },
     slug: page.slug,
     path,
     pages: children,
@@ -136,7 +135,7 @@ export function frontMatterOf(page: PageEntry): PageMetadata {
 }
 
 /** The whole page tree of a revision, nested, in display order. */
-export function presentPageTree(urls: Urls, space: Pick<SpaceRow, 'id'>, pages: Map<string, PageEntry>, opts: PagePresentOptions, markdown: Map<string, string>) {
+export function presentPageTree(urls: Urls, scope: PageUrlScope, pages: Map<string, PageEntry>, opts: PagePresentOptions, markdown: Map<string, string>) {
   const byParent = new Map<string | null, PageEntry[]>();
   for (const page of pages.values()) {
     const list = byParent.get(page.parent) ?? [];
@@ -147,7 +146,7 @@ export function presentPageTree(urls: Urls, space: Pick<SpaceRow, 'id'>, pages: 
     sortPages(byParent.get(parent) ?? []).map((page) => {
       const path = prefix ? `${prefix}/${page.slug}` : page.slug;
       const children = build(page.id, path);
-      return presentPageEntry(urls, space, page, path, children, { ...opts, markdown: page.doc ? markdown.get(page.doc) : '' });
+      return presentPageEntry(urls, scope, page, path, children, { ...opts, markdown: page.doc ? markdown.get(page.doc) : '' });
     });
   return build(null, '');
 }
@@ -167,7 +166,7 @@ export function presentFile(urls: Urls, file: FileEntry, opts: PagePresentOption
 /** One page with its children (as a tree below it) and its path, for single-page reads. */
 export async function loadPresentedPage(
   urls: Urls,
-  space: Pick<SpaceRow, 'id'>,
+  scope: PageUrlScope,
   reader: ContentReader,
   page: PageEntry,
   opts: PagePresentOptions & { markdown?: string; document?: object; source?: string },
@@ -192,7 +191,7 @@ export async function loadPresentedPage(
     const children = below.get(parent.id) ?? [];
     return Promise.all(
       children.map(async (child) =>
-        presentPageEntry(urls, space, child, `${prefix}/${child.slug}`, await build(child, `${prefix}/${child.slug}`), {
+        presentPageEntry(urls, scope, child, `${prefix}/${child.slug}`, await build(child, `${prefix}/${child.slug}`), {
           ...opts,
           document: undefined,
           source: undefined,
@@ -201,5 +200,5 @@ export async function loadPresentedPage(
       ),
     );
   };
-  return presentPageEntry(urls, space, page, path, await build(page, path), opts);
+  return presentPageEntry(urls, scope, page, path, await build(page, path), opts);
 }

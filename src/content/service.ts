@@ -3,6 +3,7 @@ import type { Db } from '../platform/db/database.ts';
 import type { RevisionRow, SpaceRow } from '../platform/db/schema.ts';
 import { BadRequestError, NotFoundError } from '../platform/errors.ts';
 import type { PageRequest } from '../platform/paging.ts';
+import type { PageUrlScope } from '../platform/urls.ts';
 import { spaceUrls } from '../spaces/presenter.ts';
 import { loadSpace } from '../spaces/access.ts';
 import { presentReusableContent, readBody, type BodyOptions } from './documents.ts';
@@ -19,6 +20,13 @@ import { findRevision } from './store.ts';
 export interface ContentTarget {
   space: SpaceRow;
   revision: RevisionRow;
+  /** The number of the change request whose head this is: its pages' `urls.app` are inside it. */
+  changeRequest?: number | undefined;
+}
+
+/** Where the target's pages are in the app: the space, or the change request read. */
+export function pageUrlScope(target: ContentTarget): PageUrlScope {
+  return { id: target.space.id, changeRequest: target.changeRequest };
 }
 
 export async function loadRevision(db: Db, spaceId: string, revisionId: string): Promise<RevisionRow> {
@@ -68,7 +76,7 @@ export async function presentRevision(ctx: Ctx, target: ContentTarget, opts: Pag
     id: target.revision.id,
     parents: target.revision.parents,
     type: target.revision.type,
-    pages: presentPageTree(ctx.urls, target.space, pages, opts, markdown),
+    pages: presentPageTree(ctx.urls, pageUrlScope(target), pages, opts, markdown),
     files: files.map((f) => presentFile(ctx.urls, f, opts)),
     reusableContents: reusableContents.map((r) => presentReusableContent(r, opts, markdown.get(r.doc ?? '') ?? '')),
     tags: [],
@@ -91,7 +99,7 @@ export async function presentRevision(ctx: Ctx, target: ContentTarget, opts: Pag
 export async function presentPages(ctx: Ctx, target: ContentTarget, opts: PagePresentOptions) {
   const { pages } = await readerFor(ctx, target).all();
   const markdown = await getDocuments(ctx.db, [...pages.values()].map((p) => p.doc ?? ''));
-  return { pages: presentPageTree(ctx.urls, target.space, pages, opts, markdown) };
+  return { pages: presentPageTree(ctx.urls, pageUrlScope(target), pages, opts, markdown) };
 }
 
 /** One page, with its markdown or its JSON document (expressions evaluated on request). */
@@ -113,7 +121,7 @@ export async function presentPage(ctx: Ctx, target: ContentTarget, page: PageEnt
     // serialized here and the two texts are joined (see pageReadJson).
     const [documentJson, presented] = await Promise.all([
       markdownToDocumentJsonForRead(markdown),
-      loadPresentedPage(ctx.urls, target.space, reader, page, { ...opts, source, document: DOCUMENT_SLOT }),
+      loadPresentedPage(ctx.urls, pageUrlScope(target), reader, page, { ...opts, source, document: DOCUMENT_SLOT }),
     ]);
     if (opts.computed && mayHoldComputedBlocks(markdown)) {
       const document = JSON.parse(documentJson);
@@ -125,7 +133,7 @@ export async function presentPage(ctx: Ctx, target: ContentTarget, page: PageEnt
   const document = opts.format === 'markdown' ? undefined : await markdownToDocumentForRead(markdown);
   if (document && opts.computed) await resolveComputedBlocks(ctx, target.space.organization_id, markdown, document as { nodes?: Block[] });
   return {
-    page: await loadPresentedPage(ctx.urls, target.space, reader, page, {
+    page: await loadPresentedPage(ctx.urls, pageUrlScope(target), reader, page, {
       ...opts,
       source,
       ...(document === undefined ? { markdown } : { document }),

@@ -179,7 +179,7 @@ async function clusterFigures(ctx: Ctx, organizationId: string, role: Parameters
       page: p.page_id,
       title: p.title,
       path: p.path,
-      urls: { app: ctx.urls.app(`/s/${p.space_id}/${p.path}`) },
+      urls: { app: ctx.urls.pageApp({ id: p.space_id }, p.path) },
     }));
   }
   return figures;

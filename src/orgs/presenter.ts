@@ -30,7 +30,7 @@ export function presentOrganization(urls: Urls, org: OrganizationRow, membership
     mergeRules: presentMergeRules(org.merge_rules),
     urls: {
       location: urls.organization(org.id),
-      app: urls.app(`/o/${org.id}`),
+      app: urls.organizationApp(org.id),
       ...(org.logo ? { logo: org.logo } : {}),
     },
     trial: { status: 'notapplicable', count: 0 },

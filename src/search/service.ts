@@ -49,7 +49,7 @@ export function excerpt(text: string, words: string[]): string {
 
 function presentHit(ctx: Ctx, hit: Hit, query: string, rank: number) {
   const words = terms(query);
-  const app = ctx.urls.app(`/s/${hit.space_id}/${hit.path}`);
+  const app = ctx.urls.pageApp({ id: hit.space_id }, hit.path);
   const matching = hit.sections.filter((s) => words.some((w) => `${s.title} ${s.body}`.toLowerCase().includes(w))).slice(0, 3);
   const score = Number(hit.score);
   return {

@@ -6,7 +6,9 @@ import { errorResponses, ErrorResponse } from '../platform/schemas.ts';
 import { CSRF_HEADER, csrfSafe, sessionCookie } from '../platform/session.ts';
 import type { UserRow } from '../platform/db/schema.ts';
 import { presentUser } from '../users/presenter.ts';
-import { AppSession, PasswordSetupBody, SignInBody } from './schemas.ts';
+import { appPathOf, organizationOfAppPath } from '../platform/app-paths.ts';
+import { listLogins } from '../sso/service.ts';
+import { AppSession, PasswordSetupBody, SignInBody, SignInOptions, SignInOptionsQuery } from './schemas.ts';
 import { completePasswordSetup, signInWithPassword, signOut, type Session } from './service.ts';
 import { SignInThrottle, TooManyAttemptsError } from './throttle.ts';
 
@@ -29,7 +31,12 @@ export async function signInRoutes(app: FolioApp): Promise<void> {
       throw new ForbiddenError(`Send the "${CSRF_HEADER}: 1" header (or post from this server's own pages): refused to protect against cross-site request forgery`);
     }
   };
-  const present = (user: UserRow, expiresAt: Date | null) => ({ object: 'session' as const, user: presentUser(services.urls, user), expiresAt: expiresAt?.toISOString() ?? null });
+  const present = (user: UserRow, expiresAt: Date | null, ssoOrganization?: string | null) => ({
+    object: 'session' as const,
+    user: presentUser(services.urls, user),
+    expiresAt: expiresAt?.toISOString() ?? null,
+    ...(ssoOrganization ? { ssoOrganization } : {}),
+  });
   const opened = (reply: FastifyReply, session: Session) =>
     reply
       .header('set-cookie', sessionCookie(services.config, session.token, session.expiresAt.getTime() - services.now()))
@@ -75,12 +82,40 @@ export async function signInRoutes(app: FolioApp): Promise<void> {
     },
   );
 
+  // What the sign-in screen offers besides a password: the identity providers of the organization
+  // the person is going to. Public, and no more than GET /v1/orgs/{id}/sso tells anyone: an
+  // unknown organization and one without providers look the same.
+  app.get(
+    '/app/api/sign-in/options',
+    {
+      config: { public: true },
+      schema: {
+        operationId: 'getSignInOptions',
+        tags,
+        security: [],
+        querystring: SignInOptionsQuery,
+        response: { 200: SignInOptions, 400: ErrorResponse, 429: ErrorResponse },
+      },
+    },
+    async (req, reply) => {
+      const next = appPathOf(req.query.next);
+      const organization = (next && organizationOfAppPath(next)) || req.query.organization;
+      const logins = organization ? await listLogins(services, organization) : [];
+      const sso = logins.map((login) => {
+        const start = new URL(login.startURL);
+        if (next) start.searchParams.set('next', next);
+        return { label: login.label, startURL: start.toString() };
+      });
+      return reply.header('cache-control', 'no-store').send({ sso });
+    },
+  );
+
   app.get(
     '/app/api/session',
     { schema: { operationId: 'getAppSession', tags, security: [{ session: [] }, { user: [] }], response: { 200: AppSession, ...errorResponses } } },
     async (req, reply) => {
       const ctx = req.ctx();
-      return reply.header('cache-control', 'no-store').send(present(ctx.user, ctx.token?.expiresAt ?? null));
+      return reply.header('cache-control', 'no-store').send(present(ctx.user, ctx.token?.expiresAt ?? null, ctx.token?.ssoOrganizationId));
     },
   );
 }

@@ -17,7 +17,7 @@ export function spaceUrls(urls: Urls, space: SpaceRow): SpaceResource['urls'] {
   const published = urls.app(`/s/${space.id}/published`);
   return {
     location: urls.api(`/spaces/${space.id}`),
-    app: urls.app(`/s/${space.id}`),
+    app: urls.spaceApp(space.id),
     ...(space.visibility !== 'private' ? { published } : {}),
     ...(space.visibility === 'public' ? { public: published } : {}),
     ...(space.icon ? { icon: space.icon } : {}),

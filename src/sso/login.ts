@@ -1,4 +1,4 @@
-import { X509Certificate } from 'node:crypto';
+import { createHmac, randomBytes, timingSafeEqual, X509Certificate } from 'node:crypto';
 import type { CacheProvider, Profile, SAML } from '@node-saml/node-saml';
 import { DOMParser, type Document, type Element, type Node } from '@xmldom/xmldom';
 import { issueApiToken } from '../platform/auth.ts';
@@ -6,6 +6,7 @@ import type { Services } from '../platform/context.ts';
 import type { Db } from '../platform/db/database.ts';
 import type { SamlProviderRow, UserRow } from '../platform/db/schema.ts';
 import { isUniqueViolation } from '../platform/errors.ts';
+import { appPathOf } from '../platform/app-paths.ts';
 import { serviceProviderKey } from './keys.ts';
 import * as store from './store.ts';
 import { providerStatus, serviceUrls } from './urls.ts';
@@ -63,7 +64,7 @@ class RequestStore implements CacheProvider {
   }
 }
 
-async function samlFor(services: Pick<Services, 'db' | 'urls'>, provider: SamlProviderRow): Promise<SAML> {
+async function samlFor(services: Pick<Services, 'db' | 'urls'>, provider: SamlProviderRow, requestId?: string): Promise<SAML> {
   // node-saml is loaded on the first SAML sign-in, not at every start.
   const { SAML, ValidateInResponseTo } = await import('@node-saml/node-saml');
   const sp = await serviceProviderKey(services.db);
@@ -90,6 +91,8 @@ async function samlFor(services: Pick<Services, 'db' | 'urls'>, provider: SamlPr
     cacheProvider: new RequestStore(services.db, provider.id),
     // Let the identity provider pick how it authenticates (password, MFA, passkeys...).
     disableRequestedAuthnContext: true,
+    // The id is chosen before the request is made, so the RelayState can be bound to it.
+    ...(requestId ? { generateUniqueId: () => requestId } : {}),
   });
 }
 
@@ -117,13 +120,49 @@ function requireActive(provider: SamlProviderRow | undefined, providerId: string
   return provider;
 }
 
-/** The URL of the identity provider with a signed AuthnRequest (HTTP-Redirect binding). */
-export async function startLogin(services: Pick<Services, 'db' | 'urls'>, providerId: string): Promise<string> {
+/**
+ * The URL of the identity provider with a signed AuthnRequest (HTTP-Redirect binding). `next`, an
+ * app path to open once signed in, travels as the RelayState (the identity provider posts it back
+ * untouched), signed with the server's key and bound to this very request, so a RelayState cannot
+ * be made up nor moved onto another sign-in.
+ */
+export async function startLogin(services: Pick<Services, 'db' | 'urls' | 'signingKey'>, providerId: string, next?: string): Promise<string> {
   const provider = requireActive(await findProvider(services.db, providerId), providerId);
-  const saml = await samlFor(services, provider);
+  // node-saml's own format: an underscore (an XML ID must not start with a digit) and 40 hex digits.
+  const requestId = `_${randomBytes(20).toString('hex')}`;
+  const saml = await samlFor(services, provider, requestId);
   // Expired requests are dropped as new ones arrive, so the table stays small.
   await store.dropExpiredRequests(services.db, new Date(Date.now() - REQUEST_TTL_MS));
-  return saml.getAuthorizeUrlAsync('', undefined, {});
+  const path = appPathOf(next);
+  return saml.getAuthorizeUrlAsync(path ? signedRelayState(services.signingKey, provider.id, requestId, path) : '', undefined, {});
+}
+
+/** Characters of the RelayState's signature (base64url of 16 bytes of HMAC-SHA256: 128 bits). */
+const RELAY_SIGNATURE_CHARS = 22;
+
+function relaySignature(key: Uint8Array, providerId: string, requestId: string, path: string): string {
+  return createHmac('sha256', key).update(`sso-next\0${providerId}\0${requestId}\0${path}`).digest('base64url').slice(0, RELAY_SIGNATURE_CHARS);
+}
+
+/** `<signature>.<path>`: short, since some identity providers limit the RelayState (SAML says 80 bytes). */
+function signedRelayState(key: Uint8Array, providerId: string, requestId: string, path: string): string {
+  return `${relaySignature(key, providerId, requestId, path)}.${path}`;
+}
+
+/**
+ * The app path a RelayState posted back with an accepted response names, when its signature is
+ * the one `startLogin` made for that request; undefined otherwise (the caller then opens the
+ * default screen).
+ */
+export function nextOfRelayState(key: Uint8Array, providerId: string, requestId: string, relayState: unknown): string | undefined {
+  if (typeof relayState !== 'string') return undefined;
+  const dot = relayState.indexOf('.');
+  if (dot !== RELAY_SIGNATURE_CHARS) return undefined;
+  const path = appPathOf(relayState.slice(dot + 1));
+  if (!path) return undefined;
+  const want = Buffer.from(relaySignature(key, providerId, requestId, path));
+  const got = Buffer.from(relayState.slice(0, dot));
+  return want.length === got.length && timingSafeEqual(want, got) ? path : undefined;
 }
 
 function parseXml(xml: string): Document {
@@ -246,6 +285,8 @@ export interface LoginResult {
   user: UserRow;
   organizationId: string;
   provider: SamlProviderRow;
+  /** The id of the AuthnRequest the response answered (what the RelayState is bound to). */
+  requestId: string;
   /** The session token (the cookie's value) and when it expires. */
   session: { token: string; expiresAt: Date };
   created: boolean;
@@ -331,8 +372,11 @@ async function signIn(
       name: `SSO session (${provider.label})`,
       expiresAt,
       ssoOrganizationId: provider.organization_id,
+      // Also the app's session (the folio_session cookie): a new password ends it, as it ends
+      // sessions opened with the old one.
+      appSession: true,
     });
-    return { user, organizationId: provider.organization_id, provider, session: { token, expiresAt }, created };
+    return { user, organizationId: provider.organization_id, provider, requestId, session: { token, expiresAt }, created };
   });
 }
 

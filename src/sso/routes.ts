@@ -7,7 +7,7 @@ import { authenticateTokenHash, hashToken, revokeApiToken } from '../platform/au
 import { ListOf, PageQuery } from '../platform/paging.ts';
 import { OrganizationIdParams } from '../platform/schemas.ts';
 import { createToken } from '../tokens/service.ts';
-import { completeLogin, findProvider, SsoLoginError, startLogin } from './login.ts';
+import { completeLogin, findProvider, nextOfRelayState, SsoLoginError, startLogin } from './login.ts';
 import { escapeHtml, errorPage, page } from './pages.ts';
 import { presentSamlProvider } from './presenter.ts';
 import { CreateSamlProviderBody, SamlProvider, SamlProviderParams, SsoLogin, UpdateSamlProviderBody } from './schemas.ts';
@@ -16,6 +16,7 @@ import { serviceUrls } from './urls.ts';
 import { serviceProviderKey } from './keys.ts';
 import { organizationTitle } from './store.ts';
 import { requestCookies } from '../platform/cookies.ts';
+import { sessionCookie } from '../platform/session.ts';
 
 const tags = ['sso'];
 
@@ -101,6 +102,10 @@ export async function ssoRoutes(app: FolioApp): Promise<void> {
 
 const SESSION_COOKIE = 'folio_sso_session';
 const ProviderIdParams = Type.Object({ providerId: Type.String({ maxLength: 100 }) });
+const StartQuery = Type.Object({
+  // No length limit here: a next that is no app path (too long included) is ignored, not refused.
+  next: Type.Optional(Type.String({ description: 'The app path to open once signed in (/app/...); anything else is ignored' })),
+});
 const html = (reply: FastifyReply, status: number, body: string) =>
   reply.status(status).header('content-type', 'text/html; charset=utf-8').header('cache-control', 'no-store').send(body);
 
@@ -117,8 +122,10 @@ function formField(body: unknown, name: string): unknown {
  * The browser side of single sign-on, outside /v1 and out of the OpenAPI document because it
  * answers HTML, XML and redirects, not JSON (docs/sso.md documents these URLs):
  *  - GET  /sso/saml/{providerId}/metadata: Folio's SP metadata XML (its URL is also the SP entity id);
- *  - GET  /sso/saml/{providerId}/start: redirects to the identity provider with a signed AuthnRequest;
- *  - POST /sso/saml/{providerId}/acs: the assertion consumer service (HTTP-POST binding);
+ *  - GET  /sso/saml/{providerId}/start[?next=/app/...]: redirects to the identity provider with a
+ *    signed AuthnRequest, `next` in the RelayState;
+ *  - POST /sso/saml/{providerId}/acs: the assertion consumer service (HTTP-POST binding): opens
+ *    the session (app cookie and /sso cookie) and redirects to `next`, by default the organization;
  *  - GET  /sso/session: who the session cookie signs in, with a button that makes an API token;
  *  - POST /sso/token: makes an API token from the session (shown once);
  *  - POST /sso/logout: ends the session.
@@ -170,10 +177,10 @@ export async function ssoWebRoutes(app: FolioApp): Promise<void> {
     return reply.header('content-type', 'application/samlmetadata+xml; charset=utf-8').send(xml);
   });
 
-  app.get('/sso/saml/:providerId/start', { ...web, schema: { ...hidden, params: ProviderIdParams } }, async (req, reply) => {
+  app.get('/sso/saml/:providerId/start', { ...web, schema: { ...hidden, params: ProviderIdParams, querystring: StartQuery } }, async (req, reply) => {
     const { providerId } = req.params;
     try {
-      const url = await startLogin(services, providerId);
+      const url = await startLogin(services, providerId, req.query.next);
       return reply.header('cache-control', 'no-store').redirect(url, 302);
     } catch (err) {
       return refuse(req, reply, err, providerId);
@@ -188,12 +195,16 @@ export async function ssoWebRoutes(app: FolioApp): Promise<void> {
       }
       const result = await completeLogin(services, providerId, formField(req.body, 'SAMLResponse'));
       req.log.info({ samlProvider: providerId, organization: result.organizationId, user: result.user.id, created: result.created }, 'SAML sign-in accepted');
-      const maxAge = Math.floor((result.session.expiresAt.getTime() - Date.now()) / 1000);
-      reply.header(
-        'set-cookie',
-        `${SESSION_COOKIE}=${encodeURIComponent(result.session.token)}; Path=/sso; HttpOnly; SameSite=Lax; Max-Age=${maxAge}${secure ? '; Secure' : ''}`,
-      );
-      return reply.header('cache-control', 'no-store').redirect('/sso/session', 303);
+      const maxAgeMs = result.session.expiresAt.getTime() - Date.now();
+      // One session, two cookies: the app's (Path=/, for the app and /v1) and the one of the
+      // /sso/session page (Path=/sso), which makes API tokens from it.
+      reply.header('set-cookie', [
+        sessionCookie(services.config, result.session.token, maxAgeMs),
+        `${SESSION_COOKIE}=${encodeURIComponent(result.session.token)}; Path=/sso; HttpOnly; SameSite=Lax; Max-Age=${Math.floor(maxAgeMs / 1000)}${secure ? '; Secure' : ''}`,
+      ]);
+      // A path on this server, where the cookie was just set (APP_URL may name another host).
+      const next = nextOfRelayState(services.signingKey, providerId, result.requestId, formField(req.body, 'RelayState'));
+      return reply.header('cache-control', 'no-store').redirect(next ?? `/app/o/${encodeURIComponent(result.organizationId)}`, 303);
     } catch (err) {
       return refuse(req, reply, err, providerId);
     }
