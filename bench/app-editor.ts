@@ -80,6 +80,18 @@ try {
     changes: Object.entries(pages).map(([name, markdown]) => ({ operation: 'insert_page', title: name, document: { markdown } })),
   });
 
+  // What the server takes to answer the big page's document (part of the open time).
+  const listed = await call('GET', `/spaces/${space.id}/change-requests/${cr.number}/content/pages`);
+  const bigId = listed.pages.find((p: { title: string }) => p.title === 'big').id;
+  const reads: number[] = [];
+  for (let i = 0; i < ROUNDS; i++) {
+    const t0 = performance.now();
+    await call('GET', `/spaces/${space.id}/change-requests/${cr.number}/content/page/${bigId}?format=document`);
+    reads.push(performance.now() - t0);
+  }
+  reads.sort((a, b) => a - b);
+  console.log(`server: the big page's document read in ${reads[Math.floor(reads.length / 2)]!.toFixed(1)} ms (median)`);
+
   const context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
   const signIn = await context.request.post(`${server.url}/app/api/sign-in`, { data: { email: 'bench@example.com', password: PASSWORD }, headers: { 'x-folio-csrf': '1' } });
   if (!signIn.ok()) throw new Error(`sign-in: ${signIn.status()}`);

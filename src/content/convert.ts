@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { availableParallelism } from 'node:os';
 import { Piscina } from 'piscina';
 import { BadRequestError } from '../platform/errors.ts';
@@ -100,8 +101,46 @@ export async function markdownToDocumentForRead(markdown: string, opts: { keySee
  * serialization both happen on a worker thread, so the event loop only copies the text.
  */
 export async function markdownToDocumentJsonForRead(markdown: string): Promise<string> {
-  return convert({ kind: 'toDocumentJson', markdown }, markdown.length);
+  const key = createHash('sha256').update(markdown).digest('base64url');
+  const cached = largeReads.get(key);
+  if (cached !== undefined) return cached;
+  const json = await convert<string>({ kind: 'toDocumentJson', markdown }, markdown.length);
+  largeReads.set(key, json);
+  return json;
 }
+
+/**
+ * The JSON text of recently read large documents, by the hash of their markdown: stored bodies
+ * never change under a hash, so an entry is never stale. A page open in many browsers, or read
+ * again after each save of another page, converts once. Bounded by the characters it holds.
+ */
+class JsonCache {
+  private readonly entries = new Map<string, string>();
+  private size = 0;
+  constructor(private readonly maxChars: number) {}
+
+  get(key: string): string | undefined {
+    const value = this.entries.get(key);
+    if (value === undefined) return undefined;
+    // Most recently used last.
+    this.entries.delete(key);
+    this.entries.set(key, value);
+    return value;
+  }
+
+  set(key: string, value: string): void {
+    if (value.length > this.maxChars / 4 || this.entries.has(key)) return;
+    this.entries.set(key, value);
+    this.size += value.length;
+    for (const [oldest, text] of this.entries) {
+      if (this.size <= this.maxChars) break;
+      this.entries.delete(oldest);
+      this.size -= text.length;
+    }
+  }
+}
+
+const largeReads = new JsonCache(64 * 1024 * 1024);
 
 /** Whether a read of this markdown is worth serializing off the event loop. */
 export const isLargeMarkdown = (markdown: string) => markdown.length > INLINE_CHARS;
