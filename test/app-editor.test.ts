@@ -12,7 +12,9 @@ import { join, relative } from 'node:path';
 import { describe, test } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import fc from 'fast-check';
-import { editorSchema, fromProseMirror, toProseMirror, type JSONDocument } from '../app/src/editor/convert.ts';
+import { editorSchema, fromProseMirror, toProseMirror, topLevelToProseMirror, type JSONDocument } from '../app/src/editor/convert.ts';
+import { comparable, diffBlocks } from '../app/src/editor/diff.ts';
+import { BLOCK_CHOICES, codeBlockJson, dividerJson, imagesJson, mathJson, tableJson } from '../app/src/editor/blocks.ts';
 import { markdownToDocument } from '../src/content/markdown/markdown.ts';
 import { readPageFile } from '../src/git/page-file.ts';
 
@@ -227,6 +229,65 @@ describe('documents the editor makes', () => {
     assert.deepEqual(out.nodes[0], { object: 'block', type: 'heading-3', key: 'h', data: { id: 'intro' }, nodes: [text('Intro')] });
     assert.deepEqual((out.nodes[1]!.nodes as unknown[])[0], { object: 'block', type: 'list-item', key: 'li', data: {}, nodes: [para('done')] });
     assert.equal(out.nodes[1]!.type, 'list-unordered');
+  });
+});
+
+describe('inserted blocks and loading in pieces', () => {
+  const schema = editorSchema();
+
+  test('every block the / menu offers by name, and what it inserts, is valid and converts to the GitBook type', () => {
+    const names = BLOCK_CHOICES.map((c) => c.name);
+    for (const name of ['Hint', 'Code block', 'Tabs', 'Heading 1', 'Bulleted list', 'Table', 'Expandable', 'Stepper', 'Image', 'Math', 'Divider', 'Quote', 'Task list', 'Numbered list']) {
+      assert.ok(names.includes(name), `the menu has ${name}`);
+    }
+    const made = [codeBlockJson('ts'), dividerJson(), mathJson('x^2'), tableJson(2, 2), imagesJson([{ id: 'file-9', alt: 'Shot' }])];
+    const pm = { type: 'doc', content: made };
+    assert.doesNotThrow(() => schema.nodeFromJSON(pm).check());
+    const out = fromProseMirror(pm) as unknown as { nodes: Json[] };
+    assert.deepEqual(out.nodes.map((n) => n.type), ['code', 'divider', 'math', 'table', 'images']);
+    assert.deepEqual(out.nodes[0]!.data, { syntax: 'ts' });
+    assert.deepEqual(((out.nodes[4]!.nodes as Json[])[0]!.data as Json).ref, { kind: 'file', file: 'file-9' });
+    // A document made of them round-trips too.
+    assertRoundTrip(out as unknown as JSONDocument, 'inserted blocks');
+  });
+
+  test('top-level blocks converted one by one make the whole page', () => {
+    for (const { name, doc: page } of corpus().slice(0, 20)) {
+      const whole = toProseMirror(page).content;
+      const pieces = page.nodes.flatMap((block) => topLevelToProseMirror([block]));
+      if (page.nodes.length > 0) assert.deepEqual(pieces, whole, name);
+    }
+  });
+});
+
+describe('what changed between two versions (DiffView)', () => {
+  const para = (t: string, key?: string) => ({ object: 'block', type: 'paragraph', ...(key ? { key } : {}), data: {}, nodes: [text(t)] });
+  const page = (...nodes: Json[]) => doc(nodes);
+
+  test('blocks added, removed and changed; keys do not count', () => {
+    const before = page(para('a', 'k0'), para('b', 'k1'), para('c', 'k2'), para('d', 'k3'));
+    // "x" inserted first shifts every key; "c" changed to "C".
+    const after = page(para('x', 'k0'), para('a', 'k1'), para('b', 'k2'), para('C', 'k3'), para('d', 'k4'));
+    const textOf = (block: unknown) => JSON.stringify(block).match(/"text":"(\w)"/)?.[1];
+    const entries = diffBlocks(before, after).map((e) => `${e.status}:${textOf(e.block)}`);
+    assert.deepEqual(entries, ['added:x', 'same:a', 'same:b', 'removed:c', 'added:C', 'same:d']);
+  });
+
+  test('a new page is all added, a deleted one all removed, equal pages unchanged', () => {
+    const one = page(para('a'), para('b'));
+    assert.deepEqual(diffBlocks(null, one).map((e) => e.status), ['added', 'added']);
+    assert.deepEqual(diffBlocks(one, null).map((e) => e.status), ['removed', 'removed']);
+    assert.deepEqual(diffBlocks(one, structuredClone(one)).map((e) => e.status), ['same', 'same']);
+    assert.equal(comparable({ object: 'block', key: 'x', data: { key: 'kept' } }), '{"object":"block","data":{"key":"kept"}}');
+  });
+
+  test('two long versions are compared quickly', () => {
+    const blocks = Array.from({ length: 2000 }, (_, i) => para(`p${i}`));
+    const changed = blocks.map((b, i) => (i % 50 === 0 ? para(`changed ${i}`) : b));
+    const started = performance.now();
+    const entries = diffBlocks(page(...blocks), page(...changed));
+    assert.ok(performance.now() - started < 2000);
+    assert.equal(entries.filter((e) => e.status === 'added').length, 40);
   });
 });
 

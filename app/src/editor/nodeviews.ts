@@ -119,13 +119,14 @@ function codeBlockView(ctx: ViewContext): NodeViewRenderer {
 // ───────────────────────────── hint ─────────────────────────────
 
 const HINT_NAMES: Record<string, string> = { info: 'Info', success: 'Success', warning: 'Warning', danger: 'Danger' };
-const HINT_ICONS: Record<string, string> = { info: 'ℹ', success: '✓', warning: '⚠', danger: '⛔' };
+const HINT_ICONS: Record<string, string> = { info: 'i', success: '✓', warning: '!', danger: '✕' };
 
 function hintView(ctx: ViewContext): NodeViewRenderer {
   return ({ node, editor, getPos }) => {
     const body = h('div', { className: 'gb-hint-body' });
     const icon = h('span', { className: 'gb-hint-icon', attrs: { 'aria-hidden': 'true' } });
     const header = h('div', { className: 'gb-hint-side', attrs: { contenteditable: 'false' } }, [icon]);
+    const tools = h('div', { className: 'gb-hint-tools', attrs: { contenteditable: 'false' } });
     let current = node;
     let select: HTMLSelectElement | null = null;
     if (ctx.editable) {
@@ -135,9 +136,9 @@ function hintView(ctx: ViewContext): NodeViewRenderer {
         HINT_STYLES.map((style) => h('option', { text: HINT_NAMES[style], attrs: { value: style } })),
       );
       select.addEventListener('change', () => setData(editor, getPos, current, () => newShell('hint', { style: 'info' }), { style: select!.value }));
-      header.append(select);
+      tools.append(select);
     }
-    const dom = h('div', { className: 'gb-hint', attrs: { role: 'note' } }, [header, body]);
+    const dom = h('div', { className: 'gb-hint', attrs: { role: 'note' } }, [header, body, ctx.editable && tools]);
     const render = () => {
       const style = (HINT_STYLES as readonly string[]).includes(str(dataOf(current).style)) ? str(dataOf(current).style) : 'info';
       dom.dataset.style = style;
