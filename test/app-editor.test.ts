@@ -14,8 +14,10 @@ import { fileURLToPath } from 'node:url';
 import fc from 'fast-check';
 import { editorSchema, fromProseMirror, toProseMirror, topLevelToProseMirror, type JSONDocument } from '../app/src/editor/convert.ts';
 import { comparable, diffBlocks } from '../app/src/editor/diff.ts';
+import { hrefOf, imageSrc, safeUrl } from '../app/src/editor/links.ts';
+import { addColumn, addRow, plainCell, setCellText, setColumnTitle } from '../app/src/editor/table-edit.ts';
 import { BLOCK_CHOICES, codeBlockJson, dividerJson, imagesJson, mathJson, tableJson } from '../app/src/editor/blocks.ts';
-import { markdownToDocument } from '../src/content/markdown/markdown.ts';
+import { documentToMarkdown, markdownToDocument } from '../src/content/markdown/markdown.ts';
 import { readPageFile } from '../src/git/page-file.ts';
 
 const root = fileURLToPath(new URL('../', import.meta.url));
@@ -251,6 +253,30 @@ describe('inserted blocks and loading in pieces', () => {
     assertRoundTrip(out as unknown as JSONDocument, 'inserted blocks');
   });
 
+  test('what the editor makes is what Folio stores: written as markdown and read back, it is the same document', () => {
+    const pm = {
+      type: 'doc',
+      content: [
+        { type: 'heading', attrs: { level: 1 }, content: [{ type: 'text', text: 'Install' }] },
+        { type: 'paragraph', content: [{ type: 'text', text: 'Run ' }, { type: 'text', text: 'it', marks: [{ type: 'code' }] }, { type: 'text', text: ' now', marks: [{ type: 'italic' }] }] },
+        { type: 'hint', attrs: { gb: { object: 'block', type: 'hint', data: { style: 'warning' }, nodes: null } }, content: [{ type: 'paragraph', content: [{ type: 'text', text: 'Careful' }] }] },
+        codeBlockJson('js'),
+        { type: 'taskList', content: [{ type: 'taskItem', attrs: { gb: { object: 'block', type: 'list-item', data: { checked: true }, nodes: null } }, content: [{ type: 'paragraph', content: [{ type: 'text', text: 'done' }] }] }] },
+        { type: 'tabs', content: [{ type: 'tabsItem', attrs: { gb: { object: 'block', type: 'tabs-item', data: { title: 'One' }, nodes: null } }, content: [{ type: 'paragraph', content: [{ type: 'text', text: 'first' }] }] }] },
+        { type: 'expandable', content: [{ type: 'expandableTitle', content: [{ type: 'paragraph', content: [{ type: 'text', text: 'More' }] }] }, { type: 'expandableBody', content: [{ type: 'paragraph', content: [{ type: 'text', text: 'Hidden' }] }] }] },
+        { type: 'stepper', content: [{ type: 'stepperStep', content: [{ type: 'paragraph', content: [{ type: 'text', text: 'Step' }] }] }] },
+        mathJson('x^2'),
+        dividerJson(),
+        tableJson(2, 2),
+        imagesJson([{ id: 'file-1', alt: 'Shot' }]),
+        { type: 'paragraph', content: [{ type: 'text', text: 'link', marks: [{ type: 'link', attrs: { gb: { object: 'inline', type: 'link', data: { ref: { kind: 'url', url: 'https://x.example' } }, nodes: null, isVoid: false } } }] }] },
+      ],
+    };
+    const made = fromProseMirror(pm);
+    const stored = markdownToDocument(documentToMarkdown(made));
+    assert.deepEqual(JSON.parse(comparable(stored)), JSON.parse(comparable(made)));
+  });
+
   test('top-level blocks converted one by one make the whole page', () => {
     for (const { name, doc: page } of corpus().slice(0, 20)) {
       const whole = toProseMirror(page).content;
@@ -288,6 +314,48 @@ describe('what changed between two versions (DiffView)', () => {
     const entries = diffBlocks(page(...blocks), page(...changed));
     assert.ok(performance.now() - started < 2000);
     assert.equal(entries.filter((e) => e.status === 'added').length, 40);
+  });
+});
+
+describe('tables edited as a grid', () => {
+  test('cell and title edits, rows and columns added: a table Folio reads, rich cells untouched', () => {
+    const made = fromProseMirror({ type: 'doc', content: [tableJson(2, 1)] }) as unknown as { nodes: Json[] };
+    let table = made.nodes[0]! as Parameters<typeof setCellText>[0];
+    table = setColumnTitle(table, 'c0', 'Name');
+    table = setCellText(table, 'r0', 'c0', 'Ada');
+    table = addRow(table);
+    table = addColumn(table);
+    table = setCellText(table, 'r1', 'c2', 'new');
+    const data = table.data as { view: { columns: string[] }; definition: Record<string, { title: string }>; records: Record<string, { orderIndex: string; values: Record<string, string> }> };
+    assert.deepEqual(data.view.columns, ['c0', 'c1', 'c2']);
+    assert.equal(data.definition.c0!.title, 'Name');
+    const order = Object.values(data.records).map((r) => r.orderIndex);
+    assert.deepEqual([...order].sort(), order, 'new rows sort after the others');
+    const cell = (record: string, column: string) => plainCell(table.fragments!.find((f) => f.fragment === data.records[record]!.values[column]));
+    assert.equal(cell('r0', 'c0'), 'Ada');
+    assert.equal(cell('r1', 'c2'), 'new');
+    assert.equal(cell('r1', 'c0'), '');
+    // Every cell of a text column has its fragment; the table is one Folio's writer reads back.
+    for (const record of Object.values(data.records)) for (const column of data.view.columns) assert.ok(table.fragments!.some((f) => f.fragment === record.values[column]));
+    assertRoundTrip(doc([table as unknown as Json]), 'edited table');
+    const rich = { object: 'fragment', fragment: 'x', nodes: [{ object: 'block', type: 'paragraph', data: {}, nodes: [text('b', [{ object: 'mark', type: 'bold' }])] }] };
+    assert.equal(plainCell(rich as never), null, 'a cell with marks is not offered as plain text');
+  });
+});
+
+describe('links and images only where safe', () => {
+  test('javascript: and data: URLs never become hrefs or image sources', () => {
+    assert.equal(safeUrl('javascript:alert(1)'), undefined);
+    assert.equal(safeUrl(' JavaScript:alert(1)'), undefined);
+    assert.equal(safeUrl('data:text/html,<script>'), undefined);
+    assert.equal(safeUrl('https://x.example/a?b'), 'https://x.example/a?b');
+    assert.equal(hrefOf({ kind: 'url', url: 'vbscript:x' }), undefined);
+    assert.equal(hrefOf({ kind: 'url', url: 'mailto:a@b.example' }), 'mailto:a@b.example');
+    assert.equal(hrefOf({ kind: 'anchor', anchor: 'sec "1"' }), '#sec%20%221%22');
+    assert.equal(hrefOf({ kind: 'file', file: 'f1' }, { fileURL: () => '/v1/files/f1/content' }), '/v1/files/f1/content');
+    assert.equal(hrefOf({ kind: 'file', file: 'f1' }, { fileURL: () => 'javascript:x' }), undefined);
+    assert.equal(imageSrc({ kind: 'url', url: 'data:image/png;base64,AAAA' }, {}), undefined);
+    assert.equal(imageSrc({ kind: 'file', file: 'f1' }, { fileURL: () => 'https://cdn.example/f1.png' }), 'https://cdn.example/f1.png');
   });
 });
 

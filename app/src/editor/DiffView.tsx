@@ -9,7 +9,6 @@ import { Plugin, PluginKey } from '@tiptap/pm/state';
 import { Decoration, DecorationSet } from '@tiptap/pm/view';
 import { EditorContent, useEditor } from '@tiptap/react';
 import { useLayoutEffect, useMemo } from 'react';
-import 'katex/dist/katex.min.css';
 import { type BlockStatus, diffBlocks } from './diff.ts';
 import './editor.css';
 import { EMPTY_DOC, loadDocument } from './load.ts';

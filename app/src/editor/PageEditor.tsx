@@ -8,7 +8,6 @@
 import type { Editor } from '@tiptap/core';
 import { EditorContent, useEditor } from '@tiptap/react';
 import { StarterKit } from '@tiptap/starter-kit';
-import 'katex/dist/katex.min.css';
 import { useEffect, useId, useLayoutEffect, useMemo, useRef, useState } from 'react';
 import { Behaviour, type SlashHandlers, SlashKeys, type Upload } from './behaviour.ts';
 import { type InsertContext, containerAt, imagesJson } from './blocks.ts';
@@ -17,6 +16,7 @@ import { EMPTY_DOC, loadDocument, loaded, loading, whenIdle } from './load.ts';
 import './editor.css';
 import { ALLOWED_CHILDREN } from './model.ts';
 import { viewExtensions } from './nodeviews.ts';
+import { LinkDialog } from './LinkDialog.tsx';
 import { SlashMenu } from './SlashMenu.tsx';
 
 export type { JSONDocument };
@@ -75,6 +75,7 @@ export function PageEditor(props: PageEditorProps) {
   const fileInput = useRef<HTMLInputElement | null>(null);
   const listboxId = `folio-slash-${useId().replace(/[^a-zA-Z0-9_-]/g, '')}`;
   const [uploadError, setUploadError] = useState<string | null>(null);
+  const [linkOpen, setLinkOpen] = useState(false);
   /** The document last sent to onChange (or received): a prop equal to it is not loaded again. */
   const current = useRef<JSONDocument>(doc);
   const cancelPending = useRef<(() => void) | null>(null);
@@ -86,7 +87,7 @@ export function PageEditor(props: PageEditorProps) {
         ? [
             StarterKit.configure(ONLY_HISTORY_AND_CURSORS),
             SlashKeys.configure({ slash: () => slashHandlers.current }),
-            Behaviour.configure({ upload: () => uploadRef.current }),
+            Behaviour.configure({ upload: () => uploadRef.current, openLink: () => setLinkOpen(true) }),
           ]
         : []),
     ],
@@ -198,6 +199,23 @@ export function PageEditor(props: PageEditorProps) {
 
   return (
     <div className="gb-editor" ref={frame}>
+      {editable && (
+        <div className="gb-toolbar" role="toolbar" aria-label="Formatting">
+          <button type="button" aria-label="Bold" title="Bold (Ctrl+B)" onMouseDown={(e) => e.preventDefault()} onClick={() => editor.chain().focus().toggleMark('bold').run()}>
+            <b>B</b>
+          </button>
+          <button type="button" aria-label="Italic" title="Italic (Ctrl+I)" onMouseDown={(e) => e.preventDefault()} onClick={() => editor.chain().focus().toggleMark('italic').run()}>
+            <i>I</i>
+          </button>
+          <button type="button" aria-label="Code" title="Code (Ctrl+E)" onMouseDown={(e) => e.preventDefault()} onClick={() => editor.chain().focus().toggleMark('code').run()}>
+            {'</>'}
+          </button>
+          <button type="button" aria-label="Link" title="Link (Ctrl+K)" onMouseDown={(e) => e.preventDefault()} onClick={() => setLinkOpen(true)}>
+            Link
+          </button>
+        </div>
+      )}
+      {editable && linkOpen && <LinkDialog editor={editor} onClose={() => setLinkOpen(false)} />}
       <EditorContent editor={editor} />
       {editable && <SlashMenu editor={editor} listboxId={listboxId} handlers={slashHandlers} context={insertContext} frame={frame} />}
       {editable && props.uploadFile && (

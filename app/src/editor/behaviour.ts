@@ -186,13 +186,15 @@ export const SlashKeys = Extension.create<{ slash: () => SlashHandlers | null }>
 
 export interface BehaviourOptions {
   upload: () => Upload | null;
+  /** Opens the link form (Mod-K). */
+  openLink: () => void;
 }
 
 export const Behaviour = Extension.create<BehaviourOptions>({
   name: 'folioBehaviour',
 
   addOptions() {
-    return { upload: () => null };
+    return { upload: () => null, openLink: () => undefined };
   },
 
   addKeyboardShortcuts() {
@@ -205,6 +207,11 @@ export const Behaviour = Extension.create<BehaviourOptions>({
       'Mod-Shift-x': () => this.editor.commands.toggleMark('strikethrough'),
       'Mod-.': () => this.editor.commands.toggleMark('superscript'),
       'Mod-,': () => this.editor.commands.toggleMark('subscript'),
+      'Mod-k': () => {
+        if (inCodeLine()) return false;
+        this.options.openLink();
+        return true;
+      },
       // A line break inside a block is a newline in its text (what markdown's `<br>` reads as).
       'Shift-Enter': () => (inCodeLine() ? false : this.editor.commands.insertContent('\n')),
       Enter: () => {

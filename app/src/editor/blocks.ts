@@ -39,7 +39,16 @@ function insertJson(editor: Editor, content: JSONContent): boolean {
   if (!editor.chain().focus().insertContent(content).run()) return false;
   const doc = editor.state.doc;
   const inserted = doc.nodeAt(Math.min(start, doc.content.size - 1));
-  if (inserted && !inserted.isAtom) editor.commands.setTextSelection(Selection.near(doc.resolve(Math.min(start + 1, doc.content.size)), 1).from);
+  if (!inserted) return true;
+  if (!inserted.isAtom) {
+    editor.commands.setTextSelection(Selection.near(doc.resolve(Math.min(start + 1, doc.content.size)), 1).from);
+    return true;
+  }
+  // After a block with no text (a table, a formula…), the writer goes on in a paragraph.
+  const after = start + inserted.nodeSize;
+  const next = doc.resolve(after).nodeAfter;
+  if (next?.isTextblock) editor.commands.setTextSelection(after + 1);
+  else editor.chain().insertContentAt(after, { type: 'paragraph' }).setTextSelection(after + 1).run();
   return true;
 }
 

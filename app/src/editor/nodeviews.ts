@@ -14,6 +14,7 @@ import { newShell, tabsItemJson } from './blocks.ts';
 import { HINT_STYLES, type GBNode, isRecord } from './model.ts';
 import { type PreviewContext, blockPreview, h, inlinePreview, renderMath } from './preview.ts';
 import { schemaExtensions } from './schema.ts';
+import { tableEditor } from './table-edit.ts';
 
 export interface ViewContext extends PreviewContext {
   editable: boolean;
@@ -426,9 +427,23 @@ function gbBlockView(ctx: ViewContext): NodeViewRenderer {
     }
     if (field) dom.appendChild(h('div', { className: 'gb-atom-fields' }, [field]));
     let shown: unknown = undefined;
+    const editableTable = ctx.editable && type === 'table' && isRecord(json().data?.view) && (json().data!.view as Json).type === 'grid';
     const render = () => {
       if (shown === current.attrs.json) return;
       shown = current.attrs.json;
+      if (editableTable) {
+        preview.replaceChildren(
+          tableEditor(json(), {
+            // The grid stays while typing (its input keeps the focus): the new JSON counts as shown.
+            typed: (next) => {
+              shown = next;
+              setJson(editor, getPos, current, next);
+            },
+            reshaped: (next) => setJson(editor, getPos, current, next),
+          }),
+        );
+        return;
+      }
       preview.replaceChildren(type === 'math' && ctx.editable ? renderMath(str(json().data?.formula) || ' ', true) : blockPreview(json(), ctx));
       dom.dataset.type = str(json().type);
       if (field) syncInput(field, str(type === 'math' ? json().data?.formula : json().data?.url));
@@ -442,7 +457,8 @@ function gbBlockView(ctx: ViewContext): NodeViewRenderer {
         render();
         return true;
       },
-      stopEvent: (event) => !!field && event.target === field,
+      // Inputs and buttons of the block (formula, URL, table cells) keep their events.
+      stopEvent: (event) => event.target instanceof HTMLElement && dom.contains(event.target) && /^(INPUT|TEXTAREA|SELECT|BUTTON)$/.test(event.target.tagName),
       ignoreMutation: () => true,
       selectNode: () => dom.classList.add('ProseMirror-selectednode'),
       deselectNode: () => dom.classList.remove('ProseMirror-selectednode'),

@@ -293,7 +293,6 @@ const GbBlock = Node.create({
   group: 'block',
   atom: true,
   selectable: true,
-  draggable: true,
   addAttributes: () => ({ json: jsonAttribute }),
   parseHTML: () => [{ tag: 'div[data-gb-block]' }],
   renderHTML: ({ node, HTMLAttributes }) => [
