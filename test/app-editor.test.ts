@@ -129,7 +129,7 @@ describe('GitBook document ⇄ editor document', () => {
       fc.property(page, (markdown) => {
         assertRoundTrip(markdownToDocument(markdown), markdown);
       }),
-      { numRuns: 300 },
+      { numRuns: 200 },
     );
   });
 

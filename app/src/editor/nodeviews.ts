@@ -164,6 +164,9 @@ function hintView(ctx: ViewContext): NodeViewRenderer {
 
 // ───────────────────────────── tabs ─────────────────────────────
 
+/** Ids of tabs and panels (read-only tabs name their panels). */
+let tabsCount = 0;
+
 function tabsView(ctx: ViewContext): NodeViewRenderer {
   return ({ node, editor, getPos }) => {
     const panels = h('div', { className: 'gb-tabs-panels' });
@@ -171,6 +174,7 @@ function tabsView(ctx: ViewContext): NodeViewRenderer {
     const dom = h('div', { className: 'gb-tabs' }, [tablist, panels]);
     let current = node;
     let selected = 0;
+    const uid = `gb-tabs-${++tabsCount}`;
     if (ctx.editable) {
       const add = h('button', { className: 'gb-add-tab', text: 'Add tab', attrs: { type: 'button', contenteditable: 'false' } });
       add.addEventListener('click', () => {
@@ -190,6 +194,8 @@ function tabsView(ctx: ViewContext): NodeViewRenderer {
       if (ctx.editable) return;
       Array.from(panels.children).forEach((panel, i) => {
         (panel as HTMLElement).hidden = i !== selected;
+        panel.id = `${uid}-panel-${i}`;
+        panel.setAttribute('aria-labelledby', `${uid}-tab-${i}`);
       });
     };
     const renderTabs = () => {
@@ -197,7 +203,11 @@ function tabsView(ctx: ViewContext): NodeViewRenderer {
       tablist.replaceChildren(
         ...Array.from({ length: current.childCount }, (_, i) => {
           const title = str(dataOf(current.child(i)).title) || `Tab ${i + 1}`;
-          const tab = h('button', { className: 'gb-tab-button', text: title, attrs: { type: 'button', role: 'tab', 'aria-selected': String(i === selected), tabindex: i === selected ? '0' : '-1' } });
+          const tab = h('button', {
+            className: 'gb-tab-button',
+            text: title,
+            attrs: { type: 'button', role: 'tab', id: `${uid}-tab-${i}`, 'aria-controls': `${uid}-panel-${i}`, 'aria-selected': String(i === selected), tabindex: i === selected ? '0' : '-1' },
+          });
           tab.addEventListener('click', () => {
             selected = i;
             renderTabs();
@@ -257,8 +267,8 @@ function tabsItemView(ctx: ViewContext): NodeViewRenderer {
     }
     const render = () => {
       const title = str(dataOf(current).title);
-      dom.setAttribute('aria-label', title || 'Tab');
-      if (!ctx.editable) dom.setAttribute('role', 'tabpanel');
+      if (ctx.editable) dom.setAttribute('aria-label', title || 'Tab');
+      else dom.setAttribute('role', 'tabpanel');
       if (input) syncInput(input, title);
     };
     render();
