@@ -9,8 +9,6 @@ import { type MutableRefObject, useEffect, useLayoutEffect, useReducer, useRef }
 import { type SlashHandlers, type SlashState, slashKey } from './behaviour.ts';
 import { type BlockChoice, type InsertContext, choicesFor } from './blocks.ts';
 
-export const SLASH_LISTBOX_ID_PREFIX = 'folio-slash-menu';
-
 export function optionId(listboxId: string, choice: BlockChoice): string {
   return `${listboxId}-${choice.id}`;
 }

@@ -9,8 +9,8 @@ import { Fragment } from '@tiptap/pm/model';
 import { Selection } from '@tiptap/pm/state';
 import { type JSONDocument, toProseMirror, topLevelToProseMirror } from './convert.ts';
 
-export /** Runs `fn` when the browser is idle (soon after, at the latest). */
-function whenIdle(fn: () => void): () => void {
+/** Runs `fn` when the browser is idle (soon after, at the latest). */
+export function whenIdle(fn: () => void): () => void {
   if (typeof window.requestIdleCallback === 'function') {
     const id = window.requestIdleCallback(fn, { timeout: 250 });
     return () => window.cancelIdleCallback(id);

@@ -316,9 +316,6 @@ const GbInline = Node.create({
   ],
 });
 
-/** A hard line break typed with Shift-Enter: a `\n` in the GitBook leaf text. */
-export const LINE_BREAK = '\n';
-
 // Marks, in the order ProseMirror sorts them on a text node: the leaf marks come in Folio's order
 // (color, bold, italic, strikethrough, superscript, subscript, keyboard, code) so that a leaf's
 // marks come back in the order they were stored.
@@ -433,6 +430,3 @@ export const schemaExtensions = [
   Keyboard,
   Code,
 ];
-
-/** Names of the leaf marks (in rank order) as they are in the schema. */
-export const LEAF_MARK_NAMES = ['color', 'bold', 'italic', 'strikethrough', 'superscript', 'subscript', 'keyboard', 'code'];
