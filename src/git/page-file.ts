@@ -4,6 +4,7 @@ import { documentToMarkdown, markdownToDocument } from '../content/markdown/mark
 import { mentionLabel } from '../content/markdown/serialize-inline.ts';
 import type { PageEntry } from '../content/model.ts';
 import { rewriteLinks, type LinkPlace } from './format.ts';
+import { realignPipeTables } from './pipe-tables.ts';
 import { frontMatterOf } from '../content/presenter.ts';
 
 /**
@@ -51,7 +52,7 @@ export interface LinkMapping {
 
 function throughDocument(body: string, links: LinkMapping | undefined): string {
   if (!links) return documentToMarkdown(markdownToDocument(body));
-  const inside = rewriteLinks(body, (target) => links.inward(target));
+  const inside = realignPipeTables(body, rewriteLinks(body, (target) => links.inward(target)));
   return exportLinks(documentToMarkdown(markdownToDocument(inside)), (target) => links.outward(target));
 }
 
@@ -68,14 +69,16 @@ export function exportLinks(markdown: string, map: (target: string, place: LinkP
     if (next !== undefined) internalOf.set(next, target);
     return next;
   });
-  if (internalOf.size === 0) return out;
+  if (internalOf.size === 0) return realignPipeTables(markdown, out);
   const label = (text: string, target: string) => {
     const internal = internalOf.get(target);
     return internal !== undefined && (text === internal || text === mentionLabel(internal)) ? mentionLabel(target) : text;
   };
-  return out
+  const labelled = out
     .replace(/\[([^\]\n]*)\]\(([^)\s]+)( "mention")?\)/g, (whole, text: string, target: string, mention = '') => `[${label(text, target)}](${target}${mention})`)
     .replace(/<a href="([^"]+)">([^<]*)<\/a>/g, (whole, target: string, text: string) => `<a href="${target}">${label(text, target)}</a>`);
+  // Rewritten links change the length of pipe-table cells: their columns are padded again.
+  return realignPipeTables(markdown, labelled);
 }
 
 /** A reusable content's file, `.gitbook/includes/<id>.md`: its title as front matter, then its body. */

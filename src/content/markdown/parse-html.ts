@@ -106,7 +106,7 @@ function summaryPieces(r: Reader, html: string): Piece[] | null {
   const open = lower.indexOf('>', start);
   const close = lower.lastIndexOf('</summary');
   if (open < 0 || close < open) return null;
-  return r.inlineMarkdown(html.slice(open + 1, close));
+  return r.inlineMarkdown(html.slice(open + 1, close), [], true);
 }
 
 /** `<figure>`s (in a `<div>` carrying the block's alignment, width and frame): an images block. */

@@ -90,7 +90,16 @@ export class Reader {
   }
 
   /** Rich text of a one-paragraph piece of markdown (`<br>` and `<p>` boundaries become line breaks). */
-  inlineMarkdown(markdown: string, marks: MarkType[] = []): Piece[] {
+  inlineMarkdown(markdown: string, marks: MarkType[] = [], keepSpaces = false): Piece[] {
+    if (keepSpaces) {
+      // Inside HTML (cells, summaries) GitBook writes the spaces a text starts or ends with, which
+      // markdown would drop: they are kept as text.
+      const [, lead, body, trail] = /^( *)([\s\S]*?)( *)$/.exec(markdown)!;
+      if (lead || trail) {
+        const pieces = this.inlineMarkdown(body!, marks);
+        return [{ kind: 'text', text: lead!, marks: [] }, ...pieces, { kind: 'text', text: trail!, marks: [] }];
+      }
+    }
     const { reader, root } = this.nested(markdown);
     const out: Piece[] = [];
     for (const child of root.children) {

@@ -232,7 +232,13 @@ export function phrasing(nodes: readonly InlineOrText[], notes: Notes, opts: Par
 export function inlineMarkdown(nodes: readonly InlineOrText[], notes: Notes, opts: { emojiSpans?: boolean } = {}): string {
   const children = phrasing(nodes, notes, { inCell: true, html: true, emojiSpans: opts.emojiSpans ?? false });
   if (children.length === 0) return '';
-  return processor.stringify({ type: 'root', children: [{ type: 'paragraph', children }] }).replace(/\n+$/, '');
+  // Inside HTML, GitBook writes the spaces a text starts or ends with as they are (markdown would
+  // drop them, so remark encodes them as `&#x20;`).
+  return processor
+    .stringify({ type: 'root', children: [{ type: 'paragraph', children }] })
+    .replace(/\n+$/, '')
+    .replace(/^&#x20;/, ' ')
+    .replace(/&#x20;$/, ' ');
 }
 
 /**
