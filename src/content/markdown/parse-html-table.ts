@@ -175,9 +175,9 @@ function booleanAttr(value: string | undefined): boolean | undefined {
 function cellList(r: Reader, inner: string, ordered: boolean): DocumentBlockListOrdered | DocumentBlockListUnordered {
   const items: DocumentBlockListItem[] = [];
   for (const m of inner.matchAll(/<li\b[^>]*>([\s\S]*?)<\/li>/gi)) {
-    items.push({ object: 'block', type: 'list-item', data: {}, nodes: [paragraph(assemble(r.inlineMarkdown(m[1]!, [], true)))] });
+    items.push({ object: 'block', type: 'list-item', data: {}, nodes: [paragraph(assemble(r.inlineMarkdown(m[1]!, [], { keepSpaces: true, emojiAsText: true })))] });
   }
-  if (items.length === 0) items.push({ object: 'block', type: 'list-item', data: {}, nodes: [paragraph(assemble(r.inlineMarkdown(inner.replace(/<\/?li\b[^>]*>/gi, ''))))] });
+  if (items.length === 0) items.push({ object: 'block', type: 'list-item', data: {}, nodes: [paragraph(assemble(r.inlineMarkdown(inner.replace(/<\/?li\b[^>]*>/gi, ''), [], { emojiAsText: true })))] });
   return ordered ? { object: 'block', type: 'list-ordered', data: {}, nodes: items } : { object: 'block', type: 'list-unordered', data: {}, nodes: items };
 }
 
@@ -303,13 +303,13 @@ function cellBlocks(r: Reader, raw: string): (DocumentBlockParagraph | DocumentB
     loose = stop ? (stop.kind === 'close' ? stop.end : stop.start) : raw.length;
     k = stop?.kind === 'close' ? j : j - 1;
   }
-  if (spans.length === 0) return [paragraph(assemble(r.inlineMarkdown(raw.replace(/\n/g, ' '), [], true)))];
+  if (spans.length === 0) return [paragraph(assemble(r.inlineMarkdown(raw.replace(/\n/g, ' '), [], { keepSpaces: true, emojiAsText: true })))];
   looseText(raw.length);
   return spans.map(({ from, to, tag }) => {
     const inner = raw.slice(from, to).replace(/\n/g, ' ');
-    if (tag === null || tag === 'p') return paragraph(assemble(r.inlineMarkdown(inner, [], true)));
+    if (tag === null || tag === 'p') return paragraph(assemble(r.inlineMarkdown(inner, [], { keepSpaces: true, emojiAsText: true })));
     if (tag === 'ul' || tag === 'ol') return cellList(r, inner, tag === 'ol');
-    const { reader, root } = r.nested(inner);
+    const { reader, root } = r.nested(inner, true);
     const para = root.children[0];
     const children = root.children.length === 1 && para?.type === 'paragraph' ? para.children : [{ type: 'text' as const, value: plainOfPieces(r.inlineMarkdown(inner)) }];
     return heading(reader, { type: 'heading', depth: Number(tag[1]) as 1 | 2 | 3, children });
