@@ -26,7 +26,8 @@ function spelledOutEdges(r: Reader, node: md.Node): { start: boolean; end: boole
   const raw = r.raw(node);
   const space = /&#(?:x20|32|x9|9);/i;
   return {
-    start: new RegExp(`^(?:#{1,6}[ \\t]+)?${space.source}`, 'i').test(raw),
+    // A paragraph may also start with a line break: GitBook writes it `\` alone on the first line.
+    start: new RegExp(`^(?:#{1,6}[ \\t]+)?${space.source}`, 'i').test(raw) || /^\\\r?\n/.test(raw),
     end: new RegExp(`(?:${space.source}|<br\\s*/?>)(?:[ \\t]*<a [^>]*></a>)?[ \\t]*#*[ \\t]*$`, 'i').test(raw),
   };
 }

@@ -3,7 +3,7 @@ import type * as md from 'mdast';
 import { type Block, type InlineOrText, type MarkType, HTML_MARKS, emoji, leafMarks, urlFromRef } from './shared.ts';
 import { escapeAttr, escapeHtmlText } from './tags.ts';
 import { blocks } from './serialize-blocks.ts';
-import { processor } from './serialize-remark.ts';
+import { type HtmlParagraphData, processor } from './serialize-remark.ts';
 import { processor as reader } from './parse-source.ts';
 
 /**
@@ -236,7 +236,7 @@ export function inlineMarkdown(nodes: readonly InlineOrText[], notes: Notes, opt
   // Inside HTML, GitBook writes the spaces a text starts or ends with as they are (markdown would
   // drop them, so remark encodes them as `&#x20;`).
   const written = processor
-    .stringify({ type: 'root', children: [{ type: 'paragraph', children }] })
+    .stringify({ type: 'root', children: [{ type: 'paragraph', children, data: { insideHtml: true } as HtmlParagraphData }] })
     .replace(/\n+$/, '')
     .replace(/^&#x20;/, ' ')
     .replace(/&#x20;$/, ' ');
