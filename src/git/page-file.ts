@@ -2,8 +2,9 @@ import { readMarkdownMetadata } from '../change-requests/edit.ts';
 import { type PageMetadata, gitbookYaml, readFrontMatter, withFrontMatter } from '../content/markdown/front-matter.ts';
 import { documentToMarkdown, markdownToDocument } from '../content/markdown/markdown.ts';
 import { mentionLabel } from '../content/markdown/serialize-inline.ts';
+import { decodeEntities } from '../content/markdown/tags.ts';
 import type { PageEntry } from '../content/model.ts';
-import { rewriteLinks, type LinkPlace } from './format.ts';
+import { attributeValue, rewriteLinks, type LinkPlace } from './format.ts';
 import { realignPipeTables } from './pipe-tables.ts';
 import { frontMatterOf } from '../content/presenter.ts';
 
@@ -66,13 +67,14 @@ export function exportLinks(markdown: string, map: (target: string, place: LinkP
   const internalOf = new Map<string, string>();
   const out = rewriteLinks(markdown, (target, place, written) => {
     const next = map(target, place, written);
-    if (next !== undefined) internalOf.set(next, target);
+    if (next !== undefined) internalOf.set(place === 'attribute' ? attributeValue(next) : next, target);
     return next;
   });
   if (internalOf.size === 0) return realignPipeTables(markdown, out);
   const label = (text: string, target: string) => {
     const internal = internalOf.get(target);
-    return internal !== undefined && (text === internal || text === mentionLabel(internal)) ? mentionLabel(target) : text;
+    // (an attribute's target is HTML: its label is what it names, `Filice's Talk.png`)
+    return internal !== undefined && (text === internal || text === mentionLabel(internal)) ? mentionLabel(decodeEntities(target)) : text;
   };
   const labelled = out
     .replace(/\[([^\]\n]*)\]\(([^)\s]+)( "mention")?\)/g, (whole, text: string, target: string, mention = '') => `[${label(text, target)}](${target}${mention})`)
