@@ -73,8 +73,10 @@ export function heading(r: Reader, node: md.Heading, align?: string): DocumentBl
   // GitBook writes the text, a space, then the anchor: spaces beyond that one end the text
   // (`## DeepL  <a href="#deepl" id="deepl"></a>` is the heading `DeepL `).
   const before = id !== undefined ? children.at(-1) : undefined;
-  const spaces = before?.type === 'text' ? / ( +)$/.exec(before.value)?.[1] : undefined;
-  if (spaces && (children.length > 1 || before!.value.trim() !== '')) pieces.push({ kind: 'text', text: spaces, marks: [] });
+  if (before?.type === 'text') {
+    const spaces = / ( +)$/.exec(before.value)?.[1];
+    if (spaces && (children.length > 1 || before.value.trim() !== '')) pieces.push({ kind: 'text', text: spaces, marks: [] });
+  }
   const type = headingType(node.depth);
   const data: DocumentBlockHeading['data'] = id ? { id } : {};
   if (align) data.align = align as TextAlignment;
