@@ -24,12 +24,12 @@ function pages(dir: string): string[] {
 }
 
 /**
- * The share this sample reaches today (30 of 37). Issue 23 asks for 90%; what stands between is
- * listed in docs/content-format.md (Round trip with GitBook): mostly rich content in pipe-table
- * cells (GitBook writes `<ul>`/`<p>` there), tables inside steps and tabs (the official model has
- * no place for them) and a few escapes.
+ * The share this sample reaches today (40 of 42). Issue 23 asks for 90%; what stands between on
+ * whole repositories is listed in docs/content-format.md (Round trip with GitBook): mostly what the
+ * official model has no place for (the title GitBook gives a link to another space's page, tables
+ * in steps and tabs, images in list items) and a block formula written between `$$` lines.
  */
-const MIN_SHARE = 0.8;
+const MIN_SHARE = 0.9;
 
 const known = new Set(readFileSync(join(root, 'identical.txt'), 'utf8').split('\n').map((l) => l.trim()).filter((l) => l && !l.startsWith('#')));
 

@@ -27,6 +27,7 @@ import {
   type TocItem,
 } from './format.ts';
 import { exportLinks, readIncludeFile, writeIncludeFile, writePageFile } from './page-file.ts';
+import { realignPipeTables } from './pipe-tables.ts';
 import type { FetchedRepo, TreeFile } from './repo.ts';
 
 /**
@@ -240,9 +241,8 @@ export async function importTree(
       const r = resolveRelative(f.path, target);
       return r && includesDir && r.path.startsWith(`${includesDir}/`) ? `.gitbook/includes/${r.path.slice(includesDir.length + 1)}` : undefined;
     });
-    bodies.set(
-      f.path,
-      rewriteLinks(body, (target, place, written) => {
+    // Pipe tables are padded again around the rewritten links, as an export pads them back.
+    const rewritten = rewriteLinks(body, (target, place, written) => {
         const r = resolveRelative(f.path, target);
         if (!r) return undefined;
         const pagePath = pageIdByPath.has(r.path) ? r.path : /\/$|^$/.test(r.path) ? undefined : `${r.path}/README.md`;
@@ -257,8 +257,8 @@ export async function importTree(
           return `/files/${file}`;
         }
         return undefined;
-      }),
-    );
+      });
+    bodies.set(f.path, realignPipeTables(body, rewritten));
   }
   const links: Record<string, string | string[]> = {};
   for (const key of unusual) {

@@ -1,4 +1,5 @@
 import { slugify } from '../content/model.ts';
+import { decodeEntities, escapeAttr } from '../content/markdown/tags.ts';
 import { GitError } from './git.ts';
 import { posix } from 'node:path';
 import { parse as parseYaml } from 'yaml';
@@ -261,6 +262,11 @@ export function contentTypeOf(name: string): string {
 
 const FENCE = /^ {0,3}(`{3,}|~{3,})/;
 
+/** A link target as an attribute value, escaped as GitBook escapes attributes (`'` is `&#x27;`). */
+export function attributeValue(target: string): string {
+  return escapeAttr(decodeEntities(target));
+}
+
 /** How a link target is written: in markdown `](target)`, or as an attribute `src="target"`. */
 export type LinkPlace = 'markdown' | 'attribute';
 
@@ -306,8 +312,9 @@ export function rewriteLinks(markdown: string, map: (target: string, place: Link
           return next === undefined ? whole : `${lead}${markdownDestination(next)}`;
         })
         .replace(/(\b(?:src|url|href)=")([^"\n]+)(")/g, (whole, lead: string, target: string, end: string) => {
-          const next = map(target, 'attribute', target);
-          return next === undefined ? whole : `${lead}${next}${end}`;
+          // An attribute's value is HTML: `Filice&#x27;s Talk.png` names `Filice's Talk.png`.
+          const next = map(decodeEntities(target), 'attribute', target);
+          return next === undefined ? whole : `${lead}${attributeValue(next)}${end}`;
         })
         .replace(/\u0000(\d+)\u0000/g, (_, i: string) => spans[Number(i)]!);
     })

@@ -2,8 +2,10 @@ import { readMarkdownMetadata } from '../change-requests/edit.ts';
 import { type PageMetadata, gitbookYaml, readFrontMatter, withFrontMatter } from '../content/markdown/front-matter.ts';
 import { documentToMarkdown, markdownToDocument } from '../content/markdown/markdown.ts';
 import { mentionLabel } from '../content/markdown/serialize-inline.ts';
+import { decodeEntities } from '../content/markdown/tags.ts';
 import type { PageEntry } from '../content/model.ts';
-import { rewriteLinks, type LinkPlace } from './format.ts';
+import { attributeValue, rewriteLinks, type LinkPlace } from './format.ts';
+import { realignPipeTables } from './pipe-tables.ts';
 import { frontMatterOf } from '../content/presenter.ts';
 
 /**
@@ -51,7 +53,7 @@ export interface LinkMapping {
 
 function throughDocument(body: string, links: LinkMapping | undefined): string {
   if (!links) return documentToMarkdown(markdownToDocument(body));
-  const inside = rewriteLinks(body, (target) => links.inward(target));
+  const inside = realignPipeTables(body, rewriteLinks(body, (target) => links.inward(target)));
   return exportLinks(documentToMarkdown(markdownToDocument(inside)), (target) => links.outward(target));
 }
 
@@ -65,17 +67,20 @@ export function exportLinks(markdown: string, map: (target: string, place: LinkP
   const internalOf = new Map<string, string>();
   const out = rewriteLinks(markdown, (target, place, written) => {
     const next = map(target, place, written);
-    if (next !== undefined) internalOf.set(next, target);
+    if (next !== undefined) internalOf.set(place === 'attribute' ? attributeValue(next) : next, target);
     return next;
   });
-  if (internalOf.size === 0) return out;
+  if (internalOf.size === 0) return realignPipeTables(markdown, out);
   const label = (text: string, target: string) => {
     const internal = internalOf.get(target);
-    return internal !== undefined && (text === internal || text === mentionLabel(internal)) ? mentionLabel(target) : text;
+    // (an attribute's target is HTML: its label is what it names, `Filice's Talk.png`)
+    return internal !== undefined && (text === internal || text === mentionLabel(internal)) ? mentionLabel(decodeEntities(target)) : text;
   };
-  return out
+  const labelled = out
     .replace(/\[([^\]\n]*)\]\(([^)\s]+)( "mention")?\)/g, (whole, text: string, target: string, mention = '') => `[${label(text, target)}](${target}${mention})`)
     .replace(/<a href="([^"]+)">([^<]*)<\/a>/g, (whole, target: string, text: string) => `<a href="${target}">${label(text, target)}</a>`);
+  // Rewritten links change the length of pipe-table cells: their columns are padded again.
+  return realignPipeTables(markdown, labelled);
 }
 
 /** A reusable content's file, `.gitbook/includes/<id>.md`: its title as front matter, then its body. */

@@ -120,6 +120,9 @@ export function readFrontMatter(markdown: string): { metadata: PageMetadata; bod
         break;
       case 'coverY':
       case 'coverHeight':
+        // Without a cover (GitBook leaves `coverY: 0` on a page whose cover was removed) they are
+        // kept as they are, like other keys Folio does not model.
+        if (!str(data.cover)) extra[key] = value;
         break;
       case 'if':
         if (str(value)) metadata.condition = str(value);

@@ -26,7 +26,8 @@ function spelledOutEdges(r: Reader, node: md.Node): { start: boolean; end: boole
   const raw = r.raw(node);
   const space = /&#(?:x20|32|x9|9);/i;
   return {
-    start: new RegExp(`^(?:#{1,6}[ \\t]+)?${space.source}`, 'i').test(raw),
+    // A paragraph may also start with a line break: GitBook writes it `\` alone on the first line.
+    start: new RegExp(`^(?:#{1,6}[ \\t]+)?${space.source}`, 'i').test(raw) || /^\\\r?\n/.test(raw),
     end: new RegExp(`(?:${space.source}|<br\\s*/?>)(?:[ \\t]*<a [^>]*></a>)?[ \\t]*#*[ \\t]*$`, 'i').test(raw),
   };
 }
@@ -69,6 +70,13 @@ export function heading(r: Reader, node: md.Heading, align?: string): DocumentBl
     phrasing(r, children, []).map((p) => (p.kind === 'text' ? { ...p, text: p.text.replace(/\n/g, ' ') } : p)),
     spelledOutEdges(r, node),
   );
+  // GitBook writes the text, a space, then the anchor: spaces beyond that one end the text
+  // (`## DeepL  <a href="#deepl" id="deepl"></a>` is the heading `DeepL `).
+  const before = id !== undefined ? children.at(-1) : undefined;
+  if (before?.type === 'text') {
+    const spaces = / ( +)$/.exec(before.value)?.[1];
+    if (spaces && (children.length > 1 || before.value.trim() !== '')) pieces.push({ kind: 'text', text: spaces, marks: [] });
+  }
   const type = headingType(node.depth);
   const data: DocumentBlockHeading['data'] = id ? { id } : {};
   if (align) data.align = align as TextAlignment;

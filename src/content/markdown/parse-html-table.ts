@@ -175,9 +175,9 @@ function booleanAttr(value: string | undefined): boolean | undefined {
 function cellList(r: Reader, inner: string, ordered: boolean): DocumentBlockListOrdered | DocumentBlockListUnordered {
   const items: DocumentBlockListItem[] = [];
   for (const m of inner.matchAll(/<li\b[^>]*>([\s\S]*?)<\/li>/gi)) {
-    items.push({ object: 'block', type: 'list-item', data: {}, nodes: [paragraph(assemble(r.inlineMarkdown(m[1]!)))] });
+    items.push({ object: 'block', type: 'list-item', data: {}, nodes: [paragraph(assemble(r.inlineMarkdown(m[1]!, [], { keepSpaces: true, emojiAsText: true })))] });
   }
-  if (items.length === 0) items.push({ object: 'block', type: 'list-item', data: {}, nodes: [paragraph(assemble(r.inlineMarkdown(inner.replace(/<\/?li\b[^>]*>/gi, ''))))] });
+  if (items.length === 0) items.push({ object: 'block', type: 'list-item', data: {}, nodes: [paragraph(assemble(r.inlineMarkdown(inner.replace(/<\/?li\b[^>]*>/gi, ''), [], { emojiAsText: true })))] });
   return ordered ? { object: 'block', type: 'list-ordered', data: {}, nodes: items } : { object: 'block', type: 'list-unordered', data: {}, nodes: items };
 }
 
@@ -198,6 +198,7 @@ export function markdownTable(r: Reader, node: md.Table): DocumentBlockTable {
   const orderIndexes = generateNKeysBetween(null, null, rows.length);
   const records: Record<string, DocumentTableRecord> = {};
   const fragments: DocumentFragment[] = [];
+  const edges = cellEdges(r, node, width);
   rows.forEach((row, i) => {
     const values: DocumentTableRecord['values'] = {};
     columns.forEach((column, j) => {
@@ -211,8 +212,11 @@ export function markdownTable(r: Reader, node: md.Table): DocumentBlockTable {
         fragments.push({ object: 'fragment', fragment, nodes: cellBlocks(r, raw.replace(/\\\|/g, '|')) });
         return;
       }
-      const pieces = phrasing(r, cell?.children ?? [], []);
-      fragments.push({ object: 'fragment', fragment, nodes: [paragraph(assemble(trimEdges(pieces)))] });
+      const pieces = trimEdges(phrasing(r, cell?.children ?? [], []));
+      const edge = edges[i]?.[j];
+      if (edge?.start) pieces.unshift({ kind: 'text', text: edge.start, marks: [] });
+      if (edge?.end) pieces.push({ kind: 'text', text: edge.end, marks: [] });
+      fragments.push({ object: 'fragment', fragment, nodes: [paragraph(assemble(pieces))] });
     });
     records[`r${i}`] = { orderIndex: orderIndexes[i]!, values };
   });
@@ -223,6 +227,40 @@ export function markdownTable(r: Reader, node: md.Table): DocumentBlockTable {
     fragments,
     isVoid: true,
   };
+}
+
+/**
+ * Spaces at the edges of body cells that markdown trims but GitBook's text had: GitBook writes a
+ * cell as `| ` + its text + padding + ` |`, so spaces beyond the first after the pipe start the
+ * text, and a column padded wider than its longest cell (its delimiter row says how wide) had
+ * spaces ending a cell — given to its longest cell, which gives the column the same width again.
+ * Only for tables laid out that way (every row padded to the delimiter row's widths).
+ */
+function cellEdges(r: Reader, node: md.Table, width: number): { start?: string; end?: string }[][] {
+  const lines = r.raw(node).split('\n');
+  const split = (line: string) => {
+    const m = /^\|(.*)\|\s*$/.exec(line.trimEnd());
+    return m ? m[1]!.split(/(?<!\\)\|/) : null;
+  };
+  const rows = lines.map(split);
+  if (rows.some((cells) => cells === null || cells.length !== width)) return [];
+  const widths = rows[1]!.map((c) => (/^ -+ $/.test(c) ? c.length - 2 : -1));
+  // Every row padded to those widths: a cell is ` text<padding> `.
+  if (widths.includes(-1) || !rows.every((cells) => cells!.every((c, j) => c.length === widths[j]! + 2 && c.startsWith(' ') && c.endsWith(' ')))) return [];
+  const body = rows.slice(2) as string[][];
+  const out = body.map((cells) =>
+    cells.map((c): { start?: string; end?: string } => {
+      const lead = /^ ( *)/.exec(c)![1]!;
+      return lead && c.trim() !== '' ? { start: lead } : {};
+    }),
+  );
+  widths.forEach((w, j) => {
+    const lengths = [rows[0]![j]!, ...body.map((cells) => cells[j]!)].map((c) => c.slice(1).trimEnd().length);
+    const longest = Math.max(...lengths);
+    const at = lengths.lastIndexOf(longest) - 1;
+    if (longest < w && at >= 0 && body[at]![j]!.trim() !== '') out[at]![j]!.end = ' '.repeat(w - longest);
+  });
+  return out;
 }
 
 /**
@@ -265,13 +303,13 @@ function cellBlocks(r: Reader, raw: string): (DocumentBlockParagraph | DocumentB
     loose = stop ? (stop.kind === 'close' ? stop.end : stop.start) : raw.length;
     k = stop?.kind === 'close' ? j : j - 1;
   }
-  if (spans.length === 0) return [paragraph(assemble(r.inlineMarkdown(raw.replace(/\n/g, ' '))))];
+  if (spans.length === 0) return [paragraph(assemble(r.inlineMarkdown(raw.replace(/\n/g, ' '), [], { keepSpaces: true, emojiAsText: true })))];
   looseText(raw.length);
   return spans.map(({ from, to, tag }) => {
     const inner = raw.slice(from, to).replace(/\n/g, ' ');
-    if (tag === null || tag === 'p') return paragraph(assemble(r.inlineMarkdown(inner)));
+    if (tag === null || tag === 'p') return paragraph(assemble(r.inlineMarkdown(inner, [], { keepSpaces: true, emojiAsText: true })));
     if (tag === 'ul' || tag === 'ol') return cellList(r, inner, tag === 'ol');
-    const { reader, root } = r.nested(inner);
+    const { reader, root } = r.nested(inner, true);
     const para = root.children[0];
     const children = root.children.length === 1 && para?.type === 'paragraph' ? para.children : [{ type: 'text' as const, value: plainOfPieces(r.inlineMarkdown(inner)) }];
     return heading(reader, { type: 'heading', depth: Number(tag[1]) as 1 | 2 | 3, children });

@@ -106,7 +106,7 @@ function summaryPieces(r: Reader, html: string): Piece[] | null {
   const open = lower.indexOf('>', start);
   const close = lower.lastIndexOf('</summary');
   if (open < 0 || close < open) return null;
-  return r.inlineMarkdown(html.slice(open + 1, close));
+  return r.inlineMarkdown(html.slice(open + 1, close), [], { keepSpaces: true });
 }
 
 /** `<figure>`s (in a `<div>` carrying the block's alignment, width and frame): an images block. */
@@ -132,7 +132,7 @@ function figures(r: Reader, html: string, tokens: HtmlToken[], wrapper: Record<s
         }
         if (close < tokens.length) {
           const inner = html.slice(u.end, tokens[close]!.start).trim().replace(/^<p>/i, '').replace(/<\/p>$/i, '');
-          const pieces = r.inlineMarkdown(inner);
+          const pieces = r.inlineMarkdown(inner, [], { emojiAsText: true });
           caption = pieces.some((p) => p.kind === 'inline' || p.text !== '') ? assemble(pieces) : null;
           k = close;
         }

@@ -156,6 +156,10 @@ function textPieces(r: Reader, value: string, marks: MarkType[]): Piece[] {
       out.push({ kind: 'text', text, marks });
       return;
     }
+    if (r.emojiAsText) {
+      out.push({ kind: 'text', text, marks });
+      return;
+    }
     let last = 0;
     for (const m of text.matchAll(EMOJI)) {
       out.push({ kind: 'text', text: text.slice(last, m.index), marks });
@@ -213,6 +217,14 @@ function inlineHtml(r: Reader, children: md.PhrasingContent[], i: number, marks:
         if ((attrs.class ?? '').split(/\s+/).includes('expression')) {
           out.push({ kind: 'inline', node: { object: 'inline', type: 'expression', data: { expression: inner.trim() }, isVoid: true } });
         } else out.push({ kind: 'text', text: decodeEntities(inner), marks: [...marks, 'code'] });
+        return end;
+      }
+    }
+    // An emoji as GitBook writes one in cells and captions: its code is the attribute's.
+    if (name === 'span' && attrs['data-tag'] === 'emoji' && attrs['data-code']) {
+      const end = closing('span');
+      if (end > 0) {
+        out.push({ kind: 'inline', node: { object: 'inline', type: 'emoji', data: { code: attrs['data-code'] }, isVoid: true } });
         return end;
       }
     }

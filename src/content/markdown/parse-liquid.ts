@@ -149,6 +149,7 @@ export function tagBlock(r: Reader, tag: LiquidTag, inner: md.RootContent[], clo
       if (url === undefined) return null;
       const block: DocumentBlockEmbed = { object: 'block', type: 'embed', data: { url }, isVoid: true };
       if (isTrue(a.fullWidth)) block.data.fullWidth = true;
+      else if (a.fullWidth === 'false') block.data.fullWidth = false;
       const caption = captionFragment(r, inner);
       if (caption) (block as { fragments?: DocumentFragment[] }).fragments = [caption];
       return [block];
@@ -213,7 +214,8 @@ function withCodeAttrs(block: DocumentBlockCode, attrs: Record<string, string>):
   if (attrs.title) data.title = attrs.title;
   if (attrs.lineNumbers === 'true') data.lineNumbers = true;
   if (attrs.overflow === 'wrap') data.overflow = 'wrap';
-  if (attrs.fullWidth === 'true') data.fullWidth = true;
+  // An explicit `false` is kept: GitBook writes it for a block switched back from full width.
+  if (attrs.fullWidth === 'true' || attrs.fullWidth === 'false') data.fullWidth = attrs.fullWidth === 'true';
   if (attrs.expandable === 'true') data.expandable = true;
   const collapsed = Number(attrs.collapsedLineCount);
   if (Number.isInteger(collapsed) && collapsed >= 1) data.collapsedLineCount = collapsed;

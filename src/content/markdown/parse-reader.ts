@@ -41,6 +41,11 @@ export class Reader {
     readonly footnotes = new Map<string, { def: md.FootnoteDefinition; owner: Reader }>(),
     /** Footnotes some reference points at (they become annotations, not text). */
     readonly referenced = new Set<string>(),
+    /**
+     * Emoji characters are text, not emoji: in cells and captions GitBook writes an emoji as
+     * `<span data-tag="emoji">`, so a bare character there was text in its document.
+     */
+    readonly emojiAsText = false,
   ) {}
 
   /**
@@ -77,21 +82,30 @@ export class Reader {
   }
 
   /** A nested reader for a piece of markdown found inside HTML or a tag (captions, cells, summaries). */
-  nested(markdown: string): { reader: Reader; root: md.Root } {
+  nested(markdown: string, emojiAsText = this.emojiAsText): { reader: Reader; root: md.Root } {
     // Footnote references only parse where their definition is in the same text: stub ones are added.
     let text = markdown;
     if (markdown.includes('[^') && this.footnotes.size > 0) {
       text += '\n\n' + [...this.footnotes.values()].map(({ def: f }) => `[^${f.label ?? f.identifier}]: -`).join('\n');
     }
-    const reader = new Reader(prepareSource(text), this.definitions, this.headingDepth, this.htmlDepth + 1, this.footnotes, this.referenced);
+    const reader = new Reader(prepareSource(text), this.definitions, this.headingDepth, this.htmlDepth + 1, this.footnotes, this.referenced, emojiAsText);
     const root = processor.parse(reader.source.text);
     if (text !== markdown) root.children = root.children.filter((c) => c.type !== 'footnoteDefinition');
     return { reader, root };
   }
 
   /** Rich text of a one-paragraph piece of markdown (`<br>` and `<p>` boundaries become line breaks). */
-  inlineMarkdown(markdown: string, marks: MarkType[] = []): Piece[] {
-    const { reader, root } = this.nested(markdown);
+  inlineMarkdown(markdown: string, marks: MarkType[] = [], opts: { keepSpaces?: boolean; emojiAsText?: boolean } = {}): Piece[] {
+    if (opts.keepSpaces) {
+      // Inside HTML (cells, summaries) GitBook writes the spaces a text starts or ends with, which
+      // markdown would drop: they are kept as text.
+      const [, lead, body, trail] = /^( *)([\s\S]*?)( *)$/.exec(markdown)!;
+      if (lead || trail) {
+        const pieces = this.inlineMarkdown(body!, marks, { emojiAsText: opts.emojiAsText });
+        return [{ kind: 'text', text: lead!, marks: [] }, ...pieces, { kind: 'text', text: trail!, marks: [] }];
+      }
+    }
+    const { reader, root } = this.nested(markdown, opts.emojiAsText);
     const out: Piece[] = [];
     for (const child of root.children) {
       if (out.length > 0) out.push({ kind: 'text', text: '\n', marks: [] });

@@ -41,7 +41,7 @@ function codeBlock(block: DocumentBlockCode): md.RootContent[] {
     title: title || undefined,
     overflow: overflow === 'wrap' ? 'wrap' : undefined,
     lineNumbers: lineNumbers ? 'true' : undefined,
-    fullWidth: fullWidth ? 'true' : undefined,
+    fullWidth: fullWidth !== undefined ? String(fullWidth) : undefined,
     expandable: expandable ? 'true' : undefined,
     collapsedLineCount: collapsedLineCount !== undefined ? String(collapsedLineCount) : undefined,
   };
@@ -165,7 +165,7 @@ function block(node: Block, notes: Notes): md.RootContent[] {
     case 'table':
       return isPipeTable(node) ? [pipeTable(node, notes)] : [html(htmlTable(node, notes))];
     case 'embed': {
-      const open = liquidTag('embed', { url: node.data.url, fullWidth: node.data.fullWidth ? 'true' : undefined });
+      const open = liquidTag('embed', { url: node.data.url, fullWidth: node.data.fullWidth !== undefined ? String(node.data.fullWidth) : undefined });
       const caption = captionNodes((node as { fragments?: DocumentFragment[] }).fragments);
       const children = caption ? phrasing(caption, notes) : [];
       return children.length > 0 ? tagged(open, 'embed', [{ type: 'paragraph', children }]) : [html(open)];

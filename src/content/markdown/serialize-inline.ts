@@ -3,7 +3,8 @@ import type * as md from 'mdast';
 import { type Block, type InlineOrText, type MarkType, HTML_MARKS, emoji, leafMarks, urlFromRef } from './shared.ts';
 import { escapeAttr, escapeHtmlText } from './tags.ts';
 import { blocks } from './serialize-blocks.ts';
-import { processor } from './serialize-remark.ts';
+import { type HtmlParagraphData, processor } from './serialize-remark.ts';
+import { processor as reader } from './parse-source.ts';
 
 /**
  * Rich text: runs of text and inline nodes nested under the fewest mark spans, as markdown or (in
@@ -100,7 +101,7 @@ function inlineItems(node: DocumentInline, ctx: Context): Item[] {
     case 'expression':
       return [{ node: html(`<code class="expression">${node.data.expression}</code>`), marks: null }];
     case 'emoji':
-      if (ctx.emojiSpans) return [{ node: html(`<span data-gb-custom-inline data-tag="emoji" data-code="${escapeAttr(node.data.code)}">${emoji(node.data.code)}</span>`), marks: null }];
+      if (ctx.emojiSpans) return [{ node: html(`<span data-gb-custom-inline data-tag="emoji" data-code="${escapeAttr(node.data.code)}">${spanEmoji(node.data.code)}</span>`), marks: null }];
       return [{ node: { type: 'text', value: emoji(node.data.code) }, marks: null }];
     case 'icon': {
       const style = node.data.color ? ` style="color:${node.data.color};"` : '';
@@ -232,7 +233,31 @@ export function phrasing(nodes: readonly InlineOrText[], notes: Notes, opts: Par
 export function inlineMarkdown(nodes: readonly InlineOrText[], notes: Notes, opts: { emojiSpans?: boolean } = {}): string {
   const children = phrasing(nodes, notes, { inCell: true, html: true, emojiSpans: opts.emojiSpans ?? false });
   if (children.length === 0) return '';
-  return processor.stringify({ type: 'root', children: [{ type: 'paragraph', children }] }).replace(/\n+$/, '');
+  // Inside HTML, GitBook writes the spaces a text starts or ends with as they are (markdown would
+  // drop them, so remark encodes them as `&#x20;`).
+  const written = processor
+    .stringify({ type: 'root', children: [{ type: 'paragraph', children, data: { insideHtml: true } as HtmlParagraphData }] })
+    .replace(/\n+$/, '')
+    .replace(/^&#x20;/, ' ')
+    .replace(/&#x20;$/, ' ');
+  return withoutNeedlessEscapes(written);
+}
+
+/**
+ * GitBook escapes nothing in the text of HTML (`amp_only`, `[detail]`, `<code>id</code>*`): the
+ * backslashes markdown would put before `_`, `[` and `*` are left out wherever the text reads
+ * back the same without them (the reader reads a cell's text as markdown).
+ */
+function withoutNeedlessEscapes(written: string): string {
+  if (!/\\[_[*]/.test(written)) return written;
+  // Only in text, not inside tags (attribute values are written as they are).
+  const bare = written.replace(/(<[^>]*>)|\\([_[*])/g, (whole, tag: string | undefined, char: string | undefined) => tag ?? char!);
+  return sameMarkdown(written, bare) ? bare : written;
+}
+
+function sameMarkdown(a: string, b: string): boolean {
+  const shape = (text: string) => JSON.stringify(reader.parse(text), (key, value: unknown) => (key === 'position' ? undefined : value));
+  return shape(a) === shape(b);
 }
 
 /**
@@ -244,4 +269,13 @@ export function mentionLabel(url: string): string {
   if (hash >= 0) return url.slice(hash);
   const segments = url.replace(/[?].*$/, '').split('/').filter(Boolean);
   return segments.at(-1) ?? url;
+}
+
+/**
+ * The character of an emoji span: GitBook adds the emoji presentation selector (U+FE0F) to a
+ * character that is text by default (`1f6e0` is written 🛠️).
+ */
+function spanEmoji(code: string): string {
+  const char = emoji(code);
+  return /^\p{Extended_Pictographic}$/u.test(char) && !/^\p{Emoji_Presentation}$/u.test(char) ? `${char}\uFE0F` : char;
 }

@@ -10,7 +10,15 @@ import { gitbookGfm } from './gfm.ts';
  * Text as GitBook escapes it: markdown's escapes, plus every `_` (GitBook writes `:heavy\_plus\_sign:`
  * where markdown would leave an underscore inside a word alone).
  */
-const text: Handle = (node: md.Text, _parent, state, info) => state.safe(node.value, info).replace(/(?<!\\)_/g, '\\_');
+const text: Handle = (node: md.Text, parent, state, info) => {
+  const out = state.safe(node.value, info).replace(/(?<!\\)_/g, '\\_');
+  // A backslash ending a paragraph is text as it stands (nothing follows it to escape), and
+  // GitBook writes it bare: `balance.\`.
+  // (Not in a paragraph written inside HTML, where `</td>` or `</p>` follows it.)
+  const endsParagraph = parent?.type === 'paragraph' && !(parent.data as HtmlParagraphData | undefined)?.insideHtml && parent.children.at(-1) === node;
+  if (endsParagraph && /(?<!\\)(?:\\\\)*\\$/.test(node.value)) return out.replace(/\\\\$/, '\\');
+  return out;
+};
 
 export const processor = unified().use(gitbookGfm).use(remarkStringify, {
   handlers: { text },
@@ -43,3 +51,6 @@ function tagSpacing(left: md.Node, right: md.Node): number | undefined {
 }
 
 export type TagData = { tag?: 'open' | 'close' };
+
+/** A paragraph of rich text written inside HTML (a cell, a caption, a summary). */
+export type HtmlParagraphData = { insideHtml?: boolean };

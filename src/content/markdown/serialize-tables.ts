@@ -62,7 +62,10 @@ const PIPE_CELL_BLOCKS = new Set(['paragraph', 'list-ordered', 'list-unordered',
 /** A pipe table's cell: one paragraph as markdown; anything richer as one line of HTML, its `|` escaped. */
 function pipeCell(block: DocumentBlockTable, def: DocumentTableDefinition | undefined, value: unknown, notes: Notes): md.PhrasingContent[] {
   const fragment = fragmentOf(block, value);
-  if (!fragment || (fragment.nodes.length === 1 && fragment.nodes[0]!.type === 'paragraph')) return cellValue(block, def, value, notes);
+  const only = fragment?.nodes.length === 1 ? fragment.nodes[0]! : undefined;
+  // GitBook writes a paragraph holding a line break as HTML too: `<p>none<br>(just a check)</p>`.
+  if (only?.type === 'paragraph' && textOf([only]).includes('\n')) return [html(`<p>${cellHtml(fragment!.nodes, notes)}</p>`.replace(/\|/g, '\\|'))];
+  if (!fragment || only?.type === 'paragraph') return cellValue(block, def, value, notes);
   return [html(cellHtml(fragment.nodes, notes).replace(/\|/g, '\\|'))];
 }
 
