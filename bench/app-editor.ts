@@ -132,7 +132,7 @@ try {
       await page.close();
     }
     opens.sort((a, b) => a - b);
-    results[name] = { open: opens[Math.floor(opens.length / 2)]!, typingMedian: percentile(latencies, 50), typingP95: percentile(latencies, 95), bytes: Buffer.byteLength(markdown) };
+    results[name] = { open: opens[Math.floor(opens.length / 2)]!, typingMedian: percentile(latencies.sort((a, b) => a - b), 50), typingP95: percentile(latencies, 95), bytes: Buffer.byteLength(markdown) };
   }
 
   const fmt = (ms: number) => `${ms.toFixed(1)} ms`;

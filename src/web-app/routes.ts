@@ -1,4 +1,4 @@
-import { existsSync, readFileSync } from 'node:fs';
+import { readFile } from 'node:fs/promises';
 import { fileURLToPath } from 'node:url';
 import fastifyStatic from '@fastify/static';
 import type { FastifyInstance, FastifyReply } from 'fastify';
@@ -46,9 +46,9 @@ const NOT_BUILT = `<!doctype html><html lang="en"><head><meta charset="utf-8"><t
  * (src/sign-in/); an unknown one is a JSON 404, not the page.
  */
 export async function webAppRoutes(app: FolioApp): Promise<void> {
-  const built = existsSync(`${DIST}index.html`);
-  // Read once: the page is a few hundred bytes naming the hashed files of this build.
-  const shell = built ? readFileSync(`${DIST}index.html`, 'utf8') : NOT_BUILT;
+  // Read at each visit (a few hundred bytes): a rebuild while the server runs (npm run build:app)
+  // names new hashed files, and the page must name the files that exist.
+  const shell = async () => readFile(`${DIST}index.html`, 'utf8').catch(() => undefined);
 
   await app.register(async (assets: FastifyInstance) => {
     // The files are public: nothing in them is anyone's data.
@@ -56,18 +56,20 @@ export async function webAppRoutes(app: FolioApp): Promise<void> {
       route.config = { ...(route.config ?? {}), public: true } as typeof route.config;
       route.schema = { ...(route.schema ?? {}), hide: true };
     });
-    if (built) {
-      await assets.register(fastifyStatic, {
-        root: `${DIST}assets`,
-        prefix: '/app/assets/',
-        decorateReply: false,
-        preCompressed: true,
-        immutable: true,
-        maxAge: '365d',
-        index: false,
-      });
-    }
-    const page = async (_req: unknown, reply: FastifyReply) => (built ? sendShell(reply, shell) : reply.status(503).header('content-type', 'text/html; charset=utf-8').send(NOT_BUILT));
+    // Registered whether or not the app is built yet: a build after the start is served.
+    await assets.register(fastifyStatic, {
+      root: `${DIST}assets`,
+      prefix: '/app/assets/',
+      decorateReply: false,
+      preCompressed: true,
+      immutable: true,
+      maxAge: '365d',
+      index: false,
+    });
+    const page = async (_req: unknown, reply: FastifyReply) => {
+      const html = await shell();
+      return html ? sendShell(reply, html) : reply.status(503).header('content-type', 'text/html; charset=utf-8').send(NOT_BUILT);
+    };
     assets.get('/app', page);
     assets.get('/app/*', async (req, reply) => {
       const path = req.url.split('?')[0]!;

@@ -17,9 +17,10 @@ export function storedDraft<T>(key: string): T | undefined {
 }
 
 /**
- * Saves the latest value a short while after the last change, one save at a time. Until the
- * server has it, the value is also kept in localStorage under `key`: a closed tab or an ended
- * session loses nothing. A save refused because the session ended waits for the next sign-in.
+ * Saves the latest value a short while after the last change, one save at a time. A value the
+ * server does not have yet is kept in localStorage under `key` when a save fails and when the tab
+ * hides or closes: a closed tab or an ended session loses nothing. A save refused because the
+ * session ended waits for the next sign-in.
  */
 export function useAutosave<T>(key: string, save: (value: T) => Promise<void>) {
   const [state, setState] = useState<SaveState>('saved');
@@ -45,6 +46,7 @@ export function useAutosave<T>(key: string, save: (value: T) => Promise<void>) {
         setError(undefined);
       }
     } catch (err) {
+      keep();
       if (err instanceof ApiError && err.status === 401) setState('signed-out');
       else {
         setState('error');
@@ -58,14 +60,19 @@ export function useAutosave<T>(key: string, save: (value: T) => Promise<void>) {
     if (pending.current !== undefined) void flush();
   }, [key]);
 
+  /** Keeps the unsaved value in the browser (a big page's JSON costs milliseconds: not on every change). */
+  const keep = useCallback(() => {
+    if (pending.current === undefined) return;
+    try {
+      localStorage.setItem(key, JSON.stringify(pending.current));
+    } catch {
+      // Storage full or denied: the server save still runs.
+    }
+  }, [key]);
+
   const change = useCallback(
     (value: T) => {
       pending.current = value;
-      try {
-        localStorage.setItem(key, JSON.stringify(value));
-      } catch {
-        // Storage full or denied: the server save still runs.
-      }
       setState((s) => (s === 'signed-out' ? s : 'unsaved'));
       clearTimeout(timer.current);
       timer.current = setTimeout(() => void flush(), DELAY_MS);
@@ -79,13 +86,20 @@ export function useAutosave<T>(key: string, save: (value: T) => Promise<void>) {
     const warn = (event: BeforeUnloadEvent) => {
       if (pending.current !== undefined) event.preventDefault();
     };
+    // The tab is going away or into the background: keep what the server does not have yet.
+    const hide = () => keep();
     window.addEventListener('beforeunload', warn);
+    window.addEventListener('pagehide', hide);
+    document.addEventListener('visibilitychange', hide);
     return () => {
       window.removeEventListener('beforeunload', warn);
+      window.removeEventListener('pagehide', hide);
+      document.removeEventListener('visibilitychange', hide);
+      keep();
       // Leaving the page: save what is left now rather than after the delay.
       if (pending.current !== undefined) void flush();
     };
-  }, [flush]);
+  }, [flush, keep]);
 
   return { state, error, change, flush };
 }
