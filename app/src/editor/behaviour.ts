@@ -155,11 +155,20 @@ export interface BehaviourOptions {
   upload: { current: UploadOptions['upload'] };
 }
 
+/**
+ * An empty ref that is not a plain object. Tiptap's configure() deep-merges plain objects: with
+ * `{ current: null }` as defaults, the refs PageEditor passes were copied (their `current` read
+ * once, null) and the plugins never saw the `/` menu's keys nor the image uploader.
+ */
+class EmptyRef<T> {
+  current: T | null = null;
+}
+
 export const Behaviour = Extension.create<BehaviourOptions>({
   name: 'folioBehaviour',
 
   addOptions() {
-    return { slash: { current: null }, upload: { current: null } };
+    return { slash: new EmptyRef<SlashHandlers>(), upload: new EmptyRef<NonNullable<UploadOptions['upload']>>() };
   },
 
   addKeyboardShortcuts() {
