@@ -8,16 +8,15 @@
 import type { Editor } from '@tiptap/core';
 import { EditorContent, useEditor } from '@tiptap/react';
 import { StarterKit } from '@tiptap/starter-kit';
-import 'katex/dist/katex.min.css';
-import { Fragment } from '@tiptap/pm/model';
-import { Selection } from '@tiptap/pm/state';
 import { useEffect, useId, useLayoutEffect, useMemo, useRef, useState } from 'react';
-import { Behaviour, type SlashHandlers, type UploadOptions } from './behaviour.ts';
+import { Behaviour, type SlashHandlers, SlashKeys, type Upload } from './behaviour.ts';
 import { type InsertContext, containerAt, imagesJson } from './blocks.ts';
-import { type JSONDocument, fromProseMirrorNode, toProseMirror, topLevelToProseMirror } from './convert.ts';
+import { type JSONDocument, fromProseMirrorNode } from './convert.ts';
+import { EMPTY_DOC, loadDocument, loaded, loading, whenIdle } from './load.ts';
 import './editor.css';
 import { ALLOWED_CHILDREN } from './model.ts';
 import { viewExtensions } from './nodeviews.ts';
+import { LinkDialog } from './LinkDialog.tsx';
 import { SlashMenu } from './SlashMenu.tsx';
 
 export type { JSONDocument };
@@ -35,21 +34,33 @@ export interface PageEditorProps {
   label?: string;
 }
 
-/** Runs `fn` when the browser is idle (soon after, at the latest). */
-function whenIdle(fn: () => void): () => void {
-  if (typeof window.requestIdleCallback === 'function') {
-    const id = window.requestIdleCallback(fn, { timeout: 250 });
-    return () => window.cancelIdleCallback(id);
-  }
-  const id = window.setTimeout(fn, 50);
-  return () => window.clearTimeout(id);
-}
-
 function useLatest<T>(value: T) {
   const ref = useRef(value);
   ref.current = value;
   return ref;
 }
+
+/** From the starter kit: undo/redo, the drop and gap cursors, list keys; its nodes and marks are ours (schema.ts). */
+const ONLY_HISTORY_AND_CURSORS = {
+  blockquote: false,
+  bold: false,
+  bulletList: false,
+  code: false,
+  codeBlock: false,
+  document: false,
+  hardBreak: false,
+  heading: false,
+  horizontalRule: false,
+  italic: false,
+  listItem: false,
+  link: false,
+  orderedList: false,
+  paragraph: false,
+  strike: false,
+  text: false,
+  underline: false,
+  trailingNode: false,
+} as const;
 
 export function PageEditor(props: PageEditorProps) {
   const { document: doc, editable, label = 'Page content' } = props;
@@ -59,11 +70,12 @@ export function PageEditor(props: PageEditorProps) {
   /** Download URLs of files uploaded here, shown before the caller knows them. */
   const uploaded = useRef(new Map<string, string>());
   const slashHandlers = useRef<SlashHandlers | null>(null);
-  const uploadRef = useRef<UploadOptions['upload']>(null);
+  const uploadRef = useRef<Upload | null>(null);
   const frame = useRef<HTMLDivElement | null>(null);
   const fileInput = useRef<HTMLInputElement | null>(null);
   const listboxId = `folio-slash-${useId().replace(/[^a-zA-Z0-9_-]/g, '')}`;
   const [uploadError, setUploadError] = useState<string | null>(null);
+  const [linkOpen, setLinkOpen] = useState(false);
   /** The document last sent to onChange (or received): a prop equal to it is not loaded again. */
   const current = useRef<JSONDocument>(doc);
   const cancelPending = useRef<(() => void) | null>(null);
@@ -71,27 +83,13 @@ export function PageEditor(props: PageEditorProps) {
   const extensions = useMemo(
     () => [
       ...viewExtensions({ editable, fileURL: (id) => fileURL.current?.(id) ?? uploaded.current.get(id) }),
-      StarterKit.configure({
-        blockquote: false,
-        bold: false,
-        bulletList: false,
-        code: false,
-        codeBlock: false,
-        document: false,
-        hardBreak: false,
-        heading: false,
-        horizontalRule: false,
-        italic: false,
-        listItem: false,
-        link: false,
-        orderedList: false,
-        paragraph: false,
-        strike: false,
-        text: false,
-        underline: false,
-        trailingNode: false,
-      }),
-      Behaviour.configure({ slash: slashHandlers, upload: uploadRef }),
+      ...(editable
+        ? [
+            StarterKit.configure(ONLY_HISTORY_AND_CURSORS),
+            SlashKeys.configure({ slash: () => slashHandlers.current }),
+            Behaviour.configure({ upload: () => uploadRef.current, openLink: () => setLinkOpen(true) }),
+          ]
+        : []),
     ],
     // The views are made for one mode: switching mode makes a new editor.
     // eslint-disable-next-line react-hooks/exhaustive-deps
@@ -201,6 +199,23 @@ export function PageEditor(props: PageEditorProps) {
 
   return (
     <div className="gb-editor" ref={frame}>
+      {editable && (
+        <div className="gb-toolbar" role="toolbar" aria-label="Formatting">
+          <button type="button" aria-label="Bold" title="Bold (Ctrl+B)" onMouseDown={(e) => e.preventDefault()} onClick={() => editor.chain().focus().toggleMark('bold').run()}>
+            <b>B</b>
+          </button>
+          <button type="button" aria-label="Italic" title="Italic (Ctrl+I)" onMouseDown={(e) => e.preventDefault()} onClick={() => editor.chain().focus().toggleMark('italic').run()}>
+            <i>I</i>
+          </button>
+          <button type="button" aria-label="Code" title="Code (Ctrl+E)" onMouseDown={(e) => e.preventDefault()} onClick={() => editor.chain().focus().toggleMark('code').run()}>
+            {'</>'}
+          </button>
+          <button type="button" aria-label="Link" title="Link (Ctrl+K)" onMouseDown={(e) => e.preventDefault()} onClick={() => setLinkOpen(true)}>
+            Link
+          </button>
+        </div>
+      )}
+      {editable && linkOpen && <LinkDialog editor={editor} onClose={() => setLinkOpen(false)} />}
       <EditorContent editor={editor} />
       {editable && <SlashMenu editor={editor} listboxId={listboxId} handlers={slashHandlers} context={insertContext} frame={frame} />}
       {editable && props.uploadFile && (
@@ -225,85 +240,6 @@ export function PageEditor(props: PageEditorProps) {
       )}
     </div>
   );
-}
-
-const EMPTY_DOC = { type: 'doc', content: [{ type: 'paragraph' }] };
-
-/** Editors whose page has been loaded (or is being). */
-const loaded = new WeakSet<Editor>();
-
-/** A page being loaded piece by piece: its remaining blocks go in when the browser is idle. */
-interface Loading {
-  cancel(): void;
-  /** Called once the whole page is in. */
-  whenDone(fn: () => void): void;
-  /** Puts the rest of the page in now. */
-  finish(): void;
-}
-const loading = new WeakMap<Editor, Loading>();
-
-/** Positions (PM node sizes) drawn at once on opening, then in each idle step after. */
-const FIRST_PIECE = 12_000;
-const NEXT_PIECES = 40_000;
-
-/**
- * Replaces the editor's content by a GitBook document (not an undoable step, nor a change to
- * save). A long page is drawn in pieces: what fills the first screens at once, the rest while the
- * browser is idle; no change is sent before the whole page is in.
- */
-function loadDocument(editor: Editor, doc: JSONDocument): void {
-  loading.get(editor)?.cancel();
-  const blocks = doc.nodes ?? [];
-  let next = 0;
-  /** The next blocks, as PM nodes, up to about `budget` positions. */
-  const take = (budget: number) => {
-    const nodes = [];
-    let size = 0;
-    while (next < blocks.length && size < budget) {
-      const node = editor.schema.nodeFromJSON(topLevelToProseMirror([blocks[next++]!])[0]!);
-      size += node.nodeSize;
-      nodes.push(node);
-    }
-    return nodes;
-  };
-  const shell = editor.schema.nodeFromJSON({ ...toProseMirror({ ...doc, nodes: [] }) });
-  const first = blocks.length === 0 ? shell.content : Fragment.from(take(FIRST_PIECE));
-  const tr = editor.state.tr.replaceWith(0, editor.state.doc.content.size, first);
-  tr.setDocAttribute('gb', shell.attrs.gb);
-  tr.setSelection(Selection.atStart(tr.doc));
-  editor.view.dispatch(tr.setMeta('addToHistory', false).setMeta('preventUpdate', true));
-  if (next >= blocks.length) return;
-
-  const waiting: (() => void)[] = [];
-  let cancelStep: (() => void) | null = null;
-  const state: Loading = {
-    cancel: () => {
-      cancelStep?.();
-      loading.delete(editor);
-    },
-    whenDone: (fn) => waiting.push(fn),
-    finish: () => {
-      cancelStep?.();
-      while (loading.get(editor) === state) step(Infinity);
-    },
-  };
-  loading.set(editor, state);
-  const step = (budget = NEXT_PIECES) => {
-    if (editor.isDestroyed || loading.get(editor) !== state) {
-      loading.delete(editor);
-      return;
-    }
-    const nodes = take(budget);
-    const end = editor.state.doc.content.size;
-    editor.view.dispatch(editor.state.tr.insert(end, nodes).setMeta('addToHistory', false).setMeta('preventUpdate', true));
-    if (next < blocks.length) {
-      cancelStep = whenIdle(() => step());
-      return;
-    }
-    loading.delete(editor);
-    for (const fn of waiting) fn();
-  };
-  cancelStep = whenIdle(() => step());
 }
 
 /** Inserts an images block at `at` (or the selection); where images may not stand, after the top-level block. */

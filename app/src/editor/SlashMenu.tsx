@@ -9,8 +9,6 @@ import { type MutableRefObject, useEffect, useLayoutEffect, useReducer, useRef }
 import { type SlashHandlers, type SlashState, slashKey } from './behaviour.ts';
 import { type BlockChoice, type InsertContext, choicesFor } from './blocks.ts';
 
-export const SLASH_LISTBOX_ID_PREFIX = 'folio-slash-menu';
-
 export function optionId(listboxId: string, choice: BlockChoice): string {
   return `${listboxId}-${choice.id}`;
 }
@@ -28,10 +26,19 @@ export function SlashMenu({ editor, listboxId, handlers, context, frame }: Props
   const [, rerender] = useReducer((n: number) => n + 1, 0);
   const menu = useRef<HTMLDivElement | null>(null);
 
+  // Drawn again only when the menu's state changes (not on every keystroke while it is closed).
   useEffect(() => {
-    editor.on('transaction', rerender);
+    let shown = '';
+    const onTransaction = () => {
+      const state = editor.isDestroyed ? undefined : slashKey.getState(editor.state);
+      const now = state && state.from !== null ? `${state.from}:${state.query}:${state.index}` : '';
+      if (now === shown) return;
+      shown = now;
+      rerender();
+    };
+    editor.on('transaction', onTransaction);
     return () => {
-      editor.off('transaction', rerender);
+      editor.off('transaction', onTransaction);
     };
   }, [editor]);
 

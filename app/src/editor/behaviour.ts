@@ -6,6 +6,7 @@
 import { type Editor, Extension, InputRule, markInputRule, textblockTypeInputRule, wrappingInputRule } from '@tiptap/core';
 import { Fragment, type Node as PMNode, Slice } from '@tiptap/pm/model';
 import { type EditorState, Plugin, PluginKey, TextSelection } from '@tiptap/pm/state';
+import { Decoration, DecorationSet } from '@tiptap/pm/view';
 import { codeBlockJson, dividerJson, newShell } from './blocks.ts';
 import { isRecord } from './model.ts';
 
@@ -42,7 +43,7 @@ function slashBefore(state: EditorState): { from: number; query: string } | null
   return { from: $from.pos - m[1]!.length - 1, query: m[1]! };
 }
 
-function slashPlugin(handlers: { current: SlashHandlers | null }): Plugin<SlashState> {
+function slashPlugin(handlers: () => SlashHandlers | null): Plugin<SlashState> {
   return new Plugin<SlashState>({
     key: slashKey,
     state: {
@@ -60,9 +61,10 @@ function slashPlugin(handlers: { current: SlashHandlers | null }): Plugin<SlashS
     props: {
       handleKeyDown(view, event) {
         const state = slashKey.getState(view.state);
-        if (!state || state.from === null || !handlers.current) return false;
+        const current = handlers();
+        if (!state || state.from === null || !current) return false;
         if (event.key === 'ArrowUp' || event.key === 'ArrowDown' || event.key === 'Enter' || event.key === 'Escape' || event.key === 'Tab') {
-          return handlers.current.onKey(event.key);
+          return current.onKey(event.key);
         }
         return false;
       },
@@ -102,10 +104,8 @@ const dividerRule = replaceTextblockRule(/^(?:---|—-|___\s|\*\*\*\s)$/, (_m, e
 
 // ───────────────────────────── images pasted or dropped ─────────────────────────────
 
-export interface UploadOptions {
-  /** Uploads an image; the editor inserts an images block of it where it was pasted or dropped. */
-  upload: ((files: File[], at: number | null) => void) | null;
-}
+/** Uploads images; the editor inserts an images block of them where they were pasted or dropped. */
+export type Upload = (files: File[], at: number | null) => void;
 
 function imageFiles(list: FileList | null | undefined): File[] {
   return Array.from(list ?? []).filter((f) => f.type.startsWith('image/'));
@@ -148,27 +148,53 @@ function stripKeysDeep(value: unknown): Record<string, unknown> {
   return walk(value) as Record<string, unknown>;
 }
 
-// ───────────────────────────── the extension ─────────────────────────────
+// ───────────────────────────── a hint in the empty block ─────────────────────────────
 
-export interface BehaviourOptions {
-  slash: { current: SlashHandlers | null };
-  upload: { current: UploadOptions['upload'] };
+/** The empty block the cursor is in says how to insert a block (CSS shows `data-placeholder`). */
+function placeholderPlugin(): Plugin {
+  return new Plugin({
+    key: new PluginKey('folioPlaceholder'),
+    props: {
+      decorations(state) {
+        if (!state.selection.empty) return null;
+        const { $from } = state.selection;
+        const parent = $from.parent;
+        if (!parent.isTextblock || parent.content.size > 0 || parent.type.name === 'codeLine') return null;
+        const text = parent.type.name === 'heading' ? 'Heading' : $from.node(-1)?.type.name === 'expandableTitle' ? 'Title' : 'Type / to insert a block';
+        return DecorationSet.create(state.doc, [Decoration.node($from.before(), $from.after(), { class: 'gb-empty', 'data-placeholder': text })]);
+      },
+    },
+  });
 }
 
+// ───────────────────────────── the extensions ─────────────────────────────
+
 /**
- * An empty ref that is not a plain object. Tiptap's configure() deep-merges plain objects: with
- * `{ current: null }` as defaults, the refs PageEditor passes were copied (their `current` read
- * once, null) and the plugins never saw the `/` menu's keys nor the image uploader.
+ * The `/` menu's keys come before any other key handling (Enter must not split the block). Options
+ * are functions: Tiptap deep-copies plain objects given to `configure`.
  */
-class EmptyRef<T> {
-  current: T | null = null;
+export const SlashKeys = Extension.create<{ slash: () => SlashHandlers | null }>({
+  name: 'folioSlashMenu',
+  priority: 10_000,
+  addOptions() {
+    return { slash: () => null };
+  },
+  addProseMirrorPlugins() {
+    return [slashPlugin(this.options.slash)];
+  },
+});
+
+export interface BehaviourOptions {
+  upload: () => Upload | null;
+  /** Opens the link form (Mod-K). */
+  openLink: () => void;
 }
 
 export const Behaviour = Extension.create<BehaviourOptions>({
   name: 'folioBehaviour',
 
   addOptions() {
-    return { slash: new EmptyRef<SlashHandlers>(), upload: new EmptyRef<NonNullable<UploadOptions['upload']>>() };
+    return { upload: () => null, openLink: () => undefined };
   },
 
   addKeyboardShortcuts() {
@@ -181,6 +207,11 @@ export const Behaviour = Extension.create<BehaviourOptions>({
       'Mod-Shift-x': () => this.editor.commands.toggleMark('strikethrough'),
       'Mod-.': () => this.editor.commands.toggleMark('superscript'),
       'Mod-,': () => this.editor.commands.toggleMark('subscript'),
+      'Mod-k': () => {
+        if (inCodeLine()) return false;
+        this.options.openLink();
+        return true;
+      },
       // A line break inside a block is a newline in its text (what markdown's `<br>` reads as).
       'Shift-Enter': () => (inCodeLine() ? false : this.editor.commands.insertContent('\n')),
       Enter: () => {
@@ -236,22 +267,24 @@ export const Behaviour = Extension.create<BehaviourOptions>({
   addProseMirrorPlugins() {
     const upload = this.options.upload;
     return [
-      slashPlugin(this.options.slash),
+      placeholderPlugin(),
       new Plugin({
         key: new PluginKey('folioPaste'),
         props: {
           transformPasted: (slice) => withoutKeys(slice),
           handlePaste: (_view, event) => {
             const files = imageFiles(event.clipboardData?.files);
-            if (files.length === 0 || !upload.current) return false;
-            upload.current(files, null);
+            const send = upload();
+            if (files.length === 0 || !send) return false;
+            send(files, null);
             return true;
           },
           handleDrop: (view, event) => {
             const files = imageFiles((event as DragEvent).dataTransfer?.files);
-            if (files.length === 0 || !upload.current) return false;
+            const send = upload();
+            if (files.length === 0 || !send) return false;
             const at = view.posAtCoords({ left: (event as DragEvent).clientX, top: (event as DragEvent).clientY });
-            upload.current(files, at?.pos ?? null);
+            send(files, at?.pos ?? null);
             event.preventDefault();
             return true;
           },

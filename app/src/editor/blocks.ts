@@ -5,6 +5,7 @@
  */
 import type { Editor, JSONContent } from '@tiptap/core';
 import type { Node as PMNode, ResolvedPos } from '@tiptap/pm/model';
+import { Selection } from '@tiptap/pm/state';
 import { ALLOWED_CHILDREN } from './model.ts';
 
 export interface BlockChoice {
@@ -30,8 +31,25 @@ export function newShell(type: string, data: Record<string, unknown> = {}, extra
   return { object: 'block', type, data, nodes: null, ...extra };
 }
 
+/** Inserts a block at the selection, then puts the cursor in its first text (a code line, the first tab…). */
 function insertJson(editor: Editor, content: JSONContent): boolean {
-  return editor.chain().focus().insertContent(content).run();
+  const { $from } = editor.state.selection;
+  // An empty paragraph is replaced by the block: it starts where the paragraph did.
+  const start = $from.parent.isTextblock && $from.parent.content.size === 0 ? $from.before() : $from.pos;
+  if (!editor.chain().focus().insertContent(content).run()) return false;
+  const doc = editor.state.doc;
+  const inserted = doc.nodeAt(Math.min(start, doc.content.size - 1));
+  if (!inserted) return true;
+  if (!inserted.isAtom) {
+    editor.commands.setTextSelection(Selection.near(doc.resolve(Math.min(start + 1, doc.content.size)), 1).from);
+    return true;
+  }
+  // After a block with no text (a table, a formula…), the writer goes on in a paragraph.
+  const after = start + inserted.nodeSize;
+  const next = doc.resolve(after).nodeAfter;
+  if (next?.isTextblock) editor.commands.setTextSelection(after + 1);
+  else editor.chain().insertContentAt(after, { type: 'paragraph' }).setTextSelection(after + 1).run();
+  return true;
 }
 
 export function mathJson(formula = ''): JSONContent {

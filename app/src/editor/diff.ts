@@ -1,62 +1,72 @@
 /**
- * Which top-level blocks of a page a change added, removed or kept: the longest common
- * subsequence of the two block lists, blocks compared as their JSON without node keys (a block
- * that only got a new key is the same block). Linear in memory per row; pages of a few thousand
- * blocks diff in milliseconds.
+ * What changed between two versions of a page, block by block: the longest common subsequence of
+ * their top-level blocks, compared without their `key`s (Folio's keys follow positions, so a block
+ * inserted above would otherwise make every block below it "changed"). A block that differs is a
+ * removal then an addition, side by side.
  */
-import type { JSONDocument } from './convert.ts';
+import type { JSONDocument } from './model.ts';
+import { isRecord } from './model.ts';
 
-type Block = JSONDocument['nodes'][number];
+export type BlockStatus = 'same' | 'added' | 'removed';
 
-export type DiffPart = { kind: 'same' | 'added' | 'removed'; blocks: Block[] };
-
-/** A block's content as text, keys aside: equal texts are the same block. */
-function fingerprint(block: Block): string {
-  return JSON.stringify(block, (key, value) => (key === 'key' ? undefined : value));
+export interface DiffEntry {
+  status: BlockStatus;
+  block: JSONDocument['nodes'][number];
 }
 
-export function diffBlocks(before: Block[], after: Block[]): DiffPart[] {
-  const a = before.map(fingerprint);
-  const b = after.map(fingerprint);
-  // Common head and tail first: most edits touch a few blocks in the middle.
+/** A block as text for comparison: its JSON without keys. */
+export function comparable(value: unknown): string {
+  return JSON.stringify(value, function (this: unknown, key, v) {
+    return key === 'key' && isRecord(this) && typeof this.object === 'string' ? undefined : v;
+  });
+}
+
+export function diffBlocks(before: JSONDocument | null, after: JSONDocument | null): DiffEntry[] {
+  const a = before?.nodes ?? [];
+  const b = after?.nodes ?? [];
+  const ka = a.map(comparable);
+  const kb = b.map(comparable);
+  // Equal heads and tails need no table.
   let head = 0;
-  while (head < a.length && head < b.length && a[head] === b[head]) head++;
+  while (head < a.length && head < b.length && ka[head] === kb[head]) head++;
   let tail = 0;
-  while (tail < a.length - head && tail < b.length - head && a[a.length - 1 - tail] === b[b.length - 1 - tail]) tail++;
-  const midA = a.slice(head, a.length - tail);
-  const midB = b.slice(head, b.length - tail);
-  // LCS lengths, row by row from the end.
-  const n = midA.length;
-  const m = midB.length;
-  const table = Array.from({ length: n + 1 }, () => new Uint32Array(m + 1));
+  while (tail < a.length - head && tail < b.length - head && ka[a.length - 1 - tail] === kb[b.length - 1 - tail]) tail++;
+  const n = a.length - head - tail;
+  const m = b.length - head - tail;
+  // lengths[i][j]: LCS of a[head+i…] and b[head+j…], one row of m+1 per i.
+  const lengths = new Uint32Array((n + 1) * (m + 1));
+  const at = (i: number, j: number) => i * (m + 1) + j;
   for (let i = n - 1; i >= 0; i--) {
     for (let j = m - 1; j >= 0; j--) {
-      table[i]![j] = midA[i] === midB[j] ? table[i + 1]![j + 1]! + 1 : Math.max(table[i + 1]![j]!, table[i]![j + 1]!);
+      lengths[at(i, j)] = ka[head + i] === kb[head + j] ? lengths[at(i + 1, j + 1)]! + 1 : Math.max(lengths[at(i + 1, j)]!, lengths[at(i, j + 1)]!);
     }
   }
-  const parts: DiffPart[] = [];
-  const push = (kind: DiffPart['kind'], block: Block) => {
-    const last = parts[parts.length - 1];
-    if (last && last.kind === kind) last.blocks.push(block);
-    else parts.push({ kind, blocks: [block] });
-  };
-  for (let k = 0; k < head; k++) push('same', after[k]!);
+  const out: DiffEntry[] = a.slice(0, head).map((_, k) => ({ status: 'same', block: b[k]! }));
   let i = 0;
   let j = 0;
+  let removed: DiffEntry[] = [];
+  let added: DiffEntry[] = [];
+  // Removals and additions of one stretch are shown together: what was, then what is.
+  const flush = () => {
+    out.push(...removed, ...added);
+    removed = [];
+    added = [];
+  };
   while (i < n || j < m) {
-    if (i < n && j < m && midA[i] === midB[j]) {
-      push('same', after[head + j]!);
+    if (i < n && j < m && ka[head + i] === kb[head + j]) {
+      flush();
+      out.push({ status: 'same', block: b[head + j]! });
       i++;
       j++;
-    } else if (j === m || (i < n && table[i + 1]![j]! >= table[i]![j + 1]!)) {
-      // On a tie, removed first: a changed block reads as its old, then its new version.
-      push('removed', before[head + i]!);
-      i++;
+    } else if (j < m && (i >= n || lengths[at(i, j + 1)]! >= lengths[at(i + 1, j)]!)) {
+      added.push({ status: 'added', block: b[head + j]! });
+      j++;
     } else {
-      push('added', after[head + j]!);
-      j++;
+      removed.push({ status: 'removed', block: a[head + i]! });
+      i++;
     }
   }
-  for (let k = after.length - tail; k < after.length; k++) push('same', after[k]!);
-  return parts;
+  flush();
+  for (let k = b.length - tail; k < b.length; k++) out.push({ status: 'same', block: b[k]! });
+  return out;
 }

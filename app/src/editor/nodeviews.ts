@@ -14,6 +14,7 @@ import { newShell, tabsItemJson } from './blocks.ts';
 import { HINT_STYLES, type GBNode, isRecord } from './model.ts';
 import { type PreviewContext, blockPreview, h, inlinePreview, renderMath } from './preview.ts';
 import { schemaExtensions } from './schema.ts';
+import { tableEditor } from './table-edit.ts';
 
 export interface ViewContext extends PreviewContext {
   editable: boolean;
@@ -119,13 +120,14 @@ function codeBlockView(ctx: ViewContext): NodeViewRenderer {
 // ───────────────────────────── hint ─────────────────────────────
 
 const HINT_NAMES: Record<string, string> = { info: 'Info', success: 'Success', warning: 'Warning', danger: 'Danger' };
-const HINT_ICONS: Record<string, string> = { info: 'ℹ', success: '✓', warning: '⚠', danger: '⛔' };
+const HINT_ICONS: Record<string, string> = { info: 'i', success: '✓', warning: '!', danger: '✕' };
 
 function hintView(ctx: ViewContext): NodeViewRenderer {
   return ({ node, editor, getPos }) => {
     const body = h('div', { className: 'gb-hint-body' });
     const icon = h('span', { className: 'gb-hint-icon', attrs: { 'aria-hidden': 'true' } });
     const header = h('div', { className: 'gb-hint-side', attrs: { contenteditable: 'false' } }, [icon]);
+    const tools = h('div', { className: 'gb-hint-tools', attrs: { contenteditable: 'false' } });
     let current = node;
     let select: HTMLSelectElement | null = null;
     if (ctx.editable) {
@@ -135,9 +137,9 @@ function hintView(ctx: ViewContext): NodeViewRenderer {
         HINT_STYLES.map((style) => h('option', { text: HINT_NAMES[style], attrs: { value: style } })),
       );
       select.addEventListener('change', () => setData(editor, getPos, current, () => newShell('hint', { style: 'info' }), { style: select!.value }));
-      header.append(select);
+      tools.append(select);
     }
-    const dom = h('div', { className: 'gb-hint', attrs: { role: 'note' } }, [header, body]);
+    const dom = h('div', { className: 'gb-hint', attrs: { role: 'note' } }, [header, body, ctx.editable && tools]);
     const render = () => {
       const style = (HINT_STYLES as readonly string[]).includes(str(dataOf(current).style)) ? str(dataOf(current).style) : 'info';
       dom.dataset.style = style;
@@ -162,6 +164,9 @@ function hintView(ctx: ViewContext): NodeViewRenderer {
 
 // ───────────────────────────── tabs ─────────────────────────────
 
+/** Ids of tabs and panels (read-only tabs name their panels). */
+let tabsCount = 0;
+
 function tabsView(ctx: ViewContext): NodeViewRenderer {
   return ({ node, editor, getPos }) => {
     const panels = h('div', { className: 'gb-tabs-panels' });
@@ -169,6 +174,7 @@ function tabsView(ctx: ViewContext): NodeViewRenderer {
     const dom = h('div', { className: 'gb-tabs' }, [tablist, panels]);
     let current = node;
     let selected = 0;
+    const uid = `gb-tabs-${++tabsCount}`;
     if (ctx.editable) {
       const add = h('button', { className: 'gb-add-tab', text: 'Add tab', attrs: { type: 'button', contenteditable: 'false' } });
       add.addEventListener('click', () => {
@@ -188,6 +194,8 @@ function tabsView(ctx: ViewContext): NodeViewRenderer {
       if (ctx.editable) return;
       Array.from(panels.children).forEach((panel, i) => {
         (panel as HTMLElement).hidden = i !== selected;
+        panel.id = `${uid}-panel-${i}`;
+        panel.setAttribute('aria-labelledby', `${uid}-tab-${i}`);
       });
     };
     const renderTabs = () => {
@@ -195,7 +203,11 @@ function tabsView(ctx: ViewContext): NodeViewRenderer {
       tablist.replaceChildren(
         ...Array.from({ length: current.childCount }, (_, i) => {
           const title = str(dataOf(current.child(i)).title) || `Tab ${i + 1}`;
-          const tab = h('button', { className: 'gb-tab-button', text: title, attrs: { type: 'button', role: 'tab', 'aria-selected': String(i === selected), tabindex: i === selected ? '0' : '-1' } });
+          const tab = h('button', {
+            className: 'gb-tab-button',
+            text: title,
+            attrs: { type: 'button', role: 'tab', id: `${uid}-tab-${i}`, 'aria-controls': `${uid}-panel-${i}`, 'aria-selected': String(i === selected), tabindex: i === selected ? '0' : '-1' },
+          });
           tab.addEventListener('click', () => {
             selected = i;
             renderTabs();
@@ -255,8 +267,8 @@ function tabsItemView(ctx: ViewContext): NodeViewRenderer {
     }
     const render = () => {
       const title = str(dataOf(current).title);
-      dom.setAttribute('aria-label', title || 'Tab');
-      if (!ctx.editable) dom.setAttribute('role', 'tabpanel');
+      if (ctx.editable) dom.setAttribute('aria-label', title || 'Tab');
+      else dom.setAttribute('role', 'tabpanel');
       if (input) syncInput(input, title);
     };
     render();
@@ -425,9 +437,23 @@ function gbBlockView(ctx: ViewContext): NodeViewRenderer {
     }
     if (field) dom.appendChild(h('div', { className: 'gb-atom-fields' }, [field]));
     let shown: unknown = undefined;
+    const editableTable = ctx.editable && type === 'table' && isRecord(json().data?.view) && (json().data!.view as Json).type === 'grid';
     const render = () => {
       if (shown === current.attrs.json) return;
       shown = current.attrs.json;
+      if (editableTable) {
+        preview.replaceChildren(
+          tableEditor(json(), {
+            // The grid stays while typing (its input keeps the focus): the new JSON counts as shown.
+            typed: (next) => {
+              shown = next;
+              setJson(editor, getPos, current, next);
+            },
+            reshaped: (next) => setJson(editor, getPos, current, next),
+          }),
+        );
+        return;
+      }
       preview.replaceChildren(type === 'math' && ctx.editable ? renderMath(str(json().data?.formula) || ' ', true) : blockPreview(json(), ctx));
       dom.dataset.type = str(json().type);
       if (field) syncInput(field, str(type === 'math' ? json().data?.formula : json().data?.url));
@@ -441,7 +467,8 @@ function gbBlockView(ctx: ViewContext): NodeViewRenderer {
         render();
         return true;
       },
-      stopEvent: (event) => !!field && event.target === field,
+      // Inputs and buttons of the block (formula, URL, table cells) keep their events.
+      stopEvent: (event) => event.target instanceof HTMLElement && dom.contains(event.target) && /^(INPUT|TEXTAREA|SELECT|BUTTON)$/.test(event.target.tagName),
       ignoreMutation: () => true,
       selectNode: () => dom.classList.add('ProseMirror-selectednode'),
       deselectNode: () => dom.classList.remove('ProseMirror-selectednode'),

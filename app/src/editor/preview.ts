@@ -2,9 +2,8 @@
  * Readable previews of the GitBook nodes the editor keeps as atoms (tables, images, embeds, math,
  * OpenAPI, emoji, buttons…), built with DOM calls only: user text is always set as text, never as
  * HTML, and only safe URLs become links or image sources (links.ts). Math is drawn by
- * `katex.render` into an element (its styles are set through the DOM, which the CSP allows).
+ * `katex.render` into an element (math.ts, loaded when first needed).
  */
-import katex from 'katex';
 import { type RefContext, describeRef, hrefOf, imageSrc, safeUrl } from './links.ts';
 import { type GBNode, isRecord, typeLabel } from './model.ts';
 
@@ -50,14 +49,16 @@ export function emojiChars(code: unknown): string {
   }
 }
 
-/** Draws a formula; a formula KaTeX cannot read is shown as its source. */
+let math: Promise<typeof import('./math.ts')> | undefined;
+
+/**
+ * A formula: its source at once, drawn by KaTeX once loaded (math.ts); a formula KaTeX cannot
+ * read stays as its source.
+ */
 export function renderMath(formula: string, displayMode: boolean): HTMLElement {
-  const el = h(displayMode ? 'div' : 'span', { className: displayMode ? 'gb-math-block' : 'gb-math-inline', attrs: { role: 'math', 'aria-label': formula } });
-  try {
-    katex.render(formula, el, { displayMode, throwOnError: false, trust: false, strict: 'ignore', maxExpand: 200 });
-  } catch {
-    el.textContent = formula;
-  }
+  const el = h(displayMode ? 'div' : 'span', { className: displayMode ? 'gb-math-block' : 'gb-math-inline', text: formula, attrs: { role: 'math', 'aria-label': formula } });
+  math ??= import('./math.ts');
+  math.then(({ drawMath }) => drawMath(formula, el, displayMode)).catch(() => undefined);
   return el;
 }
 

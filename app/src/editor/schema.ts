@@ -293,7 +293,6 @@ const GbBlock = Node.create({
   group: 'block',
   atom: true,
   selectable: true,
-  draggable: true,
   addAttributes: () => ({ json: jsonAttribute }),
   parseHTML: () => [{ tag: 'div[data-gb-block]' }],
   renderHTML: ({ node, HTMLAttributes }) => [
@@ -316,9 +315,6 @@ const GbInline = Node.create({
     mergeAttributes(HTMLAttributes, { 'data-gb-inline': String((node.attrs.json as { type?: string } | null)?.type ?? '') }),
   ],
 });
-
-/** A hard line break typed with Shift-Enter: a `\n` in the GitBook leaf text. */
-export const LINE_BREAK = '\n';
 
 // Marks, in the order ProseMirror sorts them on a text node: the leaf marks come in Folio's order
 // (color, bold, italic, strikethrough, superscript, subscript, keyboard, code) so that a leaf's
@@ -434,6 +430,3 @@ export const schemaExtensions = [
   Keyboard,
   Code,
 ];
-
-/** Names of the leaf marks (in rank order) as they are in the schema. */
-export const LEAF_MARK_NAMES = ['color', 'bold', 'italic', 'strikethrough', 'superscript', 'subscript', 'keyboard', 'code'];
