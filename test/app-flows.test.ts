@@ -155,9 +155,11 @@ test('review: the diff of the changed page, a comment, merge; then publish the s
   // The changed page's diff, rendered: the added paragraph marked as added, the kept one as
   // unchanged, both as text (no JSON).
   const change = page.getByRole('article', { name: 'Edited: Getting started' });
-  await change.getByRole('region', { name: 'Added' }).getByText('Welcome aboard the zeppelin.').waitFor();
-  await change.getByRole('article', { name: 'Unchanged content' }).getByText('Hello readers.').waitFor();
-  assert.equal(await change.getByRole('region', { name: 'Removed' }).count(), 0, 'nothing removed');
+  const added = change.getByRole('group', { name: 'Added' });
+  await added.getByText('Welcome aboard the zeppelin.').waitFor();
+  await change.getByRole('article', { name: 'Changes' }).getByText('Hello readers.').waitFor();
+  assert.deepEqual(await added.allTextContents(), ['Welcome aboard the zeppelin.'], 'only the new paragraph is marked added');
+  assert.equal(await change.getByRole('group', { name: 'Removed' }).count(), 0, 'nothing removed');
   const shown = (await change.textContent()) ?? '';
   assert.doesNotMatch(shown, /"object"|"nodes"|\{"/, `the diff is rendered, not JSON: ${shown}`);
 
