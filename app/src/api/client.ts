@@ -6,11 +6,19 @@
 
 export const CSRF_HEADER = 'x-folio-csrf';
 
-/** An API error, with the `{ error: { code, message } }` the server answers. */
+/** A page a refused merge conflicts on, as the API lists it beside the error's message. */
+export interface ApiConflict {
+  page: string;
+  title: string;
+  reason: string;
+}
+
+/** An API error, with the `{ error: { code, message } }` the server answers (and `conflicts` when a merge is refused for them). */
 export class ApiError extends Error {
   constructor(
     readonly status: number,
     message: string,
+    readonly conflicts: ApiConflict[] = [],
   ) {
     super(message);
     this.name = 'ApiError';
@@ -60,7 +68,7 @@ export async function request<T>(path: string, options: RequestOptions = {}): Pr
   if (!response.ok) {
     const message = errorMessage(json) ?? `${response.status} ${response.statusText}`;
     if (response.status === 401 && !path.startsWith('/app/api/sign-in')) for (const listener of sessionEndedListeners) listener();
-    throw new ApiError(response.status, message);
+    throw new ApiError(response.status, message, errorConflicts(json));
   }
   return json as T;
 }
@@ -78,6 +86,13 @@ function errorMessage(json: unknown): string | undefined {
   const error = (json as { error: unknown }).error;
   if (typeof error === 'object' && error !== null && 'message' in error && typeof error.message === 'string') return error.message;
   return undefined;
+}
+
+function errorConflicts(json: unknown): ApiConflict[] {
+  if (typeof json !== 'object' || json === null || !('error' in json)) return [];
+  const error = (json as { error: unknown }).error;
+  if (typeof error !== 'object' || error === null || !('conflicts' in error) || !Array.isArray(error.conflicts)) return [];
+  return error.conflicts as ApiConflict[];
 }
 
 /** `/v1` + path. */

@@ -119,7 +119,8 @@ export function PageTree({ pages, currentId, hrefOf, actions }: { pages: Revisio
                 {actions && (
                   <details className="tree-actions">
                     <summary aria-label={`Actions for ${page.title || 'Untitled'}`}>⋯</summary>
-                    <div className="menu">
+                    {/* Choosing an action closes the menu: left open, it would cover the pages below. */}
+                    <div className="menu" onClick={(e) => e.currentTarget.closest('details')?.removeAttribute('open')}>
                       <button type="button" onClick={() => actions.create(page.id)}>
                         Add page inside
                       </button>

@@ -2,7 +2,7 @@ import { useQuery, useQueryClient } from '@tanstack/react-query';
 import { useId, useState, type FormEvent } from 'react';
 import { Link } from 'wouter';
 import type { ChangeRequest, ChangeRequestReview as Review, JSONDocument, Space } from '@gitbook/api';
-import { api, ApiError, listAll } from '../api/client.ts';
+import { api, ApiError, listAll, type ApiConflict } from '../api/client.ts';
 import { keys, useChangeRequest, useFiles } from '../api/queries.ts';
 import { DiffView } from '../editor/DiffView.tsx';
 import { timeAgo } from '../format.ts';
@@ -52,6 +52,8 @@ export default function ChangeRequestReview({ space, number }: { space: Space; n
   const reviews = useQuery({ queryKey: [...keys.changeRequest(space.id, number), 'reviews'], queryFn: () => listAll<Review>(`${base}/reviews`) });
   const [message, setMessage] = useState<{ kind: 'error' | 'ok'; text: string }>();
   const [busy, setBusy] = useState(false);
+  // The pages a refused merge named: they conflict with the main content until the change request is updated.
+  const [refused, setRefused] = useState<ApiConflict[]>([]);
   const { session } = useSession();
 
   if (cr.isError) return <main className="content"><p role="alert" className="error">{cr.error.message}</p></main>;
@@ -65,19 +67,24 @@ export default function ChangeRequestReview({ space, number }: { space: Space; n
     setMessage(undefined);
     try {
       await run();
+      setRefused([]);
       setMessage({ kind: 'ok', text: done });
       await queryClient.invalidateQueries({ queryKey: keys.changeRequest(space.id, number) });
       await queryClient.invalidateQueries({ queryKey: keys.space(space.id) });
       await queryClient.invalidateQueries({ queryKey: ['space', space.id, 'pages'] });
     } catch (err) {
       setMessage({ kind: 'error', text: err instanceof ApiError ? err.message : String(err) });
+      if (err instanceof ApiError && err.conflicts.length) setRefused(err.conflicts);
       await queryClient.invalidateQueries({ queryKey: [...keys.changeRequest(space.id, number), 'changes'] });
     } finally {
       setBusy(false);
     }
   }
 
-  const conflicts = changes.data?.conflicts ?? [];
+  const marked = changes.data?.conflicts ?? [];
+  // Conflicts an update marked in the pages come first; otherwise those a merge was refused for.
+  const conflicts = marked.length ? marked : refused;
+  const mustUpdate = marked.length === 0 && refused.length > 0;
   return (
     <main className="content review">
       <header>
@@ -120,14 +127,23 @@ export default function ChangeRequestReview({ space, number }: { space: Space; n
       {conflicts.length > 0 && (
         <section className="conflicts" aria-labelledby="conflicts-heading">
           <h2 id="conflicts-heading">Conflicts to resolve</h2>
-          <p>These pages changed in the main content too. Edit them to keep what should stay, then merge.</p>
+          {mustUpdate ? (
+            <p>These pages changed in the main content too. Update this change request from the main content: both versions show in each page, to edit into what should stay; then merge.</p>
+          ) : (
+            <p>These pages changed in the main content too. Edit them to keep what should stay, then merge.</p>
+          )}
           <ul>
             {conflicts.map((conflict) => (
-              <li key={conflict.page}>
-                <Link href={`/~/changes/${number}/${pathOf(changes.data, conflict.page)}`}>{conflict.title}</Link>: {conflict.reason}
+              <li key={`${conflict.page}:${conflict.title}`}>
+                {conflict.page ? <Link href={`/~/changes/${number}/${pathOf(changes.data, conflict.page)}`}>{conflict.title}</Link> : conflict.title}: {conflict.reason}
               </li>
             ))}
           </ul>
+          {mustUpdate && active && space.permissions.edit && (
+            <button type="button" disabled={busy} onClick={() => act(() => api.post(`${base}/update`), 'Updated from the main content: resolve the conflicts in the pages listed.')}>
+              Update from main content
+            </button>
+          )}
         </section>
       )}
       {active && space.permissions.edit && <RequestReviewers space={space} cr={c} />}

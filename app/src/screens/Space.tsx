@@ -41,8 +41,10 @@ export default function Space({ spaceId }: { spaceId: string }) {
         </header>
         <Switch>
           <Route path="/~/changes">{() => <ChangeRequestList space={s} />}</Route>
-          <Route path="/~/changes/:number">{(p) => <ChangeRequestReview space={s} number={Number(p.number)} />}</Route>
+          {/* Pages first: "/~/changes/2/" (the review's "Edit pages") is the pages, which the review's
+              pattern would take too (a trailing slash matches it); "/~/changes/2" is the review. */}
           <Route path="/~/changes/:number/*">{(p) => <PageScreen space={s} changeRequest={Number(p.number)} path={p['*'] ?? ''} />}</Route>
+          <Route path="/~/changes/:number">{(p) => <ChangeRequestReview space={s} number={Number(p.number)} />}</Route>
           <Route path="/published">{() => <PageScreen space={s} path="" />}</Route>
           <Route path="/revisions/:revisionId">{(p) => <PageScreen space={s} revision={p.revisionId} path="" />}</Route>
           <Route path="/*?">{(p) => <PageScreen space={s} path={p['*'] ?? ''} />}</Route>

@@ -1,0 +1,170 @@
+/**
+ * The app's editor flows (issue #25, "Done when"), as a writer does them in the browser: blocks
+ * inserted with the `/` menu (a hint, a code block with its title, tabs), read back through the
+ * API; and nothing typed lost when the session ends mid-edit. The other flows are in
+ * test/app-flows.test.ts (a file of its own: the two run side by side).
+ */
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import type { Locator, Page } from 'playwright-core';
+import { expectNoA11yViolations, screenshot, useAppBrowser } from './support/app-browser.ts';
+import { spaceWithPages } from './support/app-flows.ts';
+import type { TestUser } from './support/server.ts';
+import { eventually } from './support/wait.ts';
+
+const app = useAppBrowser();
+
+/** A GitBook document node as the API answers it (format=document). */
+interface DocNode {
+  object: string;
+  type?: string;
+  data?: Record<string, unknown>;
+  nodes?: DocNode[];
+  leaves?: { text: string }[];
+}
+
+/** The text of a node and of everything in it. */
+function textOf(node: DocNode): string {
+  if (node.leaves) return node.leaves.map((l) => l.text).join('');
+  return (node.nodes ?? []).map(textOf).join(node.object === 'document' || node.type === 'tabs' || node.type === 'code' ? '\n' : '');
+}
+
+/** The page's document in the change request, as the API reads it. */
+async function documentOf(user: TestUser, spaceId: string, crId: string, pageId: string): Promise<DocNode> {
+  const { data } = await user.api.spaces.getPageInChangeRequestById(spaceId, crId, pageId, { format: 'document' });
+  return (data as { document: DocNode }).document;
+}
+
+/** The change request the app is editing in (/app/s/:space/~/changes/:number/…), read through the API. */
+async function currentChangeRequest(user: TestUser, page: Page, spaceId: string) {
+  const match = /\/~\/changes\/(\d+)\//.exec(new URL(page.url()).pathname);
+  assert.ok(match, `the app is in a change request (on ${page.url()})`);
+  return (await user.api.spaces.getChangeRequestById(spaceId, match[1]!)).data;
+}
+
+/**
+ * Types as a person does, a key at a time with a short pause: with every key at once, on a loaded
+ * machine, the first key in a fresh paragraph was once seen to land after the rest
+ * ("yped while signed in.T").
+ */
+async function write(page: Page, text: string) {
+  await page.keyboard.type(text, { delay: 15 });
+}
+
+/** Puts the cursor at the end of the paragraph showing `text` and opens a new paragraph after it. */
+async function newParagraphAfter(editor: Locator, text: string) {
+  await editor.getByText(text, { exact: true }).click();
+  await editor.page().keyboard.press('End');
+  await editor.page().keyboard.press('Enter');
+}
+
+/** Types `/query` and picks the highlighted block of the `/` menu with Enter, after checking it is `name`. */
+async function insertBlock(page: Page, query: string, name: string) {
+  await write(page, `/${query}`);
+  const menu = page.getByRole('listbox', { name: 'Insert block' });
+  await menu
+    .getByRole('option', { name, selected: true })
+    .waitFor({ timeout: 5_000 })
+    .catch(async (err: Error) => {
+      const html = await page.locator('.gb-editor').first().innerHTML();
+      throw new Error(`the "/" menu did not offer ${name} for "/${query}": ${err.message}\nthe editor: ${html}`);
+    });
+  await page.keyboard.press('Enter');
+  await menu.waitFor({ state: 'detached' });
+}
+
+/** Opens the space's first page, then "Edit": a change request is opened and the page is in the editor. */
+async function editFirstPage(page: Page, title: string): Promise<Locator> {
+  await page.getByRole('heading', { name: title, level: 1 }).waitFor();
+  await page.getByRole('button', { name: 'Edit' }).click();
+  await page.getByRole('region', { name: 'Change request' }).waitFor();
+  const editor = page.getByRole('textbox', { name: `Content of ${title}` });
+  await editor.waitFor();
+  return editor;
+}
+
+test('writing with "/": a hint, a code block with a title, tabs; the API reads those blocks', async () => {
+  const owner = await app.userWithPassword('Wanda Writer');
+  const { space, pageIds } = await spaceWithPages(app.t, owner, [{ title: 'Install guide', markdown: 'Intro.\n' }], { org: 'Writers Inc' });
+  const { page } = await app.signedInPage(owner, { via: 'api', path: `/app/s/${space.id}/` });
+  const editor = await editFirstPage(page, 'Install guide');
+  const cr = await currentChangeRequest(owner, page, space.id);
+
+  // Blocks go in after "Intro.", each one right after it: they end up in the reverse order.
+  await newParagraphAfter(editor, 'Intro.');
+  await insertBlock(page, 'hint', 'Hint');
+  await write(page, 'Mind the gap.');
+  await editor.getByRole('note', { name: 'Info hint' }).getByText('Mind the gap.').waitFor();
+
+  await newParagraphAfter(editor, 'Intro.');
+  await insertBlock(page, 'code', 'Code block');
+  await write(page, 'npm install folio');
+  const code = editor.getByRole('group', { name: 'Code block' });
+  await code.getByLabel('Code title').fill('Install');
+
+  await newParagraphAfter(editor, 'Intro.');
+  await insertBlock(page, 'tabs', 'Tabs');
+  const tabTitles = editor.getByLabel('Tab title');
+  await eventually(async () => assert.deepEqual(await tabTitles.evaluateAll((inputs) => inputs.map((i) => (i as HTMLInputElement).value)), ['First tab', 'Second tab']));
+  await tabTitles.first().fill('macOS');
+  await editor.locator('.gb-tab-body').first().click();
+  await write(page, 'brew install folio');
+
+  await eventually(
+    async () => {
+      const doc = await documentOf(owner, space.id, cr.id, pageIds[0]!);
+      const nodes = doc.nodes ?? [];
+      assert.deepEqual(nodes.map((n) => n.type), ['paragraph', 'tabs', 'code', 'hint', 'paragraph'].slice(0, nodes.length));
+      const [, tabs, codeBlock, hint] = nodes;
+      assert.equal(hint?.type, 'hint');
+      assert.equal(hint.data?.style, 'info');
+      assert.equal(textOf(hint), 'Mind the gap.');
+      assert.equal(codeBlock?.type, 'code');
+      assert.equal(codeBlock.data?.title, 'Install');
+      assert.equal(textOf(codeBlock), 'npm install folio');
+      assert.equal(tabs?.type, 'tabs');
+      assert.deepEqual(tabs.nodes?.map((t) => [t.type, t.data?.title]), [['tabs-item', 'macOS'], ['tabs-item', 'Second tab']]);
+      assert.equal(textOf(tabs.nodes![0]!), 'brew install folio');
+    },
+    { what: 'the API reading the hint, the titled code block and the tabs typed in the app', timeoutMs: 15_000 },
+  );
+  await page.getByRole('status').filter({ hasText: 'All changes saved' }).waitFor();
+  await expectNoA11yViolations(page, 'page in the editor');
+  await screenshot(page, 'flow-page-editor');
+});
+
+test('the session ends mid-edit: typing goes on, "Your session has ended", sign in there, and the API has every word', async () => {
+  const owner = await app.userWithPassword('Eve Expiry');
+  const { space, pageIds } = await spaceWithPages(app.t, owner, [{ title: 'Notes', markdown: 'First words.\n' }], { org: 'Expiry Inc' });
+  const { page } = await app.signedInPage(owner, { via: 'api', path: `/app/s/${space.id}/` });
+  const editor = await editFirstPage(page, 'Notes');
+  const cr = await currentChangeRequest(owner, page, space.id);
+  const saved = page.getByRole('status').filter({ hasText: 'All changes saved' });
+
+  await newParagraphAfter(editor, 'First words.');
+  await write(page, 'Typed while signed in.');
+  await eventually(async () => assert.match(textOf(await documentOf(owner, space.id, cr.id, pageIds[0]!)), /Typed while signed in\./), { what: 'the first words saved' });
+  await saved.waitFor();
+
+  // The session ends elsewhere (signed out, revoked); the writer goes on typing.
+  assert.equal(await app.endSessions(owner), 1);
+  await write(page, ' Typed after the session ended.');
+  const dialog = page.getByRole('dialog', { name: 'Your session has ended' });
+  await dialog.waitFor();
+  await page.getByRole('status').filter({ hasText: 'Not saved: sign in again to save' }).waitFor();
+  // Kept in the browser meanwhile, and not on the server yet.
+  const drafts = await page.evaluate(() => Object.keys(localStorage).filter((k) => k.startsWith('folio:draft:')).map((k) => localStorage.getItem(k) ?? ''));
+  assert.equal(drafts.length, 1);
+  assert.match(drafts[0]!, /Typed after the session ended\./);
+  assert.doesNotMatch(textOf(await documentOf(owner, space.id, cr.id, pageIds[0]!)), /after the session ended/);
+  await screenshot(page, 'flow-session-ended-mid-edit');
+
+  await app.fillSignIn(page, owner, { within: dialog });
+  await dialog.waitFor({ state: 'detached' });
+  await eventually(
+    async () => assert.equal(textOf(await documentOf(owner, space.id, cr.id, pageIds[0]!)), 'First words.\nTyped while signed in. Typed after the session ended.'),
+    { what: 'the words typed after the session ended saved once signed in again' },
+  );
+  await saved.waitFor();
+  assert.deepEqual(await page.evaluate(() => Object.keys(localStorage).filter((k) => k.startsWith('folio:draft:'))), [], 'the draft is dropped once saved');
+});

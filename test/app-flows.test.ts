@@ -1,0 +1,308 @@
+/**
+ * The app's end-to-end flows (issue #25, "Done when"), each as a person does it: found by role and
+ * label, checked through the API with the official client. Screenshots of the main screens go to
+ * test-artifacts/app/, and axe finds nothing serious or critical on them.
+ *
+ * Flows here: a space built from the sidebar and its page tree (create, title, rename, move,
+ * delete, drag and drop), review and publish, rights of a reader, a conflicting merge, and
+ * `urls.app` opening its screen. The editor's flows are in test/app-flows-editor.test.ts (a file
+ * of their own: the two run side by side).
+ */
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import type { Locator, Page } from 'playwright-core';
+import { expectNoA11yViolations, screenshot, useAppBrowser, waitForScreen } from './support/app-browser.ts';
+import { md, spaceWithPages } from './support/app-flows.ts';
+import { changeRequestWith, editChangeRequest, newCollection, newMember, newSite, openChangeRequest, statusOf } from './support/factories.ts';
+import type { TestUser } from './support/server.ts';
+import { eventually, settleJobs } from './support/wait.ts';
+
+// Sites are read on every request, so a page merged just before publishing shows at once.
+const app = useAppBrowser({ server: { siteCacheTtlMs: 0 } });
+
+/** The titles of a page tree, depth first, nested ones as "Parent/Child". */
+function titles(pages: { title: string; pages?: unknown[] }[], prefix = ''): string[] {
+  return pages.flatMap((p) => [`${prefix}${p.title}`, ...titles((p.pages ?? []) as { title: string; pages?: unknown[] }[], `${prefix}${p.title}/`)]);
+}
+
+/** The titles of a change request's pages, as the API reads them. */
+async function changeRequestTitles(user: TestUser, spaceId: string, number: number): Promise<string[]> {
+  const { data: cr } = await user.api.spaces.getChangeRequestById(spaceId, String(number));
+  const { data } = await user.api.spaces.listPagesInChangeRequest(spaceId, cr.id);
+  return titles(data.pages as { title: string; pages?: unknown[] }[]);
+}
+
+/** The change request number the app is on (/app/s/:space/~/changes/:number/…). */
+function changeRequestNumber(page: Page): number {
+  const match = /\/~\/changes\/(\d+)/.exec(new URL(page.url()).pathname);
+  assert.ok(match, `the app is in a change request (on ${page.url()})`);
+  return Number(match[1]);
+}
+
+/** The page tree (nav "Pages") and the entry of one page in it. */
+const tree = (page: Page) => page.getByRole('navigation', { name: 'Pages' });
+const treeLink = (page: Page, title: string) => tree(page).getByRole('link', { name: title, exact: true });
+
+/** Opens the page actions menu of `title` in the tree and answers the menu (a <details>). */
+async function pageActions(page: Page, title: string): Promise<Locator> {
+  const summary = tree(page).getByLabel(`Actions for ${title}`, { exact: true });
+  await summary.click();
+  return summary.locator('..');
+}
+
+/** Waits until the tree shows these titles in this order (top level and nested, depth first). */
+async function expectTree(page: Page, expected: string[]) {
+  await eventually(async () => {
+    const shown = await tree(page).locator('.tree-item > a').allTextContents();
+    assert.deepEqual(shown.map((s) => s.trim()), expected);
+  }, { what: `the page tree showing ${expected.join(', ')}` });
+}
+
+test('a space made from the sidebar: first page, titles, new pages, rename, move, delete, drag and drop', async () => {
+  const user = await app.userWithPassword('Sam Space');
+  const { data: org } = await user.api.orgs.createOrganization({ title: 'Flows Inc' });
+  const { page } = await app.signedInPage(user, { path: `/app/o/${org.id}` });
+  await page.getByRole('heading', { name: 'Flows Inc', level: 1 }).waitFor();
+  await expectNoA11yViolations(page, 'organization');
+  await screenshot(page, 'flow-organization');
+
+  // New space from the sidebar.
+  await page.getByRole('button', { name: 'New space' }).click();
+  const dialog = page.getByRole('dialog', { name: 'New space' });
+  await dialog.getByLabel('Space title').fill('Guide');
+  await dialog.getByRole('button', { name: 'Create space' }).click();
+  await page.getByRole('heading', { name: 'This space has no pages yet' }).waitFor();
+  const spaceId = /\/app\/s\/([^/]+)/.exec(new URL(page.url()).pathname)?.[1];
+  assert.ok(spaceId, `the app is on the new space (${page.url()})`);
+  const { data: space } = await user.api.spaces.getSpaceById(spaceId);
+  assert.equal(space.title, 'Guide');
+  await page.getByRole('navigation', { name: 'Organization' }).getByRole('link', { name: 'Guide' }).waitFor();
+
+  // The first page, in a change request the app opens; its title typed in the "Page title" field.
+  await page.getByRole('button', { name: 'Create the first page' }).click();
+  await retitle(page, 'Welcome');
+  const number = changeRequestNumber(page);
+  await expectTree(page, ['Welcome']);
+
+  // Two more pages with "New page", each titled where it opens.
+  for (const title of ['Install', 'Usage', 'Scratch']) {
+    await tree(page).getByRole('button', { name: 'New page' }).click();
+    await treeLink(page, 'Untitled').waitFor();
+    await retitle(page, title);
+  }
+  await expectTree(page, ['Welcome', 'Install', 'Usage', 'Scratch']);
+
+  // Move up, rename and delete from each page's actions menu.
+  await (await pageActions(page, 'Usage')).getByRole('button', { name: 'Move up' }).click();
+  await expectTree(page, ['Welcome', 'Usage', 'Install', 'Scratch']);
+  await (await pageActions(page, 'Install')).getByRole('button', { name: 'Rename' }).click();
+  const rename = page.getByRole('dialog', { name: 'Rename page' });
+  await rename.getByLabel('Page title').fill('Installing');
+  await rename.getByRole('button', { name: 'Rename' }).click();
+  await expectTree(page, ['Welcome', 'Usage', 'Installing', 'Scratch']);
+  await (await pageActions(page, 'Scratch')).getByRole('button', { name: 'Delete' }).click();
+  const confirm = page.getByRole('dialog', { name: 'Delete “Scratch”?' });
+  await confirm.getByRole('button', { name: 'Delete page' }).click();
+  await expectTree(page, ['Welcome', 'Usage', 'Installing']);
+
+  // Drag and drop: "Installing" onto the top of "Welcome" goes before it; "Usage" onto the middle
+  // of "Welcome" goes inside it.
+  await dragInTree(page, 'Installing', 'Welcome', 'before');
+  await expectTree(page, ['Installing', 'Welcome', 'Usage']);
+  await dragInTree(page, 'Usage', 'Welcome', 'inside');
+  await expectTree(page, ['Installing', 'Welcome', 'Usage']);
+  await eventually(async () => assert.deepEqual(await changeRequestTitles(user, spaceId, number), ['Installing', 'Welcome', 'Welcome/Usage']), {
+    what: 'the change request holding the pages in the order and titles given in the app',
+  });
+  // The main content is untouched until the change request is merged.
+  const { data: main } = await user.api.spaces.listPages(spaceId);
+  assert.deepEqual(titles(main.pages as { title: string }[]), []);
+
+  await expectNoA11yViolations(page, 'page tree in a change request');
+  await screenshot(page, 'flow-page-tree');
+});
+
+/** Types a title into the open page's "Page title" field and waits for the tree to have it. */
+async function retitle(page: Page, title: string) {
+  const field = page.getByLabel('Page title', { exact: true });
+  await field.fill(title);
+  await field.press('Enter');
+  await treeLink(page, title).waitFor();
+  await eventually(async () => assert.equal(await field.inputValue(), title));
+}
+
+/** Drags one tree entry onto another: its top (before), middle (inside) or bottom (after). */
+async function dragInTree(page: Page, source: string, target: string, where: 'before' | 'inside' | 'after') {
+  const from = treeLink(page, source).locator('..');
+  const to = treeLink(page, target).locator('..');
+  const box = await to.boundingBox();
+  assert.ok(box, `${target} is on screen`);
+  const y = where === 'before' ? box.height * 0.1 : where === 'after' ? box.height * 0.9 : box.height * 0.5;
+  await from.dragTo(to, { targetPosition: { x: box.width / 3, y } });
+}
+
+test('review: the diff of the changed page, a comment, merge; then publish the space and read the page on the site', async () => {
+  const owner = await app.userWithPassword('Rita Review');
+  const { org, space, pageIds } = await spaceWithPages(app.t, owner, [{ title: 'Getting started', markdown: 'Hello readers.\n' }]);
+  const cr = await openChangeRequest(owner, space.id, 'Friendlier welcome');
+  await editChangeRequest(owner, space.id, cr.id, [{ operation: 'update_page', page: pageIds[0], document: md('Hello readers.\n\nWelcome aboard the zeppelin.\n') }]);
+
+  // The page in the change request, then its review through the banner's link.
+  const { page } = await app.signedInPage(owner, { via: 'api', path: `/app/s/${space.id}/~/changes/${cr.number}/` });
+  await page.getByRole('region', { name: 'Change request' }).getByRole('link', { name: 'Review changes' }).click();
+  await page.getByRole('heading', { name: `#${cr.number} Friendlier welcome`, level: 1 }).waitFor();
+
+  // The changed page's diff, rendered: the added paragraph marked as added, the kept one as
+  // unchanged, both as text (no JSON).
+  const change = page.getByRole('article', { name: 'Edited: Getting started' });
+  const added = change.getByRole('group', { name: 'Added' });
+  await added.getByText('Welcome aboard the zeppelin.').waitFor();
+  await change.getByRole('article', { name: 'Changes' }).getByText('Hello readers.').waitFor();
+  assert.deepEqual(await added.allTextContents(), ['Welcome aboard the zeppelin.'], 'only the new paragraph is marked added');
+  assert.equal(await change.getByRole('group', { name: 'Removed' }).count(), 0, 'nothing removed');
+  const shown = (await change.textContent()) ?? '';
+  assert.doesNotMatch(shown, /"object"|"nodes"|\{"/, `the diff is rendered, not JSON: ${shown}`);
+
+  // A comment, seen on the screen and through the API.
+  await page.getByLabel('Comment', { exact: true }).fill('Looks good to me.');
+  await page.getByRole('button', { name: 'Post comment' }).click();
+  await page.getByRole('region', { name: 'Comments' }).getByRole('listitem').getByText('Looks good to me.').waitFor();
+  const { data: comments } = await owner.api.spaces.listCommentsInChangeRequest(space.id, cr.id);
+  assert.deepEqual(comments.items.map((c) => (c.body as { markdown?: string }).markdown ?? JSON.stringify(c.body)).map((s) => s.trim()), ['Looks good to me.']);
+  // "Edit pages" goes to the change request's pages (not back to the review), whose banner links back.
+  await page.getByRole('link', { name: 'Edit pages' }).click();
+  await page.getByRole('textbox', { name: 'Content of Getting started' }).waitFor();
+  await page.getByRole('region', { name: 'Change request' }).getByRole('link', { name: 'Review changes' }).click();
+  await change.getByText('Welcome aboard the zeppelin.').waitFor();
+  await page.getByRole('region', { name: 'Comments' }).getByRole('listitem').getByText('Looks good to me.').waitFor();
+  await expectNoA11yViolations(page, 'change request review');
+  await screenshot(page, 'flow-change-request-review');
+
+  await page.getByRole('button', { name: 'Merge' }).click();
+  await page.getByRole('status').filter({ hasText: 'Merged.' }).waitFor();
+  await page.getByRole('button', { name: 'Merge' }).waitFor({ state: 'detached' });
+  const { data: merged } = await owner.api.spaces.getChangeRequestById(space.id, cr.id);
+  assert.equal(merged.status, 'merged');
+  const { data: read } = await owner.api.spaces.getPageById(space.id, pageIds[0]!, { format: 'markdown' });
+  assert.match((read as { markdown: string }).markdown, /Welcome aboard the zeppelin\./);
+
+  // Publish from the space header: a site of the space, published; its screen links to it.
+  await page.getByRole('button', { name: 'Publish' }).click();
+  const publish = page.getByRole('dialog', { name: 'Publish this space' });
+  await publish.getByRole('button', { name: 'Publish site' }).click();
+  const open = page.getByRole('link', { name: 'Open published site' });
+  await open.waitFor();
+  await page.getByRole('heading', { name: 'Handbook', level: 1 }).waitFor();
+  await expectNoA11yViolations(page, 'site');
+  await screenshot(page, 'flow-site');
+  const { data: sites } = await owner.api.orgs.listSites(org.id);
+  assert.equal(sites.items.length, 1);
+  const href = await open.getAttribute('href');
+  assert.equal(href, sites.items[0]!.urls.published);
+
+  // The published site, opened as a reader would: the page and its merged text.
+  await settleJobs(app.t);
+  const reader = await app.newPage();
+  await reader.page.goto(href!);
+  await reader.page.getByRole('heading', { name: 'Getting started' }).first().waitFor();
+  await reader.page.getByText('Welcome aboard the zeppelin.').waitFor();
+  await screenshot(reader.page, 'flow-published-site');
+});
+
+test('rights: a reader sees no Edit and no Merge, and the API refuses their merge', async () => {
+  const owner = await app.userWithPassword('Olga Owner');
+  const { org, space, pageIds } = await spaceWithPages(app.t, owner, [{ title: 'Rules', markdown: 'Read only here.\n' }], { org: 'Rights Inc' });
+  const cr = await changeRequestWith(owner, space.id, [{ operation: 'update_page', page: pageIds[0], document: md('Read only here, mostly.\n') }], { subject: 'Soften the rules' });
+  const reader = await newMember(app.t, org.id, 'read', 'Rick Reader');
+
+  const { page } = await app.signedInPage(reader, { via: 'api', path: `/app/s/${space.id}/` });
+  await page.getByRole('heading', { name: 'Rules', level: 1 }).waitFor();
+  // The page is there to read, not to write.
+  await page.getByRole('article', { name: 'Content of Rules' }).getByText('Read only here.').waitFor();
+  assert.equal(await page.getByRole('textbox', { name: 'Content of Rules' }).count(), 0, 'the page is not editable for a reader');
+  assert.equal(await page.getByRole('button', { name: 'Edit' }).count(), 0, 'no Edit button for a reader');
+  assert.equal(await tree(page).getByRole('button', { name: 'New page' }).count(), 0, 'no New page for a reader');
+  await expectNoA11yViolations(page, 'space page read');
+  await screenshot(page, 'flow-space-page-read');
+
+  await page.goto(app.url(`/app/s/${space.id}/~/changes/${cr.number}`));
+  await page.getByRole('heading', { name: `#${cr.number} Soften the rules`, level: 1 }).waitFor();
+  await page.getByRole('article', { name: 'Edited: Rules' }).waitFor();
+  assert.equal(await page.getByRole('button', { name: 'Merge' }).count(), 0, 'no Merge button for a reader');
+  assert.equal(await page.getByRole('link', { name: 'Edit pages' }).count(), 0, 'no Edit pages link for a reader');
+
+  // The API refuses anyway: from the app's own session and from the reader's token.
+  const fromApp = await page.evaluate(
+    (path) => fetch(path, { method: 'POST', headers: { 'x-folio-csrf': '1', 'content-type': 'application/json' }, body: '{}' }).then((r) => r.status),
+    `/v1/spaces/${space.id}/change-requests/${cr.number}/merge`,
+  );
+  assert.equal(fromApp, 403);
+  assert.equal(await statusOf(reader.api.spaces.mergeChangeRequest(space.id, cr.id)), 403);
+  assert.equal((await owner.api.spaces.getChangeRequestById(space.id, cr.id)).data.status, 'open');
+});
+
+test('a conflicting merge says so in an alert and lists the page under "Conflicts to resolve"', async () => {
+  const owner = await app.userWithPassword('Cora Conflict');
+  const { space, pageIds } = await spaceWithPages(app.t, owner, [{ title: 'Policy', markdown: 'Same line.\n' }], { org: 'Conflict Inc' });
+  const a = await changeRequestWith(owner, space.id, [{ operation: 'update_page', page: pageIds[0], document: md('Line from A.\n') }], { subject: 'A' });
+  const b = await changeRequestWith(owner, space.id, [{ operation: 'update_page', page: pageIds[0], document: md('Line from B.\n') }], { subject: 'B' });
+  await owner.api.spaces.mergeChangeRequest(space.id, a.id);
+
+  const { page, problems } = await app.signedInPage(owner, { via: 'api', path: `/app/s/${space.id}/~/changes/${b.number}` });
+  // The refused merge answers 409: the browser logs it; the screen says it.
+  problems.allow(/status of 409/);
+  await page.getByRole('heading', { name: `#${b.number} B`, level: 1 }).waitFor();
+  await page.getByRole('button', { name: 'Merge' }).click();
+  const alert = page.getByRole('alert');
+  await alert.waitFor();
+  assert.match((await alert.textContent()) ?? '', /conflicts with the space on 1 page/);
+  const conflicts = page.getByRole('region', { name: 'Conflicts to resolve' });
+  await conflicts.getByRole('link', { name: 'Policy' }).waitFor();
+  await expectNoA11yViolations(page, 'change request with conflicts');
+  await screenshot(page, 'flow-merge-conflict');
+  assert.equal((await owner.api.spaces.getChangeRequestById(space.id, b.id)).data.status, 'open');
+
+  // Updating from the main content marks the conflict in the page, listed until it is edited.
+  await conflicts.getByRole('button', { name: 'Update from main content' }).click();
+  await page.getByRole('status').filter({ hasText: 'Updated from the main content' }).waitFor();
+  await conflicts.getByText('conflict markers left by an update').waitFor();
+  const { data: marked } = await owner.api.spaces.getPageInChangeRequestById(space.id, b.id, pageIds[0]!, { format: 'markdown' });
+  assert.match((marked as { markdown: string }).markdown, /Line from A\.[\s\S]*Line from B\.|Line from B\.[\s\S]*Line from A\./);
+});
+
+test('urls.app from the API opens its screen: organization, space, page, change request, collection, site', async () => {
+  const owner = await app.userWithPassword('Uma Urls');
+  const { org, space, pageIds } = await spaceWithPages(app.t, owner, [{ title: 'Overview', markdown: 'The overview.\n' }], { org: 'Links Inc', space: 'Atlas' });
+  const cr = await openChangeRequest(owner, space.id, 'Linked change');
+  const collection = await newCollection(owner, org.id, 'Shelf');
+  const site = await newSite(owner, org.id, { title: 'Atlas Site', spaces: [space.id] });
+  const { data: orgRead } = await owner.api.orgs.getOrganizationById(org.id);
+  const { data: spaceRead } = await owner.api.spaces.getSpaceById(space.id);
+  const { data: pageRead } = await owner.api.spaces.getPageById(space.id, pageIds[0]!);
+  const { data: crRead } = await owner.api.spaces.getChangeRequestById(space.id, cr.id);
+  const { data: collectionRead } = await owner.api.collections.getCollectionById(collection.id);
+  const { data: siteRead } = await owner.api.orgs.getSiteById(org.id, site.id);
+
+  const { page } = await app.signedInPage(owner, { via: 'api', path: '/app/' });
+  const screens: [string, string, (page: Page) => Locator][] = [
+    ['organization', orgRead.urls.app, (p) => p.getByRole('heading', { name: 'Links Inc', level: 1 })],
+    ['space', spaceRead.urls.app, (p) => p.getByRole('heading', { name: 'Overview', level: 1 })],
+    ['page', (pageRead as { urls: { app: string } }).urls.app, (p) => p.getByRole('heading', { name: 'Overview', level: 1 })],
+    ['change request', crRead.urls.app, (p) => p.getByRole('heading', { name: `#${cr.number} Linked change`, level: 1 })],
+    ['collection', collectionRead.urls.app, (p) => p.getByRole('heading', { name: 'Shelf', level: 1 })],
+    ['site', siteRead.urls.app, (p) => p.getByRole('heading', { name: 'Atlas Site', level: 1 })],
+  ];
+  for (const [what, url, heading] of screens) {
+    assert.ok(url.startsWith(app.url('/app/')), `the ${what}'s urls.app is in the app: ${url}`);
+    await page.goto(url);
+    await waitForScreen(page);
+    await heading(page).waitFor({ timeout: 5_000 }).catch((err: Error) => {
+      throw new Error(`the ${what}'s urls.app (${url}) did not show its screen (on ${page.url()}): ${err.message}`);
+    });
+  }
+  // The space's screen names the space; the page's, the page in the tree as the current one.
+  await page.goto(spaceRead.urls.app);
+  await page.locator('.space-title').getByText('Atlas').waitFor();
+  await page.goto((pageRead as { urls: { app: string } }).urls.app);
+  await tree(page).locator('a[aria-current="page"]').getByText('Overview').waitFor();
+});
