@@ -324,7 +324,7 @@ async function readerResults(services: Services, { site, structure, integrations
       if (!target || target.hidden) continue;
       const url = `${base}${located.prefix}${hit.path}`;
       const best = matchingSections(hit, found.query, 1)[0];
-      if (best) results.push({ title: hit.title, url: best.id ? `${url}#${best.id}` : url, section: best.title || undefined, body: best.body, highlights: best.highlights });
+      if (best) results.push({ title: hit.title, url: best.id ? `${url}#${encodeURIComponent(best.id)}` : url, section: best.title || undefined, body: best.body, highlights: best.highlights });
       else results.push({ title: hit.title, url, ...pageSnippet(hit, found.query) });
       if (results.length === SITE_RESULTS) break;
     }

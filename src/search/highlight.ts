@@ -28,7 +28,7 @@ export function lexemesOf(queryText: string): string[] {
 export function matcherFor(queryText: string, words: string[], fuzzy: string[]): Matcher {
   const terms = [...new Set([...lexemesOf(queryText), ...words].map((t) => t.toLowerCase()).filter((t) => t.length > 0))];
   return {
-    starts: terms.filter((t) => !hasSpacelessScript(t)),
+    starts: terms.filter((t) => !hasSpacelessScript(t) && t.length >= 2),
     anywhere: terms.filter((t) => hasSpacelessScript(t)),
     fuzzy: fuzzy.map((w) => w.toLowerCase()),
   };

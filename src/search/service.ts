@@ -9,7 +9,7 @@ import { visibleSpaces } from '../spaces/service.ts';
 import { findMatches, matcherFor, snippet } from './highlight.ts';
 import { searchConfigFor } from './language.ts';
 import { parseQuery, type ParsedQuery } from './segment.ts';
-import { rankedHits, searchConfigsOf, spaceTitles, type Hit, type SearchPlan } from './store.ts';
+import { meaningfulWords, rankedHits, searchConfigsOf, spaceTitles, type Hit, type SearchPlan } from './store.ts';
 
 /** At most this many matching pages are ranked per query: the cost of ranking stays bounded. */
 export const CANDIDATES = 1000;
@@ -35,11 +35,14 @@ export async function searchHits(db: Db, query: string, spaces: Expression<unkno
     configs.add(searchConfigFor(row.language));
     if (row.indexed) configs.add(row.indexed);
   }
-  const plan: SearchPlan = { configs: [...configs].sort(), query: parsed };
+  const configList = [...configs].sort();
+  const kept = await meaningfulWords(db, configList, [...new Set(parsed.highlight)]);
+  const meaningful = { ...parsed, words: parsed.words.filter((w) => kept.has(w.text)), highlight: parsed.highlight.filter((w) => kept.has(w)) };
+  const plan: SearchPlan = { configs: configList, query: meaningful };
   const rows = configs.size ? await rankedHits(db, plan, spaces, { candidates: CANDIDATES, limit, offset }) : [];
   const total = rows[0]?.total ?? (offset > 0 ? offset : 0);
   const next = offset + limit < total ? { page: Buffer.from(String(offset + limit)).toString('base64url') } : undefined;
-  return { rows, count: total, next, offset, query: parsed };
+  return { rows, count: total, next, offset, query: meaningful };
 }
 
 /** The sections of a hit that match the query, best first, each with a highlighted snippet. */
@@ -84,7 +87,7 @@ function presentHit(ctx: Ctx, hit: Hit, query: ParsedQuery, rank: number) {
       resultType: 'section' as const,
       body: s.body,
       highlights: s.highlights,
-      urls: { app: s.id ? `${app}#${s.id}` : app },
+      urls: { app: s.id ? `${app}#${encodeURIComponent(s.id)}` : app },
     })),
     ancestors: hit.ancestors,
     urls: { app },

@@ -223,6 +223,18 @@ export async function searchConfigsOf(db: Db, spaces: Expression<unknown> | stri
   return rows.rows;
 }
 
+/**
+ * The words that are not stop words in at least one of the configurations ("in", "the" are
+ * dropped in English): a stop word would otherwise be required as a prefix, or by similarity.
+ */
+export async function meaningfulWords(db: Db, configs: string[], words: string[]): Promise<Set<string>> {
+  if (!words.length || !configs.length) return new Set();
+  const rows = await sql<{ word: string }>`
+    SELECT DISTINCT w.word FROM unnest(${words}::text[]) AS w(word), unnest(${configs}::text[]) AS c(cfg)
+    WHERE numnode(plainto_tsquery(c.cfg::regconfig, w.word)) > 0`.execute(db);
+  return new Set(rows.rows.map((r) => r.word));
+}
+
 /** A space's language (undefined: no such space). */
 export async function spaceLanguage(db: Db, spaceId: string): Promise<{ language: string | null } | undefined> {
   return db.selectFrom('spaces').select('language').where('id', '=', spaceId).executeTakeFirst();
