@@ -9,7 +9,8 @@ import { visibleSpaces } from '../spaces/service.ts';
 import { findMatches, matcherFor, snippet } from './highlight.ts';
 import { searchConfigFor } from './language.ts';
 import { parseQuery, type ParsedQuery } from './segment.ts';
-import { meaningfulWords, rankedHits, searchConfigsOf, spaceTitles, type Hit, type SearchPlan } from './store.ts';
+import { correctionsOf } from './typos.ts';
+import { meaningfulWords, rankedHits, searchConfigsOf, vocabularyNear, spaceTitles, type Hit, type SearchPlan } from './store.ts';
 
 /** At most this many matching pages are ranked per query: the cost of ranking stays bounded. */
 export const CANDIDATES = 1000;
@@ -39,7 +40,19 @@ export async function searchHits(db: Db, query: string, spaces: Expression<unkno
   const kept = await meaningfulWords(db, configList, [...new Set(parsed.highlight)]);
   const meaningful = { ...parsed, words: parsed.words.filter((w) => kept.has(w.text)), highlight: parsed.highlight.filter((w) => kept.has(w)) };
   const plan: SearchPlan = { configs: configList, query: meaningful };
-  const rows = configs.size ? await rankedHits(db, plan, spaces, { candidates: CANDIDATES, limit, offset }) : [];
+  const window = { candidates: CANDIDATES, limit, offset };
+  let rows = configs.size ? await rankedHits(db, plan, spaces, window) : [];
+  // Fewer pages than asked for: misspelled words may match through their corrections.
+  const typed = plan.query.words.filter((w) => w.fuzzy).map((w) => w.text);
+  if (configs.size && rows.length < limit && typed.length) {
+    const near = await vocabularyNear(db, spaces, typed);
+    const corrections = new Map<string, string[]>();
+    for (const word of typed) {
+      const found = correctionsOf(word, near.get(word) ?? []);
+      if (found.length) corrections.set(word, found);
+    }
+    if (corrections.size) rows = await rankedHits(db, { ...plan, corrections }, spaces, window);
+  }
   const total = rows[0]?.total ?? (offset > 0 ? offset : 0);
   const next = offset + limit < total ? { page: Buffer.from(String(offset + limit)).toString('base64url') } : undefined;
   return { rows, count: total, next, offset, query: meaningful };
@@ -47,7 +60,7 @@ export async function searchHits(db: Db, query: string, spaces: Expression<unkno
 
 /** The sections of a hit that match the query, best first, each with a highlighted snippet. */
 export function matchingSections(hit: Hit, query: ParsedQuery, max = 3) {
-  const matcher = matcherFor(hit.query_text, query.highlight, hit.exact ? [] : query.words.filter((w) => w.fuzzy).map((w) => w.text));
+  const matcher = matcherFor(hit.query_text, query.highlight);
   const found = hit.sections
     .map((section, index) => {
       const inTitle = findMatches(section.title, matcher).length;
@@ -62,7 +75,7 @@ export function matchingSections(hit: Hit, query: ParsedQuery, max = 3) {
 
 /** A snippet of a page that matched on its own fields (title, description): its description or start. */
 export function pageSnippet(hit: Hit, query: ParsedQuery) {
-  const matcher = matcherFor(hit.query_text, query.highlight, []);
+  const matcher = matcherFor(hit.query_text, query.highlight);
   const text = hit.description || hit.sections[0]?.body || '';
   return snippet(text, findMatches(text, matcher));
 }

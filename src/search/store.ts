@@ -2,6 +2,7 @@ import { sql, type Expression, type RawBuilder } from 'kysely';
 import type { Db } from '../platform/db/database.ts';
 import { json } from '../platform/db/database.ts';
 import type { ParsedQuery, QueryWord } from './segment.ts';
+import { vocabularyOf } from './typos.ts';
 
 /**
  * The SQL of search: the rows of each space's pages (`search_pages`) and the content root they
@@ -34,6 +35,7 @@ export async function lockIndexedRoot(db: Db, spaceId: string): Promise<string |
  * describes; `wholeConfig`, when every row of the space was written, records their configuration.
  */
 export async function writeIndexRows(db: Db, spaceId: string, root: string, rows: SearchRow[], removed: Set<string>, wholeConfig?: string): Promise<void> {
+  await updateVocabulary(db, spaceId, rows, removed);
   if (removed.size) {
     await db.deleteFrom('search_pages').where('space_id', '=', spaceId).where('page_id', 'in', [...removed]).execute();
   }
@@ -62,6 +64,32 @@ export async function writeIndexRows(db: Db, spaceId: string, root: string, rows
     .values({ space_id: spaceId, root, ...(wholeConfig ? { ts_config: wholeConfig } : {}) })
     .onConflict((oc) => oc.column('space_id').doUpdateSet({ root, ...(wholeConfig ? { ts_config: wholeConfig } : {}) }))
     .execute();
+}
+
+/**
+ * Keeps `search_words` (per word of titles and headings, how many pages hold it) in step with the
+ * rows about to be written or removed: the words of their previous titles and headings are read
+ * back, so the cost follows the pages that changed.
+ */
+async function updateVocabulary(db: Db, spaceId: string, rows: SearchRow[], removed: Set<string>): Promise<void> {
+  const delta = new Map<string, number>();
+  const touched = [...new Set([...rows.map((r) => r.page_id), ...removed])];
+  for (let i = 0; i < touched.length; i += 1000) {
+    const before = await db.selectFrom('search_pages').select('fuzzy').where('space_id', '=', spaceId).where('page_id', 'in', touched.slice(i, i + 1000)).execute();
+    for (const row of before) for (const word of vocabularyOf(row.fuzzy)) delta.set(word, (delta.get(word) ?? 0) - 1);
+  }
+  for (const row of rows) for (const word of vocabularyOf(row.fuzzy)) delta.set(word, (delta.get(word) ?? 0) + 1);
+  const changes = [...delta].filter(([, d]) => d !== 0).map(([word, pages]) => ({ space_id: spaceId, word, pages }));
+  for (let i = 0; i < changes.length; i += 1000) {
+    const chunk = changes.slice(i, i + 1000);
+    await db
+      .insertInto('search_words')
+      .values(chunk)
+      .onConflict((oc) => oc.columns(['space_id', 'word']).doUpdateSet({ pages: sql`search_words.pages + excluded.pages` }))
+      .execute();
+    const fewer = chunk.filter((c) => c.pages < 0).map((c) => c.word);
+    if (fewer.length) await db.deleteFrom('search_words').where('space_id', '=', spaceId).where('word', 'in', fewer).where('pages', '<=', 0).execute();
+  }
 }
 
 /** Spaces with the root of their current content and the root their search index describes. */
@@ -101,13 +129,15 @@ export interface Hit {
 export interface SearchPlan {
   configs: string[];
   query: ParsedQuery;
+  /** Words of titles and headings standing in for misspelled query words (by query word). */
+  corrections?: Map<string, string[]>;
 }
 
 const prefixPattern = (word: string) => `'${word.replace(/'/g, "''")}':*`;
 
 /** A word in any of the configurations; a prefix also as typed (its stem may be longer than the start typed). */
-function wordQuery(configs: string[], word: QueryWord): RawBuilder<unknown> {
-  const parts = configs.map((cfg) => sql`plainto_tsquery(${cfg}::regconfig, ${word.text})`);
+function wordQuery(configs: string[], word: QueryWord, alternatives: string[] = []): RawBuilder<unknown> {
+  const parts = configs.flatMap((cfg) => [word.text, ...alternatives].map((text) => sql`plainto_tsquery(${cfg}::regconfig, ${text})`));
   if (word.prefix) {
     for (const cfg of configs) parts.push(sql`to_tsquery(${cfg}::regconfig, ${prefixPattern(word.text)})`);
     parts.push(sql`to_tsquery('simple'::regconfig, ${prefixPattern(word.text)})`);
@@ -119,10 +149,14 @@ function phraseQuery(configs: string[], phrase: string): RawBuilder<unknown> {
   return sql`(${sql.join(configs.map((cfg) => sql`phraseto_tsquery(${cfg}::regconfig, ${phrase})`), sql` || `)})`;
 }
 
-/** Every word and phrase, none of the excluded words: the query pages must match exactly. */
-function strictQuery(plan: SearchPlan): RawBuilder<unknown> {
+/**
+ * Every word (or one of its corrections, with `corrected`) and phrase, none of the excluded
+ * words: the query pages must match.
+ */
+function strictQuery(plan: SearchPlan, corrected = false): RawBuilder<unknown> {
   const { configs, query } = plan;
-  const parts = [...query.words.map((w) => wordQuery(configs, w)), ...query.phrases.map((p) => phraseQuery(configs, p))];
+  const alternatives = (w: QueryWord) => (corrected ? (plan.corrections?.get(w.text) ?? []) : []);
+  const parts = [...query.words.map((w) => wordQuery(configs, w, alternatives(w))), ...query.phrases.map((p) => phraseQuery(configs, p))];
   for (const word of query.excluded) parts.push(sql`!!${phraseQuery(configs, word)}`);
   return sql.join(parts, sql` && `);
 }
@@ -139,15 +173,13 @@ function titleBonus(plan: SearchPlan): RawBuilder<number> {
 }
 
 /**
- * A page of ranked hits among the spaces (a subquery or a list), each with the total.
- *
- * First the exact query: every word (the last one as a prefix while typed), phrase and exclusion,
- * on the GIN index of the tsvectors. When that fills fewer than the page asked for and some word
- * could be misspelled, a second query also lets each such word match a title or heading by
- * trigram similarity (the GIN trigram index); the exact matches keep the first places with the
- * same scores, so pages of results follow each other whichever query answered them. Ranking
- * (ts_rank over weighted title/description and headings/body, plus the title's closeness to the
- * query) runs on at most `candidates` matching pages.
+ * A page of ranked hits among the spaces (a subquery or a list), each with the total: the pages
+ * matching every word (the last one also as a prefix while typed), phrase and exclusion, on the GIN
+ * index of the tsvectors. With `plan.corrections`, a misspelled word may also match through its
+ * corrections; the pages matching the query as typed keep the first places, with the same scores
+ * as without corrections, so pages of results follow each other whichever query answered them.
+ * Ranking (ts_rank over weighted title / description and headings / body, plus the title's
+ * closeness to the query) runs on at most `candidates` matching pages.
  */
 export async function rankedHits(
   db: Db,
@@ -157,56 +189,49 @@ export async function rankedHits(
 ): Promise<(Hit & { total: number })[]> {
   if (!searchable(plan)) return [];
   const inSpaces = Array.isArray(spaces) ? sql`sp.space_id IN (${sql.join(spaces)})` : sql`sp.space_id IN (${spaces})`;
-  const strict = strictQuery(plan);
-  const exactScore = sql`ts_rank(c.tsv, q.query) + ${titleBonus(plan)}`;
-  const exact = await sql<Hit & { total: number }>`
-    WITH q AS (SELECT ${strict} AS query),
+  const corrected = !!plan.corrections?.size;
+  const rows = await sql<Hit & { total: number }>`
+    WITH q AS (SELECT ${strictQuery(plan)} AS exact, ${corrected ? strictQuery(plan, true) : strictQuery(plan)} AS query),
     candidates AS (
       SELECT sp.space_id, sp.page_id, sp.title, sp.description, sp.path, sp.ancestors, sp.sections, sp.tsv
       FROM search_pages sp, q WHERE ${inSpaces} AND sp.tsv @@ q.query
       LIMIT ${opts.candidates}
-    )
-    SELECT c.space_id, c.page_id, c.title, c.description, c.path, c.ancestors, c.sections,
-           ${exactScore} AS score, count(*) OVER ()::int AS total, q.query::text AS query_text, true AS exact
-    FROM candidates c, q
-    ORDER BY score DESC, c.title, c.page_id
-    LIMIT ${opts.limit} OFFSET ${opts.offset}`.execute(db);
-  const total = exact.rows[0]?.total ?? 0;
-  const fuzzyWords = plan.query.words.filter((w) => w.fuzzy);
-  if (total >= opts.offset + opts.limit || exact.rows.length === opts.limit || fuzzyWords.length === 0) return exact.rows;
-
-  // Each word matches exactly or, when it could be misspelled, a title or heading approximately.
-  const conditions = [
-    ...plan.query.words.map((w) => {
-      const exactly = sql`sp.tsv @@ ${wordQuery(plan.configs, w)}`;
-      return w.fuzzy ? sql`(${exactly} OR ${w.text} <% sp.fuzzy)` : exactly;
-    }),
-    ...plan.query.phrases.map((p) => sql`sp.tsv @@ ${phraseQuery(plan.configs, p)}`),
-    ...plan.query.excluded.map((e) => sql`NOT (sp.tsv @@ ${phraseQuery(plan.configs, e)})`),
-  ];
-  const anyWord = sql.join(plan.query.words.map((w) => wordQuery(plan.configs, w)), sql` || `);
-  const closeness = sql.join(fuzzyWords.map((w) => sql`word_similarity(${w.text}, c.fuzzy)`), sql` + `);
-  const rows = await sql<Hit & { total: number }>`
-    WITH q AS (SELECT ${strict} AS query, ${anyWord} AS any_word),
-    candidates AS (
-      SELECT sp.space_id, sp.page_id, sp.title, sp.description, sp.path, sp.ancestors, sp.sections, sp.tsv, sp.fuzzy
-      FROM search_pages sp WHERE ${inSpaces} AND ${sql.join(conditions, sql` AND `)}
-      LIMIT ${opts.candidates}
     ),
     scored AS (
-      SELECT c.space_id, c.page_id, c.title, c.description, c.path, c.ancestors, c.sections,
-             (c.tsv @@ q.query) AS exact,
-             CASE WHEN c.tsv @@ q.query THEN ${exactScore}
-                  ELSE (${closeness}) / ${fuzzyWords.length} + 0.5 * ts_rank(c.tsv, q.any_word) + ${titleBonus(plan)} END AS score,
-             (q.query || q.any_word)::text AS query_text
+      SELECT c.*, (c.tsv @@ q.exact) AS exact,
+             CASE WHEN c.tsv @@ q.exact THEN ts_rank(c.tsv, q.exact) ELSE ts_rank(c.tsv, q.query) END + ${titleBonus(plan)} AS score,
+             q.query::text AS query_text
       FROM candidates c, q
     )
-    SELECT s.space_id, s.page_id, s.title, s.description, s.path, s.ancestors, s.sections, s.score,
-           count(*) OVER ()::int AS total, s.query_text, s.exact
+    SELECT s.space_id, s.page_id, s.title, s.description, s.path, s.ancestors, s.sections, s.score, s.query_text, s.exact,
+           count(*) OVER ()::int AS total
     FROM scored s
     ORDER BY s.exact DESC, s.score DESC, s.title, s.page_id
     LIMIT ${opts.limit} OFFSET ${opts.offset}`.execute(db);
   return rows.rows;
+}
+
+/**
+ * Words of the spaces' titles and headings close to each query word (trigram similarity over the
+ * `search_words` vocabulary, with a threshold low enough for short words with swapped letters;
+ * the caller keeps those within a small edit distance), with how many pages hold them.
+ */
+export async function vocabularyNear(db: Db, spaces: Expression<unknown> | string[], words: string[]): Promise<Map<string, { word: string; pages: number }[]>> {
+  const near = new Map<string, { word: string; pages: number }[]>();
+  if (!words.length || (Array.isArray(spaces) && spaces.length === 0)) return near;
+  const inSpaces = Array.isArray(spaces) ? sql`sw.space_id IN (${sql.join(spaces)})` : sql`sw.space_id IN (${spaces})`;
+  const rows = await db.transaction().execute(async (trx) => {
+    await sql`SET LOCAL pg_trgm.similarity_threshold = 0.2`.execute(trx);
+    return sql<{ typed: string; word: string; pages: number }>`
+      SELECT q.typed, c.word, c.pages FROM unnest(${words}::text[]) AS q(typed)
+      CROSS JOIN LATERAL (
+        SELECT sw.word, sum(sw.pages)::int AS pages FROM search_words sw
+        WHERE ${inSpaces} AND sw.word % q.typed
+        GROUP BY sw.word ORDER BY similarity(sw.word, q.typed) DESC, sw.word LIMIT 30
+      ) c`.execute(trx);
+  });
+  for (const row of rows.rows) near.set(row.typed, [...(near.get(row.typed) ?? []), { word: row.word, pages: row.pages }]);
+  return near;
 }
 
 /**

@@ -9,8 +9,9 @@ import { sql, type Kysely } from 'kysely';
  * - `terms_a`, `terms_b`: what is indexed of the title (weight A) and of the description and
  *   headings (weight B), with Chinese, Japanese and Thai text cut into words (the `body` column,
  *   weight C, holds the body cut the same way).
- * - `fuzzy`: title and headings, with a trigram index (pg_trgm): misspelled words are matched
- *   against them by similarity.
+ * - `fuzzy`: title and headings as written; `search_words` counts, per space, the pages whose
+ *   title or headings hold each word (lowercased), with a trigram index (pg_trgm): a misspelled
+ *   query word is corrected to the close words of that vocabulary.
  * - `search_state.ts_config`: the configuration every row of the space had when the space was last
  *   fully indexed or re-configured; while a language change is under way, queries use both.
  *
@@ -43,11 +44,19 @@ export async function up(db: Kysely<any>): Promise<void> {
       PRIMARY KEY (space_id, page_id)
     )`.execute(db);
   await sql`CREATE INDEX search_pages_tsv ON search_pages USING gin (tsv)`.execute(db);
-  await sql`CREATE INDEX search_pages_fuzzy ON search_pages USING gin (fuzzy gin_trgm_ops)`.execute(db);
+  await sql`
+    CREATE TABLE search_words (
+      space_id text NOT NULL REFERENCES spaces(id) ON DELETE CASCADE,
+      word text NOT NULL,
+      pages integer NOT NULL,
+      PRIMARY KEY (space_id, word)
+    )`.execute(db);
+  await sql`CREATE INDEX search_words_trgm ON search_words USING gin (word gin_trgm_ops)`.execute(db);
   await sql`ALTER TABLE search_state ADD COLUMN ts_config text`.execute(db);
 }
 
 export async function down(db: Kysely<any>): Promise<void> {
+  await sql`DROP TABLE search_words`.execute(db);
   await sql`DELETE FROM search_state`.execute(db);
   await sql`ALTER TABLE search_state DROP COLUMN ts_config`.execute(db);
   await sql`DROP TABLE search_pages`.execute(db);
