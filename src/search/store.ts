@@ -135,12 +135,28 @@ export interface SearchPlan {
 
 const prefixPattern = (word: string) => `'${word.replace(/'/g, "''")}':*`;
 
-/** A word in any of the configurations; a prefix also as typed (its stem may be longer than the start typed). */
-function wordQuery(configs: string[], word: QueryWord, alternatives: string[] = []): RawBuilder<unknown> {
+/** `column IN (spaces)`, for a list of space ids or a subquery. */
+function inSpacesOf(column: string, spaces: Expression<unknown> | string[]): RawBuilder<unknown> {
+  return Array.isArray(spaces) ? sql`${sql.ref(column)} IN (${sql.join(spaces)})` : sql`${sql.ref(column)} IN (${spaces})`;
+}
+
+/**
+ * A word in any of the configurations. A prefix (the last word, while typed) also matches as
+ * typed, and through the words of the spaces' titles and headings it starts: the stem of a
+ * prefix can be longer than the stem of the word ("billi" stems to "billi", "billing" to "bill").
+ */
+function wordQuery(plan: SearchPlan, word: QueryWord, spaces: Expression<unknown> | string[], alternatives: string[] = []): RawBuilder<unknown> {
+  const { configs } = plan;
   const parts = configs.flatMap((cfg) => [word.text, ...alternatives].map((text) => sql`plainto_tsquery(${cfg}::regconfig, ${text})`));
   if (word.prefix) {
     for (const cfg of configs) parts.push(sql`to_tsquery(${cfg}::regconfig, ${prefixPattern(word.text)})`);
     parts.push(sql`to_tsquery('simple'::regconfig, ${prefixPattern(word.text)})`);
+    const completions = sql`(
+      SELECT string_agg(x.word, ' | ') FROM (
+        SELECT sw.word FROM search_words sw WHERE ${inSpacesOf('sw.space_id', spaces)} AND sw.word LIKE ${`${word.text}%`}
+        GROUP BY sw.word ORDER BY sum(sw.pages) DESC, sw.word LIMIT 5
+      ) x)`;
+    for (const cfg of configs) parts.push(sql`coalesce(to_tsquery(${cfg}::regconfig, ${completions}), ''::tsquery)`);
   }
   return sql`(${sql.join(parts, sql` || `)})`;
 }
@@ -153,10 +169,10 @@ function phraseQuery(configs: string[], phrase: string): RawBuilder<unknown> {
  * Every word (or one of its corrections, with `corrected`) and phrase, none of the excluded
  * words: the query pages must match.
  */
-function strictQuery(plan: SearchPlan, corrected = false): RawBuilder<unknown> {
+function strictQuery(plan: SearchPlan, spaces: Expression<unknown> | string[], corrected = false): RawBuilder<unknown> {
   const { configs, query } = plan;
   const alternatives = (w: QueryWord) => (corrected ? (plan.corrections?.get(w.text) ?? []) : []);
-  const parts = [...query.words.map((w) => wordQuery(configs, w, alternatives(w))), ...query.phrases.map((p) => phraseQuery(configs, p))];
+  const parts = [...query.words.map((w) => wordQuery(plan, w, spaces, alternatives(w))), ...query.phrases.map((p) => phraseQuery(configs, p))];
   for (const word of query.excluded) parts.push(sql`!!${phraseQuery(configs, word)}`);
   return sql.join(parts, sql` && `);
 }
@@ -166,10 +182,17 @@ export function searchable(plan: SearchPlan): boolean {
   return plan.query.words.length > 0 || plan.query.phrases.length > 0;
 }
 
-/** Titles close to the query's words rank first; a title equal to the query, above all. */
-function titleBonus(plan: SearchPlan): RawBuilder<number> {
-  const plain = [...plan.query.words.map((w) => w.text), ...plan.query.phrases].join(' ');
-  return sql<number>`(CASE WHEN lower(c.title) = ${plain} THEN 1 ELSE 0 END + 0.5 * similarity(c.title, ${plain}))`;
+/**
+ * Titles close to the query's words rank first (a title equal to the query, above all), then pages
+ * holding the query's words next to each other, in its order (a heading or a sentence quoted).
+ */
+function closenessBonus(plan: SearchPlan): RawBuilder<number> {
+  const words = plan.query.words.map((w) => w.text);
+  const plain = [...words, ...plan.query.phrases].join(' ');
+  const title = sql`CASE WHEN lower(c.title) = ${plain} THEN 1 ELSE 0 END + 0.5 * similarity(c.title, ${plain})`;
+  if (words.length < 2) return sql<number>`(${title})`;
+  const together = sql.join(plan.configs.map((cfg) => sql`phraseto_tsquery(${cfg}::regconfig, ${words.join(' ')})`), sql` || `);
+  return sql<number>`(${title} + CASE WHEN c.tsv @@ (${together}) THEN 0.3 ELSE 0 END)`;
 }
 
 /**
@@ -191,7 +214,7 @@ export async function rankedHits(
   const inSpaces = Array.isArray(spaces) ? sql`sp.space_id IN (${sql.join(spaces)})` : sql`sp.space_id IN (${spaces})`;
   const corrected = !!plan.corrections?.size;
   const rows = await sql<Hit & { total: number }>`
-    WITH q AS (SELECT ${strictQuery(plan)} AS exact, ${corrected ? strictQuery(plan, true) : strictQuery(plan)} AS query),
+    WITH q AS (SELECT ${strictQuery(plan, spaces)} AS exact, ${strictQuery(plan, spaces, corrected)} AS query),
     candidates AS (
       SELECT sp.space_id, sp.page_id, sp.title, sp.description, sp.path, sp.ancestors, sp.sections, sp.tsv
       FROM search_pages sp, q WHERE ${inSpaces} AND sp.tsv @@ q.query
@@ -199,7 +222,7 @@ export async function rankedHits(
     ),
     scored AS (
       SELECT c.*, (c.tsv @@ q.exact) AS exact,
-             CASE WHEN c.tsv @@ q.exact THEN ts_rank(c.tsv, q.exact) ELSE ts_rank(c.tsv, q.query) END + ${titleBonus(plan)} AS score,
+             CASE WHEN c.tsv @@ q.exact THEN ts_rank(c.tsv, q.exact) ELSE ts_rank(c.tsv, q.query) END + ${closenessBonus(plan)} AS score,
              q.query::text AS query_text
       FROM candidates c, q
     )
