@@ -15,7 +15,7 @@ import type { Services } from './platform/context.ts';
 import { migrate, openDatabase, type Db, type DatabaseHandle } from './platform/db/database.ts';
 import { Jobs } from './platform/jobs.ts';
 import { Urls } from './platform/urls.ts';
-import { refreshStaleSearchIndexes } from './search/indexer.ts';
+import { applySpaceLanguage, refreshStaleSearchIndexes, SEARCH_LANGUAGE_JOB } from './search/indexer.ts';
 import { PURGE_SPACE_JOB, purgeSpaceJob } from './spaces/service.ts';
 import { registerInsightJobs } from './insights/process.ts';
 import { translationRunJob } from './translations/run.ts';
@@ -210,6 +210,7 @@ export async function startWorker(config: Config, opts: Pick<StartOptions, 'repo
 /** Background job types known to this version. Areas add theirs here. */
 async function registerJobHandlers(services: Services): Promise<void> {
   services.jobs.register(PURGE_SPACE_JOB, purgeSpaceJob(services));
+  services.jobs.register(SEARCH_LANGUAGE_JOB, (payload: { spaceId: string }, { db }) => applySpaceLanguage(db, payload.spaceId));
   registerInsightJobs(services);
   services.jobs.register(TRANSLATION_RUN_JOB, translationRunJob(services), { maxAttempts: 3 });
   services.jobs.register(OPENAPI_PROCESS_JOB, processSpecJob(services));

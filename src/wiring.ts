@@ -5,7 +5,7 @@ import { applyTemplate } from './templates/service.ts';
 import { contentExtensions } from './content/extensions.ts';
 import { grantRoleOnSpace } from './integrations/grants.ts';
 import { mayHoldOpenAPIBlocks, resolveOpenAPIBlocks } from './openapi/blocks.ts';
-import { reindexSpace } from './search/indexer.ts';
+import { reindexSpace, SEARCH_LANGUAGE_JOB } from './search/indexer.ts';
 import { siteIntegrations, siteScripts } from './integrations/site-scripts.ts';
 import { siteGrantHolds } from './sites/content-token.ts';
 import { siteExtensions } from './sites/hooks.ts';
@@ -23,10 +23,14 @@ export function wireAreas(): void {
   if (wired) return;
   wired = true;
 
-  // Spaces: a deleted space leaves the sites that published it; a copy gets its search index;
+  // Spaces: a deleted space leaves the sites that published it; a copy gets its search index, and a
+  // new language re-indexes it in the background;
   // integrations and site grants reach spaces.
   spaceHooks.on('deleted', (trx, { spaceId }) => removeSpaceFromSites(trx, spaceId));
   spaceHooks.on('copied', (trx, { spaceId, root }) => reindexSpace(trx, spaceId, root));
+  spaceHooks.on('languageChanged', async (trx, { spaceId, jobs }) => {
+    await jobs.enqueue(SEARCH_LANGUAGE_JOB, { spaceId }, { db: trx });
+  });
   resolveSpaceGrantsWith({ integrationRole: grantRoleOnSpace, siteGrantHolds });
 
   // Content: OpenAPI blocks are filled on computed reads; a merge revision names its change request.

@@ -125,7 +125,14 @@ test('a reader navigates a public site, sees every block, switches theme and sea
   assert.equal(await page.locator('html').getAttribute('data-theme'), 'dark');
   await page.screenshot({ path: new URL('site-dark.png', ARTIFACTS).pathname, fullPage: true });
 
-  // Search finds the page by a word of its body.
+  // Search finds the page by a word of its body: as the reader types (a prefix, then a typo)…
+  await page.locator('input[type=search]').fill('zepp');
+  await page.locator('.search-live a').first().waitFor();
+  assert.deepEqual(await page.locator('.search-live a strong').allTextContents(), ['Setup']);
+  assert.equal(await page.locator('.search-live mark').first().textContent(), 'zeppelin');
+  await page.locator('input[type=search]').fill('configuer');
+  await page.locator('.search-live strong', { hasText: 'Setup › Configure' }).waitFor();
+  // …and on the search page.
   await page.locator('input[type=search]').fill('zeppelin');
   await page.locator('form.search button').click();
   await page.waitForURL(/\/search\?q=zeppelin/);

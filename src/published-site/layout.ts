@@ -242,6 +242,9 @@ mark{background:none;color:inherit}.bg-yellow{background:#fef08a}.bg-warning{bac
 .pagination{display:flex;justify-content:space-between;margin-top:32px;border-top:1px solid var(--border);padding-top:16px}
 .pagination span{display:block;font-size:12px;color:var(--muted)}
 .search-results li{margin-bottom:12px}
+.search{position:relative}.search-live{position:absolute;top:100%;right:0;z-index:20;width:min(480px,90vw);max-height:70vh;overflow:auto;margin:4px 0 0;padding:4px;list-style:none;background:var(--bg);color:var(--fg);border:1px solid var(--border);border-radius:8px;box-shadow:0 4px 16px rgba(0,0,0,.15)}
+.search-live a{display:block;padding:6px 8px;border-radius:6px;color:inherit;text-decoration:none}.search-live a:hover,.search-live a:focus{background:var(--border)}.search-live span{display:block;font-size:.85em;opacity:.85}
+.search-results mark,.search-live mark{background:#fde68a;color:#1c1917;border-radius:2px}
 .site-footer{border-top:1px solid var(--border);padding:16px 24px;color:var(--muted);font-size:14px}
 .hljs-keyword,.hljs-built_in{color:#7c3aed}.hljs-string{color:#15803d}.hljs-number,.hljs-literal{color:#c2410c}.hljs-comment{color:var(--muted);font-style:italic}.hljs-title,.hljs-function{color:#2563eb}
 [data-theme="dark"] .hljs-keyword{color:#c4b5fd}[data-theme="dark"] .hljs-string{color:#86efac}
@@ -293,6 +296,61 @@ export const SITE_JS = `
         });
       });
     });
+    // Results as the reader types: the search page's JSON (search.json), newest answer only.
+    var searchForm = document.querySelector('form.search');
+    var searchInput = searchForm && searchForm.querySelector('input[type=search]');
+    if (searchInput && window.fetch) {
+      var list = document.createElement('ul');
+      list.className = 'search-live';
+      list.hidden = true;
+      list.setAttribute('aria-label', 'Search results');
+      searchForm.appendChild(list);
+      searchInput.setAttribute('autocomplete', 'off');
+      var timer = null;
+      var asked = 0;
+      var show = function (results) {
+        list.textContent = '';
+        results.slice(0, 8).forEach(function (r) {
+          var item = document.createElement('li');
+          var link = document.createElement('a');
+          link.href = r.url;
+          var title = document.createElement('strong');
+          title.textContent = r.section && r.section !== r.title ? r.title + ' › ' + r.section : r.title;
+          link.appendChild(title);
+          var snippet = document.createElement('span');
+          var at = 0;
+          (r.highlights || []).forEach(function (h) {
+            if (h.start < at) return;
+            snippet.appendChild(document.createTextNode(r.body.slice(at, h.start)));
+            var mark = document.createElement('mark');
+            mark.textContent = r.body.slice(h.start, h.end);
+            snippet.appendChild(mark);
+            at = h.end;
+          });
+          snippet.appendChild(document.createTextNode(r.body.slice(at)));
+          link.appendChild(snippet);
+          item.appendChild(link);
+          list.appendChild(item);
+        });
+        list.hidden = results.length === 0;
+      };
+      searchInput.addEventListener('input', function () {
+        clearTimeout(timer);
+        var q = searchInput.value;
+        if (!q.trim()) { list.hidden = true; return; }
+        timer = setTimeout(function () {
+          var mine = ++asked;
+          fetch(searchForm.action + '.json?q=' + encodeURIComponent(q), { headers: { accept: 'application/json' } })
+            .then(function (res) { return res.ok ? res.json() : { results: [] }; })
+            .then(function (data) { if (mine === asked) show(data.results || []); }, function () {});
+        }, 150);
+      });
+      searchInput.addEventListener('keydown', function (e) {
+        if (e.key === 'Escape') list.hidden = true;
+        if (e.key === 'ArrowDown' && !list.hidden && list.firstChild) { e.preventDefault(); list.querySelector('a').focus(); }
+      });
+      document.addEventListener('click', function (e) { if (!searchForm.contains(e.target)) list.hidden = true; });
+    }
     var views = document.querySelector('meta[name="folio-views"]');
     if (views && window.fetch) {
       fetch(views.content, { method: 'POST', keepalive: true, headers: { 'content-type': 'application/json' }, body: JSON.stringify({ url: location.href, referrer: document.referrer }) }).catch(function () {});

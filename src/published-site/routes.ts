@@ -8,7 +8,8 @@ import type { Services } from '../platform/context.ts';
 import type { SiteRow } from '../platform/db/schema.ts';
 import { getBlob } from '../content/files.ts';
 import { contentDisposition } from '../platform/content-disposition.ts';
-import { excerpt, searchHits, terms } from '../search/service.ts';
+import { matchingSections, pageSnippet, searchHits } from '../search/service.ts';
+import type { Range } from '../search/highlight.ts';
 import { matchRedirect, redirectTarget } from '../sites/redirects.ts';
 import { SITE_CSS, SITE_JS } from './layout.ts';
 import { navigationFor, locate, pageAt, pageMarkdown, reachableSiteSpaces, renderPage, type PageRequest, type SiteStructure } from './published.ts';
@@ -223,6 +224,7 @@ async function serveSite(req: FastifyRequest, reply: FastifyReply, services: Ser
   if (path === 'sitemap.xml') return sitemap(reply, services, site, base, structure, visitor);
   if (path === 'llms.txt' || path === 'llms-full.txt') return llms(reply, services, site, base, structure, visitor, path === 'llms-full.txt');
   if (path === 'search') return search(reply, services, context, visitor, query.q);
+  if (path === 'search.json') return search(reply, services, context, visitor, query.q, true);
 
   const markdown = path.endsWith('.md');
   const located = locate(structure, markdown ? path.slice(0, -3) : path, visitor);
@@ -282,32 +284,76 @@ async function llms(reply: FastifyReply, services: Services, site: SiteRow, base
   return reply.type('text/plain; charset=utf-8').send(parts.join('\n\n---\n\n'));
 }
 
-async function search(reply: FastifyReply, services: Services, { site, structure, integrations, base }: SiteContext, visitor: Visitor, q: unknown) {
+/** Results a reader's search shows; hits the reader may not see are skipped, so a few more are read. */
+const SITE_RESULTS = 20;
+const SITE_SEARCH_ROUNDS = 5;
+
+/** Text with its matches wrapped in <mark>, escaped. */
+function marked(text: string, highlights: Range[]): string {
+  let html = '';
+  let at = 0;
+  for (const h of highlights) {
+    if (h.start < at) continue;
+    html += `${escapeHtml(text.slice(at, h.start))}<mark>${escapeHtml(text.slice(h.start, h.end))}</mark>`;
+    at = h.end;
+  }
+  return html + escapeHtml(text.slice(at));
+}
+
+/**
+ * What a reader's search finds: the same engine as the API's searches, over the site spaces this
+ * visitor can reach, then only the pages they may read there (hidden pages and pages whose
+ * conditions leave this visitor out are dropped), each with its best matching section.
+ */
+async function readerResults(services: Services, { site, structure, integrations, base }: SiteContext, visitor: Visitor, query: string) {
+  const reachable = new Map(reachableSiteSpaces(structure, visitor).map((l) => [l.siteSpace.space.id, l]));
+  const results: { title: string; url: string; section?: string | undefined; body: string; highlights: Range[] }[] = [];
+  if (!query || !reachable.size) return results;
+  const navs = new Map<string, Awaited<ReturnType<typeof navigationFor>>>();
+  let page: string | undefined;
+  for (let round = 0; round < SITE_SEARCH_ROUNDS && results.length < SITE_RESULTS; round++) {
+    const found = await searchHits(services.db, query, [...reachable.keys()], { limit: SITE_RESULTS * 2, ...(page ? { page } : {}) });
+    for (const hit of found.rows) {
+      const located = reachable.get(hit.space_id)!;
+      let nav = navs.get(hit.space_id);
+      if (!nav) {
+        nav = await navigationFor({ db: services.db, urls: services.urls, site, base, structure, located, visitor, integrations });
+        navs.set(hit.space_id, nav);
+      }
+      const target = pageAt(nav, hit.path, visitor);
+      if (!target || target.hidden) continue;
+      const url = `${base}${located.prefix}${hit.path}`;
+      const best = matchingSections(hit, found.query, 1)[0];
+      if (best) results.push({ title: hit.title, url: best.id ? `${url}#${encodeURIComponent(best.id)}` : url, section: best.title || undefined, body: best.body, highlights: best.highlights });
+      else results.push({ title: hit.title, url, ...pageSnippet(hit, found.query) });
+      if (results.length === SITE_RESULTS) break;
+    }
+    if (!found.next) break;
+    page = found.next.page;
+  }
+  return results;
+}
+
+async function search(reply: FastifyReply, services: Services, context: SiteContext, visitor: Visitor, q: unknown, json = false) {
+  const { site, structure, integrations, base } = context;
   const query = String(q ?? '').slice(0, 512).trim();
+  const results = await readerResults(services, context, visitor, query);
+  if (json) return reply.type('application/json; charset=utf-8').header('x-robots-tag', 'noindex').send({ query, results });
   const located = locate(structure, '', visitor);
   if (!located) return page(reply, 404, 'Not found', 'This site has no content yet.');
   const request: PageRequest = { db: services.db, urls: services.urls, site, base, structure, located, visitor, integrations };
   const nav = await navigationFor(request);
   const first = pageAt(nav, '', visitor);
   if (!first) return page(reply, 404, 'Not found', 'This site has no content yet.');
-  // Only the site spaces the visitor can reach are searched; hidden and conditional pages are dropped.
-  const reachable = new Map(reachableSiteSpaces(structure, visitor).map((l) => [l.siteSpace.space.id, l]));
-  const found = query && reachable.size ? await searchHits(services.db, query, [...reachable.keys()], { limit: 20 }) : { rows: [] as Awaited<ReturnType<typeof searchHits>>['rows'] };
-  const words = terms(query);
-  const items: string[] = [];
-  for (const hit of found.rows) {
-    const spaceLocated = reachable.get(hit.space_id)!;
-    const spaceNav = await navigationFor({ ...request, located: spaceLocated });
-    const target = pageAt(spaceNav, hit.path, visitor);
-    if (!target || target.hidden) continue;
-    const body = hit.sections.map((s) => s.body).join(' ');
-    items.push(`<li><a href="${escapeHtml(`${base}${spaceLocated.prefix}${hit.path}`)}">${escapeHtml(hit.title)}</a><p>${escapeHtml(excerpt(body || hit.description, words))}</p></li>`);
-  }
-  const results = query
+  const items = results.map(
+    (r) =>
+      `<li><a href="${escapeHtml(r.url)}">${escapeHtml(r.title)}${r.section && r.section !== r.title ? ` <span class="search-section">› ${escapeHtml(r.section)}</span>` : ''}</a><p>${marked(r.body, r.highlights)}</p></li>`,
+  );
+  const html = query
     ? `<h2>Results for “${escapeHtml(query)}”</h2>${items.length ? `<ol class="search-results">${items.join('')}</ol>` : '<p>No page matches.</p>'}`
     : '<p>Type words to search for.</p>';
   const rendered = await renderPage(request, nav, first, query);
   // The search page reuses the site's frame around the results.
-  const html = rendered.html.replace(/<article class="page">[\s\S]*<\/article>/, () => `<article class="page search-page"><h1>Search</h1>${results}</article>`);
-  return reply.type('text/html; charset=utf-8').header('x-robots-tag', 'noindex').send(html);
+  const framed = rendered.html.replace(/<article class="page">[\s\S]*<\/article>/, () => `<article class="page search-page"><h1>Search</h1>${html}</article>`);
+  return reply.type('text/html; charset=utf-8').header('x-robots-tag', 'noindex').send(framed);
 }

@@ -2,7 +2,12 @@ import { json, type Db } from '../platform/db/database.ts';
 import { searchTextOf } from '../content/convert.ts';
 import { ContentReader, getDocuments, type PageEntry } from '../content/model.ts';
 import { EMPTY } from '../content/tree.ts';
-import { lockIndexedRoot, spaceIndexState, staleIndexes, writeIndexRows, type SearchRow } from './store.ts';
+import { searchConfigFor } from './language.ts';
+import { indexText } from './segment.ts';
+import { lockIndexedRoot, reconfigureRows, setIndexedConfig, spaceIndexState, spaceLanguage, staleIndexes, writeIndexRows, type SearchRow } from './store.ts';
+
+/** A row before its configuration is known: that is read in the transaction that writes it. */
+type UnconfiguredRow = Omit<SearchRow, 'ts_config'>;
 
 /**
  * Characters of a page's text that are indexed. PostgreSQL refuses a tsvector over 1 MB (about
@@ -27,7 +32,7 @@ function clipped(text: { sections: { id: string; title: string; body: string }[]
  * read — plus the pages below a page whose title or slug changed, since their paths and ancestors
  * change with it — so the cost follows what changed, not the space's size.
  */
-async function indexChanges(db: Db, spaceId: string, from: string, root: string): Promise<{ rows: SearchRow[]; removed: Set<string> }> {
+async function indexChanges(db: Db, spaceId: string, from: string, root: string): Promise<{ rows: UnconfiguredRow[]; removed: Set<string> }> {
   const reader = new ContentReader(db, root);
   const diff = await reader.tree.diff(from, root);
   const affected = new Set<string>();
@@ -59,6 +64,7 @@ async function indexChanges(db: Db, spaceId: string, from: string, root: string)
       const ancestors = await reader.ancestors(page);
       const markdown = page.doc ? (texts.get(page.doc) ?? '') : '';
       const text = clipped(await searchTextOf(markdown));
+      const headings = text.sections.map((s) => s.title).filter(Boolean);
       return {
         space_id: spaceId,
         page_id: page.id,
@@ -67,7 +73,10 @@ async function indexChanges(db: Db, spaceId: string, from: string, root: string)
         path: [...ancestors, page].map((p) => p.slug).join('/'),
         ancestors: json(ancestors.map((a) => ({ title: a.title }))),
         sections: json(text.sections),
-        body: text.body,
+        terms_a: indexText(page.title),
+        terms_b: indexText([page.description ?? '', ...headings].join('\n')),
+        body: indexText(text.body),
+        fuzzy: [page.title, ...headings].join('\n'),
       };
     }),
   );
@@ -79,7 +88,18 @@ export async function reindexSpace(db: Db, spaceId: string, root: string): Promi
   const from = (await lockIndexedRoot(db, spaceId)) ?? EMPTY;
   if (from === root) return;
   const { rows, removed } = await indexChanges(db, spaceId, from, root);
-  await writeIndexRows(db, spaceId, root, rows, removed);
+  await writeConfigured(db, spaceId, from, root, rows, removed);
+}
+
+/**
+ * Writes rows in the configuration of the space's language, read in the caller's transaction
+ * after the index's row lock: a language change's job (applySpaceLanguage) takes the same lock for
+ * its last pass, so no row is left in a configuration the space no longer has.
+ */
+async function writeConfigured(trx: Db, spaceId: string, from: string, root: string, rows: UnconfiguredRow[], removed: Set<string>): Promise<void> {
+  const config = searchConfigFor((await spaceLanguage(trx, spaceId))?.language);
+  const configured = rows.map((row) => ({ ...row, ts_config: config }));
+  await writeIndexRows(trx, spaceId, root, configured, removed, from === EMPTY ? config : undefined);
 }
 
 /**
@@ -98,7 +118,7 @@ export async function refreshSearchIndex(db: Db, spaceId: string): Promise<void>
     const { rows, removed } = await indexChanges(db, spaceId, from, space.root);
     const written = await db.transaction().execute(async (trx) => {
       if (((await lockIndexedRoot(trx, spaceId)) ?? EMPTY) !== from) return false;
-      await writeIndexRows(trx, spaceId, space.root, rows, removed);
+      await writeConfigured(trx, spaceId, from, space.root, rows, removed);
       return true;
     });
     if (written) return;
@@ -116,4 +136,30 @@ export async function refreshStaleSearchIndexes(db: Db): Promise<number> {
   const stale = await staleIndexes(db, EMPTY);
   for (const { id } of stale) await refreshSearchIndex(db, id);
   return stale.length;
+}
+
+/** The job that moves a space's index to the configuration of its new language. */
+export const SEARCH_LANGUAGE_JOB = 'search.language';
+
+/**
+ * Moves a space's rows to the text search configuration of its language, after the language
+ * changed. Only the configuration column changes (segmentation follows the script, not the
+ * language), and the database recomputes each row's tsvector from it: no page is read again.
+ * Rows move in batches of short statements; the last pass holds the index's row lock, so a merge
+ * writing rows meanwhile is either before it (and moved by it) or after it (and reads the new
+ * language). Queries use both configurations until the job records the new one.
+ */
+export async function applySpaceLanguage(db: Db, spaceId: string): Promise<void> {
+  const space = await spaceLanguage(db, spaceId);
+  if (!space) return;
+  const config = searchConfigFor(space.language);
+  while ((await reconfigureRows(db, spaceId, config, 1000)) > 0);
+  await db.transaction().execute(async (trx) => {
+    await lockIndexedRoot(trx, spaceId);
+    const current = searchConfigFor((await spaceLanguage(trx, spaceId))?.language);
+    // Changed again since this job started: the job of that change finishes the work.
+    if (current !== config) return;
+    while ((await reconfigureRows(trx, spaceId, config, 1000)) > 0);
+    await setIndexedConfig(trx, spaceId, config);
+  });
 }

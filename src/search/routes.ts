@@ -14,6 +14,11 @@ const Section = Type.Object({
   score: Type.Number(),
   resultType: Type.String(),
   body: Type.String({ description: 'Excerpt of the section around the match' }),
+  highlights: Type.Optional(
+    Type.Array(Type.Object({ start: Type.Integer({ minimum: 0 }), end: Type.Integer({ minimum: 0 }) }), {
+      description: "Folio's addition: where the query matches in `body`, as [start, end) offsets in UTF-16 code units, to highlight",
+    }),
+  ),
   urls: Type.Object({ app: Type.String() }),
 });
 

@@ -6,7 +6,11 @@ import type { PageRequest } from '../platform/paging.ts';
 import { orgRoleOf } from '../access/effective.ts';
 import { loadSpace } from '../spaces/access.ts';
 import { visibleSpaces } from '../spaces/service.ts';
-import { rankedHits, spaceTitles, type Hit } from './store.ts';
+import { findMatches, matcherFor, snippet } from './highlight.ts';
+import { searchConfigFor } from './language.ts';
+import { parseQuery, type ParsedQuery } from './segment.ts';
+import { correctionsOf } from './typos.ts';
+import { meaningfulWords, rankedHits, searchConfigsOf, vocabularyNear, spaceTitles, type Hit, type SearchPlan } from './store.ts';
 
 /** At most this many matching pages are ranked per query: the cost of ranking stays bounded. */
 export const CANDIDATES = 1000;
@@ -19,38 +23,66 @@ function offsetOf(page: string | undefined): number {
 }
 
 /**
- * Ranked hits for a query among the spaces `spaceIds` (a subquery or a list). Matching uses the
- * GIN index; ranking (ts_rank over weighted title/description/body) runs on a capped candidate set.
+ * Ranked hits for a query among the spaces `spaceIds` (a subquery or a list): the query is parsed
+ * once (phrases, exclusions, words cut by the segmenter, the last one a prefix) and run in the
+ * text search configurations of those spaces' languages (see store.ts for matching and ranking).
  */
 export async function searchHits(db: Db, query: string, spaces: Expression<unknown> | string[], request: PageRequest) {
   const limit = request.limit ?? 20;
   const offset = offsetOf(request.page);
-  const rows = await rankedHits(db, query, spaces, { candidates: CANDIDATES, limit, offset });
+  const parsed = parseQuery(query);
+  const configs = new Set<string>();
+  for (const row of await searchConfigsOf(db, spaces)) {
+    configs.add(searchConfigFor(row.language));
+    if (row.indexed) configs.add(row.indexed);
+  }
+  const configList = [...configs].sort();
+  const kept = await meaningfulWords(db, configList, [...new Set(parsed.highlight)]);
+  const meaningful = { ...parsed, words: parsed.words.filter((w) => kept.has(w.text)), highlight: parsed.highlight.filter((w) => kept.has(w)) };
+  const plan: SearchPlan = { configs: configList, query: meaningful };
+  const window = { candidates: CANDIDATES, limit, offset };
+  let rows = configs.size ? await rankedHits(db, plan, spaces, window) : [];
+  // Fewer pages than asked for: misspelled words may match through their corrections.
+  const typed = plan.query.words.filter((w) => w.fuzzy).map((w) => w.text);
+  if (configs.size && rows.length < limit && typed.length) {
+    const near = await vocabularyNear(db, spaces, typed);
+    const corrections = new Map<string, string[]>();
+    for (const word of typed) {
+      const found = correctionsOf(word, near.get(word) ?? []);
+      if (found.length) corrections.set(word, found);
+    }
+    if (corrections.size) rows = await rankedHits(db, { ...plan, corrections }, spaces, window);
+  }
   const total = rows[0]?.total ?? (offset > 0 ? offset : 0);
   const next = offset + limit < total ? { page: Buffer.from(String(offset + limit)).toString('base64url') } : undefined;
-  return { rows, count: total, next, offset };
+  return { rows, count: total, next, offset, query: meaningful };
 }
 
-export function terms(query: string): string[] {
-  return query
-    .toLowerCase()
-    .split(/[^\p{L}\p{N}]+/u)
-    .filter((t) => t.length > 1 && !['or', 'and', 'not'].includes(t));
+/** The sections of a hit that match the query, best first, each with a highlighted snippet. */
+export function matchingSections(hit: Hit, query: ParsedQuery, max = 3) {
+  const matcher = matcherFor(hit.query_text, query.highlight);
+  const found = hit.sections
+    .map((section, index) => {
+      const inTitle = findMatches(section.title, matcher).length;
+      const inBody = findMatches(section.body, matcher);
+      return { section, index, weight: inTitle * 3 + inBody.length, inBody };
+    })
+    .filter((s) => s.weight > 0)
+    .sort((a, b) => b.weight - a.weight || a.index - b.index)
+    .slice(0, max);
+  return found.map(({ section, inBody }) => ({ ...section, ...snippet(section.body, inBody) }));
 }
 
-/** The part of a text around the first matching term. */
-export function excerpt(text: string, words: string[]): string {
-  const lower = text.toLowerCase();
-  const at = Math.min(...words.map((w) => lower.indexOf(w)).filter((i) => i >= 0), Infinity);
-  if (!Number.isFinite(at)) return text.slice(0, 200);
-  const start = Math.max(0, at - 60);
-  return `${start > 0 ? '…' : ''}${text.slice(start, start + 200)}${start + 200 < text.length ? '…' : ''}`;
+/** A snippet of a page that matched on its own fields (title, description): its description or start. */
+export function pageSnippet(hit: Hit, query: ParsedQuery) {
+  const matcher = matcherFor(hit.query_text, query.highlight);
+  const text = hit.description || hit.sections[0]?.body || '';
+  return snippet(text, findMatches(text, matcher));
 }
 
-function presentHit(ctx: Ctx, hit: Hit, query: string, rank: number) {
-  const words = terms(query);
+function presentHit(ctx: Ctx, hit: Hit, query: ParsedQuery, rank: number) {
   const app = ctx.urls.pageApp({ id: hit.space_id }, hit.path);
-  const matching = hit.sections.filter((s) => words.some((w) => `${s.title} ${s.body}`.toLowerCase().includes(w))).slice(0, 3);
+  const matching = matchingSections(hit, query);
   const score = Number(hit.score);
   return {
     id: hit.page_id,
@@ -66,8 +98,9 @@ function presentHit(ctx: Ctx, hit: Hit, query: string, rank: number) {
       path: s.id ? `${hit.path}#${s.id}` : hit.path,
       score,
       resultType: 'section' as const,
-      body: excerpt(s.body, words),
-      urls: { app: s.id ? `${app}#${s.id}` : app },
+      body: s.body,
+      highlights: s.highlights,
+      urls: { app: s.id ? `${app}#${encodeURIComponent(s.id)}` : app },
     })),
     ancestors: hit.ancestors,
     urls: { app },
@@ -77,7 +110,7 @@ function presentHit(ctx: Ctx, hit: Hit, query: string, rank: number) {
 export async function searchSpace(ctx: Ctx, spaceId: string, query: string, page: PageRequest) {
   const { space } = await loadSpace(ctx, spaceId);
   const found = await searchHits(ctx.db, query, [space.id], page);
-  return { items: found.rows.map((h, i) => presentHit(ctx, h, query, found.offset + i + 1)), count: found.count, ...(found.next ? { next: found.next } : {}) };
+  return { items: found.rows.map((h, i) => presentHit(ctx, h, found.query, found.offset + i + 1)), count: found.count, ...(found.next ? { next: found.next } : {}) };
 }
 
 /** Across every live space the caller can read, grouped by space in rank order. */
@@ -100,7 +133,7 @@ export async function searchGroupedBySpace(ctx: Ctx, query: string, spaces: Expr
   const groups = new Map<string, { type: 'space'; id: string; title: string; score: number; pages: ReturnType<typeof presentHit>[] }>();
   result.rows.forEach((hit, i) => {
     const group = groups.get(hit.space_id) ?? { type: 'space' as const, id: hit.space_id, title: titles.get(hit.space_id) ?? '', score: 0, pages: [] };
-    group.pages.push(presentHit(ctx, hit, query, result.offset + i + 1));
+    group.pages.push(presentHit(ctx, hit, result.query, result.offset + i + 1));
     group.score = Math.max(group.score, Number(hit.score));
     groups.set(hit.space_id, group);
   });

@@ -1,6 +1,8 @@
-import { sql, type Expression } from 'kysely';
+import { sql, type Expression, type RawBuilder } from 'kysely';
 import type { Db } from '../platform/db/database.ts';
 import { json } from '../platform/db/database.ts';
+import type { ParsedQuery, QueryWord } from './segment.ts';
+import { vocabularyOf } from './typos.ts';
 
 /**
  * The SQL of search: the rows of each space's pages (`search_pages`) and the content root they
@@ -15,7 +17,11 @@ export type SearchRow = {
   path: string;
   ancestors: ReturnType<typeof json>;
   sections: ReturnType<typeof json>;
+  ts_config: string;
+  terms_a: string;
+  terms_b: string;
   body: string;
+  fuzzy: string;
 };
 
 /** The root a space's index describes (undefined: never indexed), read under a row lock. */
@@ -24,8 +30,12 @@ export async function lockIndexedRoot(db: Db, spaceId: string): Promise<string |
   return state?.root;
 }
 
-/** Writes the changed rows, removes those of removed pages, and records `root` as what the index describes. */
-export async function writeIndexRows(db: Db, spaceId: string, root: string, rows: SearchRow[], removed: Set<string>): Promise<void> {
+/**
+ * Writes the changed rows, removes those of removed pages, and records `root` as what the index
+ * describes; `wholeConfig`, when every row of the space was written, records their configuration.
+ */
+export async function writeIndexRows(db: Db, spaceId: string, root: string, rows: SearchRow[], removed: Set<string>, wholeConfig?: string): Promise<void> {
+  await updateVocabulary(db, spaceId, rows, removed);
   if (removed.size) {
     await db.deleteFrom('search_pages').where('space_id', '=', spaceId).where('page_id', 'in', [...removed]).execute();
   }
@@ -40,16 +50,46 @@ export async function writeIndexRows(db: Db, spaceId: string, root: string, rows
           path: eb.ref('excluded.path'),
           ancestors: eb.ref('excluded.ancestors'),
           sections: eb.ref('excluded.sections'),
+          ts_config: eb.ref('excluded.ts_config'),
+          terms_a: eb.ref('excluded.terms_a'),
+          terms_b: eb.ref('excluded.terms_b'),
           body: eb.ref('excluded.body'),
+          fuzzy: eb.ref('excluded.fuzzy'),
         })),
       )
       .execute();
   }
   await db
     .insertInto('search_state')
-    .values({ space_id: spaceId, root })
-    .onConflict((oc) => oc.column('space_id').doUpdateSet({ root }))
+    .values({ space_id: spaceId, root, ...(wholeConfig ? { ts_config: wholeConfig } : {}) })
+    .onConflict((oc) => oc.column('space_id').doUpdateSet({ root, ...(wholeConfig ? { ts_config: wholeConfig } : {}) }))
     .execute();
+}
+
+/**
+ * Keeps `search_words` (per word of titles and headings, how many pages hold it) in step with the
+ * rows about to be written or removed: the words of their previous titles and headings are read
+ * back, so the cost follows the pages that changed.
+ */
+async function updateVocabulary(db: Db, spaceId: string, rows: SearchRow[], removed: Set<string>): Promise<void> {
+  const delta = new Map<string, number>();
+  const touched = [...new Set([...rows.map((r) => r.page_id), ...removed])];
+  for (let i = 0; i < touched.length; i += 1000) {
+    const before = await db.selectFrom('search_pages').select('fuzzy').where('space_id', '=', spaceId).where('page_id', 'in', touched.slice(i, i + 1000)).execute();
+    for (const row of before) for (const word of vocabularyOf(row.fuzzy)) delta.set(word, (delta.get(word) ?? 0) - 1);
+  }
+  for (const row of rows) for (const word of vocabularyOf(row.fuzzy)) delta.set(word, (delta.get(word) ?? 0) + 1);
+  const changes = [...delta].filter(([, d]) => d !== 0).map(([word, pages]) => ({ space_id: spaceId, word, pages }));
+  for (let i = 0; i < changes.length; i += 1000) {
+    const chunk = changes.slice(i, i + 1000);
+    await db
+      .insertInto('search_words')
+      .values(chunk)
+      .onConflict((oc) => oc.columns(['space_id', 'word']).doUpdateSet({ pages: sql`search_words.pages + excluded.pages` }))
+      .execute();
+    const fewer = chunk.filter((c) => c.pages < 0).map((c) => c.word);
+    if (fewer.length) await db.deleteFrom('search_words').where('space_id', '=', spaceId).where('word', 'in', fewer).where('pages', '<=', 0).execute();
+  }
 }
 
 /** Spaces with the root of their current content and the root their search index describes. */
@@ -58,7 +98,7 @@ function indexState(db: Db) {
     .selectFrom('spaces')
     .innerJoin('revisions', 'revisions.id', 'spaces.revision_id')
     .leftJoin('search_state', 'search_state.space_id', 'spaces.id')
-    .select(['spaces.id as id', 'revisions.root as root', 'search_state.root as indexed']);
+    .select(['spaces.id as id', 'spaces.language as language', 'revisions.root as root', 'search_state.root as indexed']);
 }
 
 export async function spaceIndexState(db: Db, spaceId: string) {
@@ -79,33 +119,191 @@ export interface Hit {
   ancestors: { title: string }[];
   sections: { id: string; title: string; body: string }[];
   score: number;
+  /** The query as PostgreSQL parsed it (its lexemes, stemmed): what highlighting looks for. */
+  query_text: string;
+  /** Matched every word exactly (false: some word only by similarity, in a title or heading). */
+  exact: boolean;
+}
+
+/** What a search looks for, in the text search configurations of the spaces it covers. */
+export interface SearchPlan {
+  configs: string[];
+  query: ParsedQuery;
+  /** Words of titles and headings standing in for misspelled query words (by query word). */
+  corrections?: Map<string, string[]>;
+}
+
+const prefixPattern = (word: string) => `'${word.replace(/'/g, "''")}':*`;
+
+/** `column IN (spaces)`, for a list of space ids or a subquery. */
+function inSpacesOf(column: string, spaces: Expression<unknown> | string[]): RawBuilder<unknown> {
+  return Array.isArray(spaces) ? sql`${sql.ref(column)} IN (${sql.join(spaces)})` : sql`${sql.ref(column)} IN (${spaces})`;
 }
 
 /**
- * A page of ranked hits among the spaces (a subquery or a list), each with the total. Matching
- * uses the GIN index; ranking (ts_rank over weighted title/description/body) runs on at most
- * `candidates` matching pages.
+ * A word in any of the configurations. A prefix (the last word, while typed) also matches as
+ * typed, and through the words of the spaces' titles and headings it starts: the stem of a
+ * prefix can be longer than the stem of the word ("billi" stems to "billi", "billing" to "bill").
+ */
+function wordQuery(plan: SearchPlan, word: QueryWord, spaces: Expression<unknown> | string[], alternatives: string[] = []): RawBuilder<unknown> {
+  const { configs } = plan;
+  const parts = configs.flatMap((cfg) => [word.text, ...alternatives].map((text) => sql`plainto_tsquery(${cfg}::regconfig, ${text})`));
+  if (word.prefix) {
+    for (const cfg of configs) parts.push(sql`to_tsquery(${cfg}::regconfig, ${prefixPattern(word.text)})`);
+    parts.push(sql`to_tsquery('simple'::regconfig, ${prefixPattern(word.text)})`);
+    const completions = sql`(
+      SELECT string_agg(x.word, ' | ') FROM (
+        SELECT sw.word FROM search_words sw WHERE ${inSpacesOf('sw.space_id', spaces)} AND sw.word LIKE ${`${word.text}%`}
+        GROUP BY sw.word ORDER BY sum(sw.pages) DESC, sw.word LIMIT 5
+      ) x)`;
+    for (const cfg of configs) parts.push(sql`coalesce(to_tsquery(${cfg}::regconfig, ${completions}), ''::tsquery)`);
+  }
+  return sql`(${sql.join(parts, sql` || `)})`;
+}
+
+function phraseQuery(configs: string[], phrase: string): RawBuilder<unknown> {
+  return sql`(${sql.join(configs.map((cfg) => sql`phraseto_tsquery(${cfg}::regconfig, ${phrase})`), sql` || `)})`;
+}
+
+/**
+ * Every word (or one of its corrections, with `corrected`) and phrase, none of the excluded
+ * words: the query pages must match.
+ */
+function strictQuery(plan: SearchPlan, spaces: Expression<unknown> | string[], corrected = false): RawBuilder<unknown> {
+  const { configs, query } = plan;
+  const alternatives = (w: QueryWord) => (corrected ? (plan.corrections?.get(w.text) ?? []) : []);
+  const parts = [...query.words.map((w) => wordQuery(plan, w, spaces, alternatives(w))), ...query.phrases.map((p) => phraseQuery(configs, p))];
+  for (const word of query.excluded) parts.push(sql`!!${phraseQuery(configs, word)}`);
+  return sql.join(parts, sql` && `);
+}
+
+/** A query with at least one word or phrase to look for (excluded words alone match nothing). */
+export function searchable(plan: SearchPlan): boolean {
+  return plan.query.words.length > 0 || plan.query.phrases.length > 0;
+}
+
+/**
+ * Titles close to the query's words rank first (a title equal to the query, above all), then pages
+ * holding the query's words next to each other, in its order (a heading or a sentence quoted).
+ */
+function closenessBonus(plan: SearchPlan): RawBuilder<number> {
+  const words = plan.query.words.map((w) => w.text);
+  const plain = [...words, ...plan.query.phrases].join(' ');
+  const title = sql`CASE WHEN lower(c.title) = ${plain} THEN 1 ELSE 0 END + 0.5 * similarity(c.title, ${plain})`;
+  if (words.length < 2) return sql<number>`(${title})`;
+  const together = sql.join(plan.configs.map((cfg) => sql`phraseto_tsquery(${cfg}::regconfig, ${words.join(' ')})`), sql` || `);
+  return sql<number>`(${title} + CASE WHEN c.tsv @@ (${together}) THEN 0.3 ELSE 0 END)`;
+}
+
+/**
+ * A page of ranked hits among the spaces (a subquery or a list), each with the total: the pages
+ * matching every word (the last one also as a prefix while typed), phrase and exclusion, on the GIN
+ * index of the tsvectors. With `plan.corrections`, a misspelled word may also match through its
+ * corrections; the pages matching the query as typed keep the first places, with the same scores
+ * as without corrections, so pages of results follow each other whichever query answered them.
+ * Ranking (ts_rank over weighted title / description and headings / body, plus the title's
+ * closeness to the query) runs on at most `candidates` matching pages.
  */
 export async function rankedHits(
   db: Db,
-  query: string,
+  plan: SearchPlan,
   spaces: Expression<unknown> | string[],
   opts: { candidates: number; limit: number; offset: number },
 ): Promise<(Hit & { total: number })[]> {
+  if (!searchable(plan)) return [];
   const inSpaces = Array.isArray(spaces) ? sql`sp.space_id IN (${sql.join(spaces)})` : sql`sp.space_id IN (${spaces})`;
+  const corrected = !!plan.corrections?.size;
   const rows = await sql<Hit & { total: number }>`
-    WITH q AS (SELECT websearch_to_tsquery('english', ${query}) AS query),
+    WITH q AS (SELECT ${strictQuery(plan, spaces)} AS exact, ${strictQuery(plan, spaces, corrected)} AS query),
     candidates AS (
       SELECT sp.space_id, sp.page_id, sp.title, sp.description, sp.path, sp.ancestors, sp.sections, sp.tsv
       FROM search_pages sp, q WHERE ${inSpaces} AND sp.tsv @@ q.query
       LIMIT ${opts.candidates}
+    ),
+    scored AS (
+      SELECT c.*, (c.tsv @@ q.exact) AS exact,
+             CASE WHEN c.tsv @@ q.exact THEN ts_rank(c.tsv, q.exact) ELSE ts_rank(c.tsv, q.query) END + ${closenessBonus(plan)} AS score,
+             q.query::text AS query_text
+      FROM candidates c, q
     )
-    SELECT c.space_id, c.page_id, c.title, c.description, c.path, c.ancestors, c.sections,
-           ts_rank(c.tsv, q.query) AS score, count(*) OVER ()::int AS total
-    FROM candidates c, q
-    ORDER BY score DESC, c.title, c.page_id
+    SELECT s.space_id, s.page_id, s.title, s.description, s.path, s.ancestors, s.sections, s.score, s.query_text, s.exact,
+           count(*) OVER ()::int AS total
+    FROM scored s
+    ORDER BY s.exact DESC, s.score DESC, s.title, s.page_id
     LIMIT ${opts.limit} OFFSET ${opts.offset}`.execute(db);
   return rows.rows;
+}
+
+/**
+ * Words of the spaces' titles and headings close to each query word (trigram similarity over the
+ * `search_words` vocabulary, with a threshold low enough for short words with swapped letters;
+ * the caller keeps those within a small edit distance), with how many pages hold them.
+ */
+export async function vocabularyNear(db: Db, spaces: Expression<unknown> | string[], words: string[]): Promise<Map<string, { word: string; pages: number }[]>> {
+  const near = new Map<string, { word: string; pages: number }[]>();
+  if (!words.length || (Array.isArray(spaces) && spaces.length === 0)) return near;
+  const inSpaces = Array.isArray(spaces) ? sql`sw.space_id IN (${sql.join(spaces)})` : sql`sw.space_id IN (${spaces})`;
+  const rows = await db.transaction().execute(async (trx) => {
+    await sql`SET LOCAL pg_trgm.similarity_threshold = 0.2`.execute(trx);
+    return sql<{ typed: string; word: string; pages: number }>`
+      SELECT q.typed, c.word, c.pages FROM unnest(${words}::text[]) AS q(typed)
+      CROSS JOIN LATERAL (
+        SELECT sw.word, sum(sw.pages)::int AS pages FROM search_words sw
+        WHERE ${inSpaces} AND sw.word % q.typed
+        GROUP BY sw.word ORDER BY similarity(sw.word, q.typed) DESC, sw.word LIMIT 30
+      ) c`.execute(trx);
+  });
+  for (const row of rows.rows) near.set(row.typed, [...(near.get(row.typed) ?? []), { word: row.word, pages: row.pages }]);
+  return near;
+}
+
+/**
+ * The text search configurations to query the spaces with: each space's language, and while a
+ * language change is being applied (the `search.language` job), the configuration its rows had.
+ */
+export async function searchConfigsOf(db: Db, spaces: Expression<unknown> | string[]): Promise<{ language: string | null; indexed: string | null }[]> {
+  if (Array.isArray(spaces) && spaces.length === 0) return [];
+  const inSpaces = Array.isArray(spaces) ? sql`s.id IN (${sql.join(spaces)})` : sql`s.id IN (${spaces})`;
+  const rows = await sql<{ language: string | null; indexed: string | null }>`
+    SELECT DISTINCT s.language, ss.ts_config AS indexed
+    FROM spaces s LEFT JOIN search_state ss ON ss.space_id = s.id
+    WHERE ${inSpaces}`.execute(db);
+  return rows.rows;
+}
+
+/**
+ * The words that are not stop words in at least one of the configurations ("in", "the" are
+ * dropped in English): a stop word would otherwise be required as a prefix, or by similarity.
+ */
+export async function meaningfulWords(db: Db, configs: string[], words: string[]): Promise<Set<string>> {
+  if (!words.length || !configs.length) return new Set();
+  const rows = await sql<{ word: string }>`
+    SELECT DISTINCT w.word FROM unnest(${words}::text[]) AS w(word), unnest(${configs}::text[]) AS c(cfg)
+    WHERE numnode(plainto_tsquery(c.cfg::regconfig, w.word)) > 0`.execute(db);
+  return new Set(rows.rows.map((r) => r.word));
+}
+
+/** A space's language (undefined: no such space). */
+export async function spaceLanguage(db: Db, spaceId: string): Promise<{ language: string | null } | undefined> {
+  return db.selectFrom('spaces').select('language').where('id', '=', spaceId).executeTakeFirst();
+}
+
+/**
+ * Moves up to `batch` rows of a space to another configuration (the database recomputes their
+ * tsvector); returns how many it moved. Short statements: a large space is moved in several.
+ */
+export async function reconfigureRows(db: Db, spaceId: string, config: string, batch: number): Promise<number> {
+  const result = await sql`
+    UPDATE search_pages SET ts_config = ${config}::regconfig
+    WHERE space_id = ${spaceId} AND page_id IN (
+      SELECT page_id FROM search_pages WHERE space_id = ${spaceId} AND ts_config <> ${config}::regconfig LIMIT ${batch}
+    )`.execute(db);
+  return Number(result.numAffectedRows ?? 0);
+}
+
+/** Records that every row of a space now uses `config`. */
+export async function setIndexedConfig(db: Db, spaceId: string, config: string): Promise<void> {
+  await db.updateTable('search_state').set({ ts_config: config }).where('space_id', '=', spaceId).execute();
 }
 
 /** Titles of the spaces (found by the hits of a search the caller was allowed). */

@@ -3,6 +3,7 @@ import type { IntegrationGrant } from '../platform/context.ts';
 import type { Db } from '../platform/db/database.ts';
 import type { RoleOrGuest, SpaceRow } from '../platform/db/schema.ts';
 import { Hooks } from '../platform/hooks.ts';
+import type { Jobs } from '../platform/jobs.ts';
 
 /** What happens to spaces that areas built on them react to (registered in src/wiring.ts). */
 export const spaceHooks = new Hooks<{
@@ -10,6 +11,8 @@ export const spaceHooks = new Hooks<{
   deleted: { spaceId: string };
   /** A space was created as a copy of another's content (`root`: its revision's page tree). */
   copied: { spaceId: string; root: string };
+  /** A space's language changed (its text is indexed for search in its language). */
+  languageChanged: { spaceId: string; jobs: Jobs };
 }>();
 
 /**

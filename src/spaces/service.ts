@@ -164,6 +164,7 @@ export async function updateSpace(ctx: Ctx, spaceId: string, input: UpdateSpaceI
       updated_at: new Date(),
     });
     if (before) await visibilityChanged(trx, ctx.jobs, row, before);
+    if (input.language !== undefined && input.language !== space.language) await spaceHooks.run('languageChanged', trx, { spaceId: space.id, jobs: ctx.jobs });
     return row;
   });
   const role = (await withRoles(ctx, updated.organization_id, access.orgRole, [updated]))[0]!.role;

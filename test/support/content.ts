@@ -14,7 +14,7 @@ export async function bulkPages(
   space: { id: string; organization_id: string },
   sections: number,
   perSection: number,
-  make: (n: number) => { title: string; markdown: string } = (n) => ({ title: `Page ${n}`, markdown: 'Some text.\n\nMore text.\n' }),
+  make: (n: number) => { title: string; markdown: string; description?: string } = (n) => ({ title: `Page ${n}`, markdown: 'Some text.\n\nMore text.\n' }),
 ) {
   const total = sections * (perSection + 1);
   const made = Array.from({ length: total }, (_, n) => make(n));
@@ -24,6 +24,7 @@ export async function bulkPages(
   const ids: string[] = [];
   const page = (id: string, parent: string | null, pos: string, n: number): PageEntry => ({
     id, type: 'document', title: made[n]!.title, slug: `page-${n}`, parent, pos, doc: docs[n]!, createdAt: now, updatedAt: now,
+    ...(made[n]!.description ? { description: made[n]!.description } : {}),
   });
   const top = Array.from({ length: sections }, () => newId());
   const topKeys = generateNKeysBetween(null, null, sections);

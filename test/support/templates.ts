@@ -6,7 +6,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import pg from 'pg';
-import { migrate, openDatabase } from '../../src/platform/db/database.ts';
+import { migrate, openDatabase, PGLITE_EXTENSIONS } from '../../src/platform/db/database.ts';
 
 /**
  * Test databases are copies of templates made once: creating an embedded database (PGlite's
@@ -120,7 +120,7 @@ export function pgliteTemplateDump(): Promise<string> {
     const copy = await mkdtemp(`${dir}.dumping-`);
     try {
       await cp(dir, copy, { recursive: true });
-      const client = await PGlite.create(copy);
+      const client = await PGlite.create(copy, { extensions: PGLITE_EXTENSIONS });
       const dump = await client.dumpDataDir('none');
       await client.close();
       const building = `${copy}.tar`;

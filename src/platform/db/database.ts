@@ -1,4 +1,5 @@
 import { PGlite } from '@electric-sql/pglite';
+import { pg_trgm } from '@electric-sql/pglite/contrib/pg_trgm';
 import { CompiledQuery, Kysely, Migrator, PostgresDialect, sql, type Migration, type MigrationProvider, type RawBuilder } from 'kysely';
 import pg from 'pg';
 import { MEMORY_DATA_DIR, type Config } from '../config.ts';
@@ -22,6 +23,7 @@ import * as m0016 from './migrations/0016_content_tokens.ts';
 import * as m0017 from './migrations/0017_site_content_tokens.ts';
 import * as m0018 from './migrations/0018_translation_page_fingerprints.ts';
 import * as m0019 from './migrations/0019_passwords.ts';
+import * as m0020 from './migrations/0020_search_languages.ts';
 import { PGliteDialect } from './pglite-dialect.ts';
 import type { Database } from './schema.ts';
 
@@ -57,6 +59,12 @@ export function poolStats(db: Db): PoolStats | undefined {
   return pool && { total: pool.totalCount, idle: pool.idleCount, waiting: pool.waitingCount };
 }
 
+/**
+ * Extensions PGlite loads with the database (PostgreSQL has them as contrib modules): pg_trgm for
+ * search's trigram similarity. Every PGlite opened on Folio's data passes these.
+ */
+export const PGLITE_EXTENSIONS = { pg_trgm };
+
 /** Migrations are listed statically so they work bundled, on PGlite, and without a file scan. */
 const migrations: Record<string, Migration> = {
   '0001_foundation': m0001,
@@ -78,6 +86,7 @@ const migrations: Record<string, Migration> = {
   '0017_site_content_tokens': m0017,
   '0018_translation_page_fingerprints': m0018,
   '0019_passwords': m0019,
+  '0020_search_languages': m0020,
 };
 
 class StaticMigrationProvider implements MigrationProvider {
@@ -119,7 +128,9 @@ export async function openDatabase(
   // Only a directory can be opened by two processes at once; memory belongs to this one.
   const lock = inMemory ? { release() {} } : DataDirLock.acquire(config.dataDir, purpose);
   try {
-    const client = inMemory ? await PGlite.create({ loadDataDir: opts.initialData }) : await PGlite.create(config.dataDir);
+    const client = inMemory
+      ? await PGlite.create({ loadDataDir: opts.initialData, extensions: PGLITE_EXTENSIONS })
+      : await PGlite.create(config.dataDir, { extensions: PGLITE_EXTENSIONS });
     const db = new Kysely<Database>({ dialect: new PGliteDialect(client) });
     // PGlite runs in this process: its statements go through the same serialized session as the rest.
     const prepared: Prepared = async <R>(_name: string, text: string, params: unknown[]) =>
