@@ -504,6 +504,26 @@ describe('forged ID tokens are refused', () => {
     assert.equal(res.headers.get('location'), `/app/o/${p.orgId}`);
   });
 
+  test('SSO enforcement applies as for SAML: the OIDC session reaches its enforcing organization, an ordinary token of the same person does not', async () => {
+    const res = await callbackWith((nonce) => fake.rs256(claims(nonce)));
+    assert.equal(res.status, 303);
+    const appCookie = res.headers.getSetCookie().find((c) => c.startsWith('folio_session='))!.split(';')[0]!;
+    const session = await t.request('GET', '/app/api/session', { headers: { cookie: appCookie } });
+    assert.equal(session.body.ssoOrganization, p.orgId);
+    const { createApiToken } = await import('../src/platform/auth.ts');
+    const plain = await createApiToken(t.server.services.db, session.body.user.id);
+    assert.equal((await t.request('GET', `/v1/orgs/${p.orgId}`, { token: plain })).status, 200);
+    await p.admin.api.orgs.updateOrganizationById(p.orgId, { sso: true });
+    try {
+      assert.equal((await t.request('GET', `/v1/orgs/${p.orgId}`, { token: plain })).status, 403);
+      assert.equal((await t.request('GET', `/v1/orgs/${p.orgId}`, { headers: { cookie: appCookie } })).status, 200);
+      // The admin's ordinary token keeps working (the recovery path).
+      await p.admin.api.orgs.getOrganizationById(p.orgId);
+    } finally {
+      await p.admin.api.orgs.updateOrganizationById(p.orgId, { sso: false });
+    }
+  });
+
   const cases: [string, (nonce: string) => string, RegExp][] = [
     ['wrong issuer', (nonce) => fake.rs256(claims(nonce, { iss: 'https://evil.example' })), /"iss"/],
     ['wrong audience', (nonce) => fake.rs256(claims(nonce, { aud: 'someone-else' })), /"aud"/],
