@@ -26,6 +26,7 @@ import { webAppRoutes } from './web-app/routes.ts';
 import { siteRoutes } from './sites/routes.ts';
 import { spaceRoutes } from './spaces/routes.ts';
 import { ssoRoutes, ssoWebRoutes } from './sso/routes.ts';
+import { oidcRoutes, oidcWebRoutes } from './sso/oidc-routes.ts';
 import { teamRoutes } from './teams/routes.ts';
 import { templateRoutes } from './templates/routes.ts';
 import { tokenRoutes } from './tokens/routes.ts';
@@ -58,6 +59,7 @@ const API_AREAS: Array<(api: FolioApp) => Promise<void>> = [
   translationRoutes,
   openapiRoutes,
   ssoRoutes,
+  oidcRoutes,
   siteRoutes,
   insightRoutes,
   gitRoutes,
@@ -68,6 +70,7 @@ export function folioComposition(services: Services): AppComposition {
   return {
     webRoutes: async (app) => {
       await app.register(ssoWebRoutes);
+      await app.register(oidcWebRoutes);
       await app.register(signInRoutes);
       await app.register(webAppRoutes);
     },

@@ -1,13 +1,14 @@
 import { createHmac, randomBytes, timingSafeEqual, X509Certificate } from 'node:crypto';
 import type { CacheProvider, Profile, SAML } from '@node-saml/node-saml';
 import { DOMParser, type Document, type Element, type Node } from '@xmldom/xmldom';
-import { issueApiToken } from '../platform/auth.ts';
 import type { Services } from '../platform/context.ts';
 import type { Db } from '../platform/db/database.ts';
 import type { SamlProviderRow, UserRow } from '../platform/db/schema.ts';
 import { isUniqueViolation } from '../platform/errors.ts';
 import { appPathOf } from '../platform/app-paths.ts';
 import { serviceProviderKey } from './keys.ts';
+import { admitAndOpenSession, displayNameOf, emailOf, resolveUser } from './accounts.ts';
+import { SsoLoginError } from './errors.ts';
 import * as store from './store.ts';
 import { providerStatus, serviceUrls } from './urls.ts';
 
@@ -22,19 +23,7 @@ const ASSERTION_NS = 'urn:oasis:names:tc:SAML:2.0:assertion';
 const PROTOCOL_NS = 'urn:oasis:names:tc:SAML:2.0:protocol';
 const BEARER = 'urn:oasis:names:tc:SAML:2.0:cm:bearer';
 
-/**
- * A refused login: `reason` goes to the log (no secrets: no assertion, no token), `message` to the
- * person on the error page. `status` is the HTTP status of that page.
- */
-export class SsoLoginError extends Error {
-  constructor(
-    readonly reason: string,
-    readonly userMessage: string,
-    readonly status = 400,
-  ) {
-    super(reason);
-  }
-}
+export { SsoLoginError };
 
 /**
  * The store of authentication requests node-saml reads InResponseTo against: rows of
@@ -251,8 +240,6 @@ function checkAssertion(assertionXml: string, acsURL: string): AssertionFacts {
   return { id, expiresAt };
 }
 
-const EMAIL = /^[^\s@<>"]+@[^\s@<>"]+\.[^\s@<>"]+$/;
-
 function firstString(value: unknown): string | undefined {
   if (typeof value === 'string') return value.trim() || undefined;
   if (Array.isArray(value)) return firstString(value[0]);
@@ -267,18 +254,15 @@ function personOf(profile: Profile): { email: string; name: string } {
     profile['http://schemas.xmlsoap.org/ws/2005/05/identity/claims/emailaddress'],
     profile.nameID,
   ];
-  const email = candidates.map(firstString).find((v) => v && EMAIL.test(v) && v.length <= 320)?.toLowerCase();
+  const email = candidates.map((v) => emailOf(firstString(v))).find(Boolean);
   if (!email) {
     throw new SsoLoginError('no email address in the assertion (NameID or email attribute)', 'The identity provider did not send your email address. Your administrator can send it as the NameID or as an "email" attribute.');
   }
   const given = firstString(profile.givenName ?? profile['http://schemas.xmlsoap.org/ws/2005/05/identity/claims/givenname']);
   const family = firstString(profile.sn ?? profile.surname ?? profile['http://schemas.xmlsoap.org/ws/2005/05/identity/claims/surname']);
   const display =
-    firstString(profile.displayName ?? profile['http://schemas.microsoft.com/identity/claims/displayname'] ?? profile.name) ??
-    ([given, family].filter(Boolean).join(' ') || email.slice(0, email.indexOf('@')));
-  // eslint-disable-next-line no-control-regex
-  const name = display.replace(/[\u0000-\u001f\u007f]/g, ' ').trim().slice(0, 64) || email.slice(0, email.indexOf('@')).slice(0, 64);
-  return { email, name };
+    firstString(profile.displayName ?? profile['http://schemas.microsoft.com/identity/claims/displayname'] ?? profile.name) ?? [given, family].filter(Boolean).join(' ');
+  return { email, name: displayNameOf(display, email) };
 }
 
 export interface LoginResult {
@@ -357,50 +341,9 @@ async function signIn(
       throw err;
     }
 
-    const { user, created } = await resolveUser(trx, provider, nameId, person);
+    const { user, created } = await resolveUser(trx, provider.organization_id, await store.linkedUser(trx, provider.id, nameId), person);
     await store.linkIdentity(trx, provider.id, nameId, user.id, now);
-    const member = await store.membershipOf(trx, provider.organization_id, user.id);
-    if (member?.disabled) throw new SsoLoginError('membership is disabled', 'Your membership of this organization is disabled. Ask an administrator.', 403);
-    if (member) {
-      await store.markSsoMember(trx, provider.organization_id, user.id);
-    } else {
-      await store.insertSsoMember(trx, provider.organization_id, user.id, provider.default_role, now);
-    }
-    if (provider.default_team) await store.joinTeam(trx, provider.organization_id, provider.default_team, user.id, now);
-    const expiresAt = new Date(now.getTime() + services.config.ssoSessionTtlMs);
-    const { token } = await issueApiToken(trx, user.id, {
-      name: `SSO session (${provider.label})`,
-      expiresAt,
-      ssoOrganizationId: provider.organization_id,
-      // Also the app's session (the folio_session cookie): a new password ends it, as it ends
-      // sessions opened with the old one.
-      appSession: true,
-    });
+    const { token, expiresAt } = await admitAndOpenSession(trx, services.config, provider, user, now);
     return { user, organizationId: provider.organization_id, provider, requestId, session: { token, expiresAt }, created };
   });
-}
-
-/**
- * Who the assertion signs in. A NameID this provider signed in before is that user. Otherwise an
- * account with the email is used only when it belongs to this organization and to no other: an
- * organization's identity provider must not be able to sign in as someone whose account reaches
- * other organizations. Otherwise a new user is created (just-in-time provisioning).
- */
-async function resolveUser(trx: Db, provider: SamlProviderRow, nameId: string, person: { email: string; name: string }) {
-  const linked = await store.linkedUser(trx, provider.id, nameId);
-  if (linked) return { user: linked, created: false };
-  const existing = await store.lockUserByEmail(trx, person.email);
-  if (existing) {
-    const orgs = await store.organizationsOf(trx, existing.id);
-    const onlyThis = orgs.length === 1 && orgs[0] === provider.organization_id;
-    if (!onlyThis) {
-      throw new SsoLoginError(
-        'an account with this email exists outside this organization',
-        'A Folio account with your email address already exists and is used outside this organization, so single sign-on cannot sign in to it. Sign in with that account\'s API token, or ask an administrator.',
-        403,
-      );
-    }
-    return { user: existing, created: false };
-  }
-  return { user: await store.insertUser(trx, person.email, person.name), created: true };
 }

@@ -2,6 +2,7 @@ import { createHmac, timingSafeEqual } from 'node:crypto';
 import { Type } from '@sinclair/typebox';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { FolioApp } from '../platform/app.ts';
+import type { Config } from '../platform/config.ts';
 import { errorResponses } from '../platform/schemas.ts';
 import { authenticateTokenHash, hashToken, revokeApiToken } from '../platform/auth.ts';
 import { ListOf, PageQuery } from '../platform/paging.ts';
@@ -101,12 +102,25 @@ export async function ssoRoutes(app: FolioApp): Promise<void> {
 }
 
 const SESSION_COOKIE = 'folio_sso_session';
+
+/**
+ * The cookies a single sign-on sets (SAML and OIDC alike): one session, two cookies, the app's
+ * (Path=/, for the app and /v1) and the one of the /sso/session page (Path=/sso), which makes API
+ * tokens from it.
+ */
+export function signInCookies(config: Pick<Config, 'publicUrl'>, token: string, maxAgeMs: number): string[] {
+  const secure = config.publicUrl.startsWith('https:') ? '; Secure' : '';
+  return [
+    sessionCookie(config, token, maxAgeMs),
+    `${SESSION_COOKIE}=${encodeURIComponent(token)}; Path=/sso; HttpOnly; SameSite=Lax; Max-Age=${Math.floor(maxAgeMs / 1000)}${secure}`,
+  ];
+}
 const ProviderIdParams = Type.Object({ providerId: Type.String({ maxLength: 100 }) });
 const StartQuery = Type.Object({
   // No length limit here: a next that is no app path (too long included) is ignored, not refused.
   next: Type.Optional(Type.String({ description: 'The app path to open once signed in (/app/...); anything else is ignored' })),
 });
-const html = (reply: FastifyReply, status: number, body: string) =>
+export const html = (reply: FastifyReply, status: number, body: string) =>
   reply.status(status).header('content-type', 'text/html; charset=utf-8').header('cache-control', 'no-store').send(body);
 
 function readCookie(req: FastifyRequest, name: string): string | undefined {
@@ -196,12 +210,7 @@ export async function ssoWebRoutes(app: FolioApp): Promise<void> {
       const result = await completeLogin(services, providerId, formField(req.body, 'SAMLResponse'));
       req.log.info({ samlProvider: providerId, organization: result.organizationId, user: result.user.id, created: result.created }, 'SAML sign-in accepted');
       const maxAgeMs = result.session.expiresAt.getTime() - Date.now();
-      // One session, two cookies: the app's (Path=/, for the app and /v1) and the one of the
-      // /sso/session page (Path=/sso), which makes API tokens from it.
-      reply.header('set-cookie', [
-        sessionCookie(services.config, result.session.token, maxAgeMs),
-        `${SESSION_COOKIE}=${encodeURIComponent(result.session.token)}; Path=/sso; HttpOnly; SameSite=Lax; Max-Age=${Math.floor(maxAgeMs / 1000)}${secure ? '; Secure' : ''}`,
-      ]);
+      reply.header('set-cookie', signInCookies(services.config, result.session.token, maxAgeMs));
       // A path on this server, where the cookie was just set (APP_URL may name another host).
       const next = nextOfRelayState(services.signingKey, providerId, result.requestId, formField(req.body, 'RelayState'));
       return reply.header('cache-control', 'no-store').redirect(next ?? `/app/o/${encodeURIComponent(result.organizationId)}`, 303);

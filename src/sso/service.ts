@@ -9,6 +9,7 @@ import { CONTROL_CHARS } from '../teams/store.ts';
 import { normalizeCertificate } from './certificate.ts';
 import { serviceUrls, providerStatus } from './urls.ts';
 import * as store from './store.ts';
+import { listOidcLogins } from './oidc-service.ts';
 
 export interface ProviderInput {
   label?: string | undefined;
@@ -116,10 +117,12 @@ export async function deleteProvider(ctx: Ctx, organizationId: string, providerI
 }
 
 /**
- * The active providers of an organization for a login page: label and start URL only. Anyone may
+ * The active providers (SAML, then OpenID Connect) of an organization for a login page: label and start URL only. Anyone may
  * ask (a login page is shown before signing in); an unknown organization has none.
  */
 export async function listLogins(ctx: Pick<Ctx, 'db' | 'urls'>, organizationId: string) {
   const rows = await store.allProviders(ctx.db, organizationId);
-  return rows.filter((r) => providerStatus(r) === 'active').map((r) => ({ id: r.id, label: r.label, startURL: serviceUrls(ctx.urls, r.id).startURL }));
+  const saml = rows.filter((r) => providerStatus(r) === 'active').map((r) => ({ id: r.id, label: r.label, startURL: serviceUrls(ctx.urls, r.id).startURL }));
+  // OpenID Connect providers (enabled and complete) follow the SAML ones.
+  return [...saml, ...(await listOidcLogins(ctx, organizationId))];
 }

@@ -36,7 +36,7 @@ interface SignInOptions {
   sso: Array<{ label: string; startURL: string }>;
 }
 
-/** The identity providers of the organization the person is heading to (from `next`), as links that start SAML sign-in. */
+/** The identity providers of the organization the person is heading to (from `next`), as links that start a SAML or OpenID Connect sign-in. */
 function SingleSignOn({ next }: { next: string }) {
   const options = useQuery({
     queryKey: ['sign-in-options', next],

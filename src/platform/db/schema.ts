@@ -48,6 +48,9 @@ export interface Database {
   password_setup_tokens: PasswordSetupTokensTable;
   saml_assertions: SamlAssertionsTable;
   saml_identities: SamlIdentitiesTable;
+  oidc_providers: OidcProvidersTable;
+  oidc_requests: OidcRequestsTable;
+  oidc_identities: OidcIdentitiesTable;
   openapi_specs: OpenAPISpecsTable;
   openapi_spec_versions: OpenAPISpecVersionsTable;
   sites: SitesTable;
@@ -558,6 +561,49 @@ export interface SamlIdentitiesTable {
 }
 
 export type SamlProviderRow = Selectable<SamlProvidersTable>;
+
+/** An OpenID Connect provider of an organization (src/sso/oidc-*.ts). */
+export interface OidcProvidersTable {
+  id: string;
+  seq: Generated<number>;
+  organization_id: string;
+  label: string;
+  /** The issuer identifier; its /.well-known/openid-configuration is read (discovery). */
+  issuer: string | null;
+  client_id: string | null;
+  /** The client secret, sealed with the instance's secret key (git/secrets.ts); null for a public client. */
+  client_secret_sealed: string | null;
+  enabled: boolean;
+  default_team: string | null;
+  default_role: RoleOrGuest;
+  created_at: Date;
+  updated_at: Date;
+}
+
+/** A sign-in Folio started: the callback must present its state, from the same browser, once. */
+export interface OidcRequestsTable {
+  state: string;
+  provider_id: string;
+  nonce: string;
+  code_verifier: string;
+  /** SHA-256 (base64url) of the browser-binding cookie set at the start. */
+  browser_hash: string;
+  next_path: string | null;
+  created_at: Date;
+  expires_at: Date;
+  consumed_at: Date | null;
+}
+
+/** Which Folio user a provider's subject (`sub`) signs in as. */
+export interface OidcIdentitiesTable {
+  provider_id: string;
+  subject: string;
+  user_id: string;
+  created_at: Date;
+}
+
+export type OidcProviderRow = Selectable<OidcProvidersTable>;
+export type OidcRequestRow = Selectable<OidcRequestsTable>;
 export type SiteVisibility = 'public' | 'unlisted' | 'share-link' | 'visitor-auth';
 
 export interface SitesTable {
