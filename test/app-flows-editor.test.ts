@@ -60,8 +60,12 @@ async function newParagraphAfter(editor: Locator, text: string) {
 
 /** Types `/query` and picks the highlighted block of the `/` menu with Enter, after checking it is `name`. */
 async function insertBlock(page: Page, query: string, name: string) {
-  await write(page, `/${query}`);
   const menu = page.getByRole('listbox', { name: 'Insert block' });
+  // As a person does: "/", the menu opens, then the name. (Typed at machine speed on a loaded
+  // machine, the character after "/" once landed before it: see the closing note of issue 25.)
+  await write(page, '/');
+  await menu.waitFor();
+  await write(page, query);
   await menu
     .getByRole('option', { name, selected: true })
     .waitFor({ timeout: 5_000 })
