@@ -63,6 +63,17 @@ async function insertBlock(page: Page, query: string, name: string) {
   const menu = page.getByRole('listbox', { name: 'Insert block' });
   // As a person does: "/", the menu opens, then the name. (Typed at machine speed on a loaded
   // machine, the character after "/" once landed before it: see the closing note of issue 25.)
+  // The caret must be in the new, empty paragraph before "/" (it opens the menu only there).
+  await eventually(async () =>
+    assert.equal(
+      await page.evaluate(() => {
+        const node = window.getSelection()?.anchorNode;
+        const element = node instanceof Element ? node : node?.parentElement;
+        return element?.closest('p')?.textContent ?? null;
+      }),
+      '',
+    ),
+  );
   await write(page, '/');
   await menu.waitFor();
   await write(page, query);

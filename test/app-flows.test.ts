@@ -88,6 +88,9 @@ test('a space made from the sidebar: first page, titles, new pages, rename, move
   for (const title of ['Install', 'Usage', 'Scratch']) {
     await tree(page).getByRole('button', { name: 'New page' }).click();
     await treeLink(page, 'Untitled').waitFor();
+    // The tree shows the new page before the app has moved to it: title it once it is open.
+    await page.waitForURL(/\/untitled$/);
+    await eventually(async () => assert.equal(await page.getByLabel('Page title', { exact: true }).inputValue(), 'Untitled'));
     await retitle(page, title);
   }
   await expectTree(page, ['Welcome', 'Install', 'Usage', 'Scratch']);
