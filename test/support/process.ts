@@ -7,8 +7,8 @@ import { fileURLToPath } from 'node:url';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 const BIN = './bin/folio';
-/** Upper bound for one CLI command or one server start. */
-export const PROCESS_TIMEOUT_MS = 60_000;
+/** Upper bound for one CLI command or one server start (a first start creates the embedded database: 20 to 50 s on a loaded 2-core machine). */
+export const PROCESS_TIMEOUT_MS = 120_000;
 
 /** Folio's own settings, removed from the inherited environment so a test is not steered by its caller's. */
 const FOLIO_ENV = [
