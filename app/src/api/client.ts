@@ -25,6 +25,14 @@ export class ApiError extends Error {
   }
 }
 
+/** What to tell a person about a failed call: the server's message, or that it could not be reached. */
+export function errorText(err: unknown): string {
+  if (err instanceof ApiError) return err.message;
+  // fetch rejects with a TypeError when the request never got an answer.
+  if (err instanceof TypeError) return 'Could not reach the server. Check your connection and try again.';
+  return err instanceof Error ? err.message : String(err);
+}
+
 type Listener = () => void;
 const sessionEndedListeners = new Set<Listener>();
 

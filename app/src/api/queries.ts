@@ -2,7 +2,8 @@
  * The app's reads, as TanStack Query hooks over the /v1 API, and the keys that writes invalidate.
  * A change request is named by its number (the API takes a number where it takes an id).
  */
-import { useQuery } from '@tanstack/react-query';
+import { type QueryClient, useQuery } from '@tanstack/react-query';
+import { useEffect } from 'react';
 import type { ChangeRequest, Collection, JSONDocument, Organization, RevisionFile, RevisionPage, RevisionPageDocument, Site, Space } from '@gitbook/api';
 import { api, listAll } from './client.ts';
 
@@ -65,8 +66,22 @@ export const useCollectionSpaces = (id: string) =>
 
 export const useSpace = (id: string) => useQuery({ queryKey: keys.space(id), queryFn: () => api.get<Space>(`/spaces/${id}`) });
 
-export const usePages = (scope: ContentScope) =>
-  useQuery({ queryKey: keys.pages(scope), queryFn: async () => (await api.get<{ pages: RevisionPage[] }>(`${contentPath(scope)}/pages`)).pages });
+const pagesQuery = (scope: ContentScope) => ({
+  queryKey: keys.pages(scope),
+  queryFn: async () => (await api.get<{ pages: RevisionPage[] }>(`${contentPath(scope)}/pages`)).pages,
+});
+
+export const usePages = (scope: ContentScope) => useQuery(pagesQuery(scope));
+
+/** The page tree read again after an edit, once: the screens showing it get it too. */
+export const refreshPages = (queryClient: QueryClient, scope: ContentScope) => queryClient.fetchQuery({ ...pagesQuery(scope), staleTime: 0 });
+
+/** Sets the window's title while a screen shows (App resets it between screens). */
+export function useTitle(title: string | undefined): void {
+  useEffect(() => {
+    if (title !== undefined) document.title = `${title} · Folio`;
+  }, [title]);
+}
 
 /** A page with its document, as the API reads it. */
 export const usePageDocument = (scope: ContentScope, pageId: string | undefined) =>

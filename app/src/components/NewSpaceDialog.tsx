@@ -2,7 +2,7 @@ import { useQueryClient } from '@tanstack/react-query';
 import { useId, useState, type FormEvent } from 'react';
 import { useLocation } from 'wouter';
 import type { Space } from '@gitbook/api';
-import { api, ApiError } from '../api/client.ts';
+import { api, errorText } from '../api/client.ts';
 import { keys } from '../api/queries.ts';
 import { Dialog } from './Dialog.tsx';
 import { appHref } from '../paths.ts';
@@ -22,7 +22,7 @@ export function NewSpaceDialog({ orgId, onClose }: { orgId: string; onClose: () 
       onClose();
       navigate(appHref(`/s/${space.id}`));
     } catch (err) {
-      setError(err instanceof ApiError ? err.message : 'Could not reach the server.');
+      setError(errorText(err));
     }
   }
 

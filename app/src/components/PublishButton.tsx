@@ -2,7 +2,7 @@ import { useQueryClient } from '@tanstack/react-query';
 import { useId, useState, type FormEvent } from 'react';
 import { Link, useLocation } from 'wouter';
 import type { Site, Space } from '@gitbook/api';
-import { api, ApiError } from '../api/client.ts';
+import { api, errorText } from '../api/client.ts';
 import { keys, useOrgSites } from '../api/queries.ts';
 import { appHref } from '../paths.ts';
 import { Dialog } from './Dialog.tsx';
@@ -43,7 +43,7 @@ function PublishDialog({ space, onClose }: { space: Space; onClose: () => void }
       onClose();
       navigate(appHref(`/o/${space.organization}/sites/${site.id}`));
     } catch (err) {
-      setError(err instanceof ApiError ? err.message : String(err));
+      setError(errorText(err));
       setBusy(false);
     }
   }

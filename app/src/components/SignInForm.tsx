@@ -1,5 +1,5 @@
 import { useId, useState, type FormEvent } from 'react';
-import { ApiError } from '../api/client.ts';
+import { errorText } from '../api/client.ts';
 import { useSession } from '../session.tsx';
 
 /** Email and password, with the server's message on failure (it never says which of the two was wrong). */
@@ -19,7 +19,7 @@ export function SignInForm({ onSignedIn, initialEmail = '' }: { onSignedIn?: () 
       await signIn(email, password);
       onSignedIn?.();
     } catch (err) {
-      setError(err instanceof ApiError ? err.message : 'Could not reach the server. Check your connection and try again.');
+      setError(errorText(err));
     } finally {
       setBusy(false);
     }

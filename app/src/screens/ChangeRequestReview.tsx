@@ -2,7 +2,7 @@ import { useQuery, useQueryClient } from '@tanstack/react-query';
 import { useId, useState, type FormEvent } from 'react';
 import { Link } from 'wouter';
 import type { ChangeRequest, ChangeRequestReview as Review, JSONDocument, Space } from '@gitbook/api';
-import { api, ApiError, listAll, type ApiConflict } from '../api/client.ts';
+import { api, ApiError, errorText, listAll, type ApiConflict } from '../api/client.ts';
 import { keys, useChangeRequest, useFiles } from '../api/queries.ts';
 import { DiffView } from '../editor/DiffView.tsx';
 import { timeAgo } from '../format.ts';
@@ -73,7 +73,7 @@ export default function ChangeRequestReview({ space, number }: { space: Space; n
       await queryClient.invalidateQueries({ queryKey: keys.space(space.id) });
       await queryClient.invalidateQueries({ queryKey: ['space', space.id, 'pages'] });
     } catch (err) {
-      setMessage({ kind: 'error', text: err instanceof ApiError ? err.message : String(err) });
+      setMessage({ kind: 'error', text: errorText(err) });
       if (err instanceof ApiError && err.conflicts.length) setRefused(err.conflicts);
       await queryClient.invalidateQueries({ queryKey: [...keys.changeRequest(space.id, number), 'changes'] });
     } finally {
@@ -233,7 +233,7 @@ function RequestReviewers({ space, cr }: { space: Space; cr: ChangeRequest }) {
       setNote('Review requested.');
       await queryClient.invalidateQueries({ queryKey: keys.changeRequest(space.id, cr.number) });
     } catch (err) {
-      setNote(err instanceof ApiError ? err.message : String(err));
+      setNote(errorText(err));
     }
   }
   return (
@@ -269,7 +269,7 @@ function Comments({ space, number }: { space: Space; number: number }) {
       setError(undefined);
       await queryClient.invalidateQueries({ queryKey: [...keys.changeRequest(space.id, number), 'comments'] });
     } catch (err) {
-      setError(err instanceof ApiError ? err.message : String(err));
+      setError(errorText(err));
     }
   }
   return (

@@ -1,6 +1,5 @@
-import { useEffect } from 'react';
 import { Link } from 'wouter';
-import { useCollection, useCollectionSpaces } from '../api/queries.ts';
+import { useCollection, useCollectionSpaces, useTitle } from '../api/queries.ts';
 import { Sidebar } from '../components/Shell.tsx';
 import { emojiText } from '../format.ts';
 import NotFound from './NotFound.tsx';
@@ -9,9 +8,7 @@ import NotFound from './NotFound.tsx';
 export default function Collection({ collectionId }: { collectionId: string }) {
   const collection = useCollection(collectionId);
   const spaces = useCollectionSpaces(collectionId);
-  useEffect(() => {
-    if (collection.data) document.title = `${collection.data.title} · Folio`;
-  }, [collection.data]);
+  useTitle(collection.data?.title);
   if (collection.isError) return <NotFound />;
   if (!collection.data) return <p className="loading" role="status">Loading…</p>;
   return (

@@ -2,7 +2,7 @@ import { useQueryClient } from '@tanstack/react-query';
 import { useId, useState, type FormEvent } from 'react';
 import { Redirect, useLocation } from 'wouter';
 import type { Organization } from '@gitbook/api';
-import { api, ApiError } from '../api/client.ts';
+import { api, errorText } from '../api/client.ts';
 import { keys, useOrganizations } from '../api/queries.ts';
 
 /** The app's start: the first organization, or a form to create one. */
@@ -27,7 +27,7 @@ function CreateOrganization() {
       await queryClient.invalidateQueries({ queryKey: keys.organizations });
       navigate(`/o/${org.id}`);
     } catch (err) {
-      setError(err instanceof ApiError ? err.message : 'Could not reach the server.');
+      setError(errorText(err));
     }
   }
   return (

@@ -1,6 +1,5 @@
-import { useEffect } from 'react';
 import { Link } from 'wouter';
-import { useOrganization, useOrgSites, useOrgSpaces } from '../api/queries.ts';
+import { useOrganization, useOrgSites, useOrgSpaces, useTitle } from '../api/queries.ts';
 import { Search } from '../components/Search.tsx';
 import { Sidebar } from '../components/Shell.tsx';
 import { emojiText, timeAgo } from '../format.ts';
@@ -11,9 +10,7 @@ export default function Organization({ orgId }: { orgId: string }) {
   const org = useOrganization(orgId);
   const spaces = useOrgSpaces(orgId);
   const sites = useOrgSites(orgId);
-  useEffect(() => {
-    if (org.data) document.title = `${org.data.title} · Folio`;
-  }, [org.data]);
+  useTitle(org.data?.title);
   if (org.isError) return <NotFound />;
   return (
     <div className="layout">

@@ -2,10 +2,10 @@ import { useQueryClient } from '@tanstack/react-query';
 import { useCallback, useEffect, useMemo, useState } from 'react';
 import { Link, useLocation } from 'wouter';
 import type { ChangeRequest, JSONDocument, RevisionPage, RevisionPageDocument, Space } from '@gitbook/api';
-import { api, ApiError } from '../api/client.ts';
+import { ApiError, errorText } from '../api/client.ts';
 import { saveStateText, storedDraft, useAutosave } from '../api/autosave.ts';
 import { createdPageId, editContent, fileBase64, openChangeRequest, type ContentChange } from '../api/edits.ts';
-import { findPage, flattenPages, keys, useChangeRequest, useChangeRequests, useFiles, usePageDocument, usePages, type ContentScope } from '../api/queries.ts';
+import { findPage, flattenPages, keys, refreshPages, useChangeRequest, useChangeRequests, useFiles, usePageDocument, usePages, type ContentScope } from '../api/queries.ts';
 import { Dialog } from '../components/Dialog.tsx';
 import { PageTree, type TreeActions } from '../components/PageTree.tsx';
 import { PageEditor } from '../editor/PageEditor.tsx';
@@ -53,18 +53,14 @@ export default function PageScreen({ space, changeRequest, revision, path }: { s
       const number = await changeRequestNumber(subject);
       const update = await editContent(space.id, number, changes);
       const crScope = { spaceId: space.id, changeRequest: number };
-      await queryClient.invalidateQueries({ queryKey: keys.pages(crScope) });
       await queryClient.invalidateQueries({ queryKey: keys.changeRequest(space.id, number) });
-      const fresh = await queryClient.fetchQuery({
-        queryKey: keys.pages(crScope),
-        queryFn: async () => (await api.get<{ pages: RevisionPage[] }>(`/spaces/${space.id}/change-requests/${number}/content/pages`)).pages,
-      });
+      const fresh = await refreshPages(queryClient, crScope);
       const id = show?.(createdPageId(update));
       const target = id ? flattenPages(fresh).find((f) => f.page.id === id)?.page : undefined;
       const targetPath = target && 'path' in target ? target.path : changeRequest === undefined ? path : undefined;
       if (targetPath !== undefined || changeRequest === undefined) navigate(`/~/changes/${number}/${targetPath ?? ''}`);
     } catch (err) {
-      setError(err instanceof Error ? err.message : String(err));
+      setError(errorText(err));
     }
   }
 
@@ -155,7 +151,7 @@ function StartEditing({ space, page, onClose }: { space: Space; page: RevisionPa
       onClose();
       navigate(`/~/changes/${cr.number}/${path}`);
     } catch (err) {
-      setError(err instanceof Error ? err.message : String(err));
+      setError(errorText(err));
     }
   }
 
@@ -289,12 +285,11 @@ function TitleField({ page, scope, onRenamed }: { page: RevisionPage; scope: Con
     if (!wanted || wanted === page.title || scope.changeRequest === undefined) return;
     try {
       await editContent(scope.spaceId, scope.changeRequest, [{ operation: 'update_page', page: page.id, title: wanted }]);
-      await queryClient.invalidateQueries({ queryKey: keys.pages(scope) });
-      const fresh = await queryClient.fetchQuery({ queryKey: keys.pages(scope), queryFn: async () => (await api.get<{ pages: RevisionPage[] }>(`/spaces/${scope.spaceId}/change-requests/${scope.changeRequest}/content/pages`)).pages });
+      const fresh = await refreshPages(queryClient, scope);
       const moved = flattenPages(fresh).find((f) => f.page.id === page.id)?.page;
       if (moved && 'path' in moved) onRenamed(moved.path);
     } catch (err) {
-      setError(err instanceof Error ? err.message : String(err));
+      setError(errorText(err));
     }
   }
 

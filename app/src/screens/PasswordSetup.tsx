@@ -1,6 +1,6 @@
 import { useId, useState, type FormEvent } from 'react';
 import { useLocation } from 'wouter';
-import { ApiError, request } from '../api/client.ts';
+import { errorText, request } from '../api/client.ts';
 import { useSession, type AppSession } from '../session.tsx';
 
 /** The one-time link of `folio serve`'s first start (or of an administrator): choose a password. */
@@ -20,7 +20,7 @@ export default function PasswordSetup() {
       opened(await request<AppSession>('/app/api/password-setup', { method: 'POST', body: { token, password } }));
       navigate('/', { replace: true });
     } catch (err) {
-      setError(err instanceof ApiError ? err.message : 'Could not reach the server.');
+      setError(errorText(err));
     }
   }
 

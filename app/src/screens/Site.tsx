@@ -1,9 +1,9 @@
 import { useQuery, useQueryClient } from '@tanstack/react-query';
-import { useEffect, useState } from 'react';
+import { useState } from 'react';
 import { Link } from 'wouter';
 import type { SiteSpace } from '@gitbook/api';
-import { api, ApiError, listAll } from '../api/client.ts';
-import { keys, useSite } from '../api/queries.ts';
+import { api, errorText, listAll } from '../api/client.ts';
+import { keys, useSite, useTitle } from '../api/queries.ts';
 import { Sidebar } from '../components/Shell.tsx';
 import { appHref } from '../paths.ts';
 import NotFound from './NotFound.tsx';
@@ -14,9 +14,7 @@ export default function Site({ orgId, siteId }: { orgId: string; siteId: string 
   const spaces = useQuery({ queryKey: [...keys.site(siteId), 'spaces'], queryFn: () => listAll<SiteSpace>(`/orgs/${orgId}/sites/${siteId}/site-spaces`) });
   const queryClient = useQueryClient();
   const [error, setError] = useState<string>();
-  useEffect(() => {
-    if (site.data) document.title = `${site.data.title} · Folio`;
-  }, [site.data]);
+  useTitle(site.data?.title);
   if (site.isError) return <NotFound />;
   if (!site.data) return <p className="loading" role="status">Loading…</p>;
   const s = site.data;
@@ -28,7 +26,7 @@ export default function Site({ orgId, siteId }: { orgId: string; siteId: string 
       await api.post(`/orgs/${orgId}/sites/${siteId}/${published ? 'unpublish' : 'publish'}`);
       await queryClient.invalidateQueries({ queryKey: keys.site(siteId) });
     } catch (err) {
-      setError(err instanceof ApiError ? err.message : String(err));
+      setError(errorText(err));
     }
   }
 

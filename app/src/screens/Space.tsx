@@ -1,6 +1,6 @@
-import { lazy, useEffect } from 'react';
+import { lazy } from 'react';
 import { Link, Route, Switch } from 'wouter';
-import { useSpace } from '../api/queries.ts';
+import { useSpace, useTitle } from '../api/queries.ts';
 import { Sidebar } from '../components/Shell.tsx';
 import { Search } from '../components/Search.tsx';
 import { emojiText } from '../format.ts';
@@ -17,9 +17,7 @@ const ChangeRequestReview = lazy(() => import('./ChangeRequestReview.tsx'));
  */
 export default function Space({ spaceId }: { spaceId: string }) {
   const space = useSpace(spaceId);
-  useEffect(() => {
-    if (space.data) document.title = `${space.data.title || 'Untitled'} · Folio`;
-  }, [space.data]);
+  useTitle(space.data ? space.data.title || 'Untitled' : undefined);
   if (space.isError) return <NotFound />;
   if (!space.data) return <p className="loading" role="status">Loading…</p>;
   const s = space.data;
