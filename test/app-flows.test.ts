@@ -53,8 +53,8 @@ async function pageActions(page: Page, title: string): Promise<Locator> {
 /** Waits until the tree shows these titles in this order (top level and nested, depth first). */
 async function expectTree(page: Page, expected: string[]) {
   await eventually(async () => {
-    const shown = await tree(page).locator('.tree-item > a').allTextContents();
-    assert.deepEqual(shown.map((s) => s.trim()), expected);
+    const shown = await tree(page).locator('.tree-item > a, .tree-item > .tree-group').allTextContents();
+    assert.deepEqual(shown.map((s) => s.replace('↗', '').trim()), expected);
   }, { what: `the page tree showing ${expected.join(', ')}` });
 }
 
@@ -116,6 +116,27 @@ test('a space made from the sidebar: first page, titles, new pages, rename, move
   await expectTree(page, ['Installing', 'Welcome', 'Usage']);
   await eventually(async () => assert.deepEqual(await changeRequestTitles(user, spaceId, number), ['Installing', 'Welcome', 'Welcome/Usage']), {
     what: 'the change request holding the pages in the order and titles given in the app',
+  });
+  // A group from the button under the tree, a link inside it from the group's actions, and the
+  // link's address changed from its own actions.
+  await tree(page).getByRole('button', { name: 'New group' }).click();
+  const groupForm = page.getByRole('dialog', { name: 'New group' });
+  await groupForm.getByLabel('Group title').fill('Reference');
+  await groupForm.getByRole('button', { name: 'Create group' }).click();
+  await expectTree(page, ['Installing', 'Welcome', 'Usage', 'Reference']);
+  await (await pageActions(page, 'Reference')).getByRole('button', { name: 'Add link inside' }).click();
+  const linkForm = page.getByRole('dialog', { name: 'New link' });
+  await linkForm.getByLabel('Link title').fill('Status');
+  await linkForm.getByLabel('URL').fill('https://status.example.com');
+  await linkForm.getByRole('button', { name: 'Create link' }).click();
+  await expectTree(page, ['Installing', 'Welcome', 'Usage', 'Reference', 'Status']);
+  await (await pageActions(page, 'Status')).getByRole('button', { name: 'Edit link' }).click();
+  const relink = page.getByRole('dialog', { name: 'Edit link' });
+  await relink.getByLabel('URL').fill('https://status.example.org');
+  await relink.getByRole('button', { name: 'Save link' }).click();
+  await eventually(async () => assert.equal(await treeLink(page, 'Status').getAttribute('href'), 'https://status.example.org'));
+  await eventually(async () => assert.deepEqual(await changeRequestTitles(user, spaceId, number), ['Installing', 'Welcome', 'Welcome/Usage', 'Reference', 'Reference/Status']), {
+    what: 'the group and its link in the change request',
   });
   // The main content is untouched until the change request is merged.
   const { data: main } = await user.api.spaces.listPages(spaceId);

@@ -279,6 +279,40 @@ describe('change requests: resource', () => {
     const { data: limited } = await ann.api.spaces.getChangeRequestChanges(space.id, cr.id, { limit: 1 } as never);
     assert.equal(limited.changes.length, 1);
   });
+
+  test('groups and links: inserted, retargeted and moved where the table of contents allows them', async () => {
+    const { admin: ann, space } = await orgWithSpace(t);
+    const cr = await openChangeRequest(ann, space.id);
+    await editChangeRequest(ann, space.id, cr.id, [
+      c({ operation: 'insert_page', type: 'group', title: 'Guides', ref: 'guides' }),
+      c({ operation: 'insert_page', title: 'Install', document: md('Run it.\n'), into: 'guides', ref: 'install' }),
+      c({ operation: 'insert_page', type: 'link', title: 'Status', target: { kind: 'url', url: 'https://status.example.com' }, into: 'guides' }),
+      c({ operation: 'insert_page', type: 'link', title: 'See install', target: { kind: 'page', page: 'install' }, ref: 'see' }),
+    ]);
+    const pages = (await ann.api.spaces.listPagesInChangeRequest(space.id, cr.id)).data.pages;
+    const [guides, see] = pages as any[];
+    assert.deepEqual([guides.type, guides.title, guides.pages.map((p: any) => [p.type, p.title])], ['group', 'Guides', [['document', 'Install'], ['link', 'Status']]]);
+    const install = guides.pages[0];
+    assert.equal(guides.pages[1].href, 'https://status.example.com');
+    assert.deepEqual([see.type, see.target], ['link', { kind: 'page', page: install.id }]);
+
+    await editChangeRequest(ann, space.id, cr.id, [c({ operation: 'update_page', page: guides.pages[1].id, target: { kind: 'url', url: 'https://status.example.org' }, title: 'Status page' })]);
+    const status = ((await ann.api.spaces.listPagesInChangeRequest(space.id, cr.id)).data.pages[0] as any).pages[1];
+    assert.deepEqual([status.title, status.href], ['Status page', 'https://status.example.org']);
+
+    const refused = async (change: Record<string, unknown>, message: RegExp) => {
+      const res = await t.request('POST', `/v1/spaces/${space.id}/change-requests/${cr.id}/content`, { token: ann.token, body: { changes: [change] } });
+      assert.equal(res.status, 400, JSON.stringify(res.body));
+      assert.match(res.body.error.message, message);
+    };
+    await refused({ operation: 'insert_page', type: 'group', title: 'Nested', into: install.id }, /group stands at the top level/);
+    await refused({ operation: 'insert_page', type: 'link', title: 'Nowhere' }, /a link needs a target/);
+    await refused({ operation: 'insert_page', type: 'link', title: 'Script', target: { kind: 'url', url: 'javascript:alert(1)' } }, /not an absolute http\(s\) or mailto URL/);
+    await refused({ operation: 'insert_page', title: 'Under a link', document: {}, into: see.id }, /is a link, which holds no pages/);
+    await refused({ operation: 'update_page', page: guides.id, into: install.id }, /group stands at the top level/);
+    await refused({ operation: 'update_page', page: install.id, target: { kind: 'url', url: 'https://x.example' } }, /is a document, not a link/);
+    await refused({ operation: 'update_page', page: guides.id, document: md('Text.\n') }, /is a group, which has no content/);
+  });
 });
 
 describe('reviews and requested reviewers', () => {

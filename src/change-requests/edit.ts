@@ -1,4 +1,4 @@
-import { ContentEditor, getDocuments, putDocuments, ContentReader, type PageEntry, type PageInput, type ReusableContentEntry, type Variables } from '../content/model.ts';
+import { ContentEditor, getDocuments, putDocuments, ContentReader, type LinkTarget, type PageEntry, type PageInput, type ReusableContentEntry, type Variables } from '../content/model.ts';
 import { hasConflictMarkers } from '../content/merge.ts';
 import { canonicalCover, canonicalLinks, INCLUDES_DIRECTORY, pageDirectory } from '../content/page-links.ts';
 import { readFrontMatter, VARIABLE_NAME, type PageMetadata } from '../content/markdown/front-matter.ts';
@@ -199,6 +199,13 @@ export interface ContentOutcome {
   files: string[];
 }
 
+/** A link's target as stored; a page named by a batch ref becomes its id. URLs must be absolute (http, https or mailto). */
+function linkTarget(target: { kind: 'url'; url: string } | { kind: 'page'; page: string }, parentOf: (id: string) => string | null | undefined): LinkTarget {
+  if (target.kind === 'page') return { kind: 'page', page: parentOf(target.page) ?? target.page };
+  if (!/^(https?:\/\/[^\s]+|mailto:[^\s]+)$/i.test(target.url)) throw new BadRequestError(`target.url: "${target.url}" is not an absolute http(s) or mailto URL`);
+  return { kind: 'url', url: target.url };
+}
+
 async function applyChange(
   trx: Db,
   editor: ContentEditor,
@@ -225,18 +232,33 @@ async function applyChange(
   const parentOf = (into: string | null | undefined) => (into && refs.pageRefs.has(into) ? refs.pageRefs.get(into)! : into);
   switch (change.operation) {
     case 'insert_page': {
-      const raw = body ?? '';
-      const meta = 'markdown' in change.document ? readMarkdownMetadata(raw) : { markdown: raw, metadata: {} };
-      const [doc] = await putDocuments(trx, space.id, [refs.resolveRefs(meta.markdown)]);
-      const entry = await editor.insertPage({
+      const type = change.type ?? 'document';
+      const common = {
         ...metadata(change),
-        ...meta.metadata,
         ...(change.ref ? { id: refs.pageRefs.get(change.ref)! } : {}),
-        title: meta.title ?? change.title ?? 'Untitled',
         parent: parentOf(change.into) ?? null,
         at: change.at,
-        doc: doc!,
-      });
+      };
+      if (type !== 'document') {
+        // Groups and links are entries of the table of contents: no body of their own.
+        if (change.document && Object.keys(change.document).length > 0) throw new BadRequestError(`document: a ${type} has no content (send {} or leave it out)`);
+        if (type === 'group' && change.target) throw new BadRequestError('target: only a link has a target');
+        if (type === 'link' && !change.target) throw new BadRequestError('target: a link needs a target ({ kind: "url", url } or { kind: "page", page })');
+        const entry = await editor.insertPage({
+          ...common,
+          type,
+          title: change.title ?? (type === 'group' ? 'Untitled group' : 'Untitled link'),
+          doc: null,
+          ...(change.target ? { target: linkTarget(change.target, parentOf) } : {}),
+        });
+        return entry.id;
+      }
+      if (change.target) throw new BadRequestError('target: only a link has a target');
+      if (!change.document) throw new BadRequestError('document: a document page needs its content ({ markdown }, { document } or {})');
+      const raw = body ?? '';
+      const meta = change.document && 'markdown' in change.document ? readMarkdownMetadata(raw) : { markdown: raw, metadata: {} };
+      const [doc] = await putDocuments(trx, space.id, [refs.resolveRefs(meta.markdown)]);
+      const entry = await editor.insertPage({ ...common, ...meta.metadata, title: meta.title ?? change.title ?? 'Untitled', doc: doc! });
       return entry.id;
     }
     case 'update_page': {
@@ -254,6 +276,7 @@ async function applyChange(
         at: change.at,
         ...(meta.title ? { title: meta.title } : {}),
         ...(doc !== undefined ? { doc } : {}),
+        ...(change.target ? { target: linkTarget(change.target, parentOf) } : {}),
       });
       return change.page;
     }

@@ -81,9 +81,20 @@ export const PageDocumentInput = {
   else: { if: { required: ['document'] }, then: JsonDocumentInput, else: EmptyInput },
 } as unknown as TUnion<[typeof MarkdownInput, typeof JsonDocumentInput, typeof EmptyInput]>;
 
+/** Where a link page leads: a URL, or a page of the space (by id, or by the ref of a page inserted in the same batch). */
+const LinkTargetInput = Type.Union([
+  Type.Object({ kind: Type.Literal('url'), url: Type.String({ minLength: 1, maxLength: 2048 }) }, STRICT),
+  Type.Object({ kind: Type.Literal('page'), page: Type.String({ minLength: 1, maxLength: 200 }) }, STRICT),
+], { description: 'A link page\'s target: { kind: "url", url } or { kind: "page", page }' });
+
 const InsertPage = Type.Object({
   operation: Type.Literal('insert_page'),
-  document: PageDocumentInput,
+  type: Type.Optional(asEnum(Type.Union([Type.Literal('document'), Type.Literal('group'), Type.Literal('link')]), {
+    description: 'document (default): a page with content; group: a heading of the table of contents holding pages (top level only); link: an entry leading to `target`',
+  })),
+  /** Required for documents; groups and links have none. */
+  document: Type.Optional(PageDocumentInput),
+  target: Type.Optional(LinkTargetInput),
   into: Type.Optional(Type.String({ maxLength: 100 })),
   at: Type.Optional(Type.Integer({ minimum: 0 })),
   ref: Type.Optional(Type.String({ minLength: 1, maxLength: 200 })),
@@ -93,6 +104,7 @@ const UpdatePage = Type.Object({
   operation: Type.Literal('update_page'),
   page: Type.String({ maxLength: 100 }),
   document: Type.Optional(PageDocumentInput),
+  target: Type.Optional(LinkTargetInput),
   into: Type.Optional(Type.Union([Type.String({ maxLength: 100 }), Type.Null()])),
   at: Type.Optional(Type.Integer({ minimum: 0 })),
   ...PageMetadata,

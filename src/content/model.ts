@@ -355,17 +355,31 @@ export class ContentEditor extends ContentReader {
     }
   }
 
-  async insertPage(input: PageInput & { parent: string | null; at?: number | undefined; doc: string | null; title: string; id?: string }): Promise<PageEntry> {
+  /**
+   * The table of contents' shape, as the official model has it: groups stand at the top level only,
+   * and a link holds no pages.
+   */
+  private assertPlacement(type: PageType, parent: PageEntry | undefined) {
+    if (type === 'group' && parent) throw new BadRequestError('into: a group stands at the top level of the table of contents');
+    if (parent?.type === 'link') throw new BadRequestError(`into: "${parent.title}" is a link, which holds no pages`);
+  }
+
+  async insertPage(
+    input: PageInput & { parent: string | null; at?: number | undefined; doc: string | null; title: string; id?: string; type?: PageType; target?: LinkTarget },
+  ): Promise<PageEntry> {
+    const type = input.type ?? 'document';
     const parent = input.parent ? await this.page(input.parent) : undefined;
     if (input.parent && !parent) throw new BadRequestError(`into: page ${input.parent} not found`);
+    this.assertPlacement(type, parent);
     if (parent) this.assertDepthBelow([...(await this.ancestors(parent)), parent]);
+    if (input.target?.kind === 'page' && !(await this.page(input.target.page))) throw new BadRequestError(`target.page: page ${input.target.page} not found`);
     const now = new Date().toISOString();
     const id = input.id ?? newId();
     // Ids are the server's: a new page never takes the place of one that exists.
     if (await this.page(id)) throw new BadRequestError(`page ${id} already exists`);
     const entry: PageEntry = {
       id,
-      type: 'document',
+      type,
       title: input.title,
       slug: await this.uniqueSlug(input.parent, input.slug ?? slugify(input.title), undefined, input.slug !== undefined),
       parent: input.parent,
@@ -374,6 +388,7 @@ export class ContentEditor extends ContentReader {
       createdAt: now,
       updatedAt: now,
       ...metadata(input),
+      ...(input.target ? { target: input.target } : {}),
     };
     this.putPage(entry);
     await this.setChildren(input.parent, [...(await this.childIds(input.parent)), id]);
@@ -382,16 +397,20 @@ export class ContentEditor extends ContentReader {
 
   async updatePage(
     id: string,
-    input: PageInput & { doc?: string | null | undefined; into?: string | null | undefined; at?: number | undefined },
+    input: PageInput & { doc?: string | null | undefined; into?: string | null | undefined; at?: number | undefined; target?: LinkTarget | undefined },
   ): Promise<PageEntry> {
     const current = await this.page(id);
     if (!current) throw new BadRequestError(`page ${id} not found in the change request`);
+    if (input.target && current.type !== 'link') throw new BadRequestError(`target: "${current.title}" is a ${current.type}, not a link`);
+    if (input.target?.kind === 'page' && !(await this.page(input.target.page))) throw new BadRequestError(`target.page: page ${input.target.page} not found`);
+    if (input.doc !== undefined && current.type !== 'document') throw new BadRequestError(`document: "${current.title}" is a ${current.type}, which has no content`);
     let parent = current.parent;
     let pos = current.pos;
     if (input.into !== undefined && input.into !== current.parent) {
       if (input.into !== null) {
         const target = await this.page(input.into);
         if (!target) throw new BadRequestError(`into: page ${input.into} not found`);
+        this.assertPlacement(current.type, target);
         const chain = [...(await this.ancestors(target)), target];
         if (chain.some((p) => p.id === id)) throw new BadRequestError('into: a page cannot move under itself or one of its descendants');
         this.assertDepthBelow(chain);
@@ -416,6 +435,7 @@ export class ContentEditor extends ContentReader {
       parent,
       pos,
       ...(input.doc !== undefined ? { doc: input.doc } : {}),
+      ...(input.target ? { target: input.target } : {}),
       updatedAt: new Date().toISOString(),
     };
     for (const k of ['emoji', 'icon'] as const) if (input[k] === '') delete entry[k];

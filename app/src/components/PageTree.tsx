@@ -7,6 +7,10 @@ import { Dialog } from './Dialog.tsx';
 /** What the tree asks its screen to do; each becomes a content change in a change request. */
 export interface TreeActions {
   create(into: string | null): void;
+  /** A group (top level only) or a link (a URL), with the title the writer gave. */
+  createEntry(entry: { type: 'group'; title: string } | { type: 'link'; title: string; url: string; into: string | null }): void;
+  /** A link's new title and URL. */
+  relink(page: RevisionPage, title: string, url: string): void;
   rename(page: RevisionPage, title: string): void;
   move(page: RevisionPage, into: string | null, at: number): void;
   remove(page: RevisionPage): void;
@@ -41,6 +45,8 @@ export function PageTree({ pages, currentId, hrefOf, actions }: { pages: Revisio
   const [drop, setDrop] = useState<Drop>();
   const [renaming, setRenaming] = useState<RevisionPage>();
   const [deleting, setDeleting] = useState<RevisionPage>();
+  /** The form open for a new group or link (`into`: the page a link goes inside), or for a link's target. */
+  const [entryForm, setEntryForm] = useState<{ type: 'group' } | { type: 'link'; into: string | null } | { type: 'relink'; page: RevisionPage }>();
 
   function siblingsOf(parent: string | null): RevisionPage[] {
     return parent === null ? pages : (nodes.get(parent)?.children ?? []);
@@ -109,7 +115,7 @@ export function PageTree({ pages, currentId, hrefOf, actions }: { pages: Revisio
                   <span className="tree-group">{label}</span>
                 ) : page.type === 'link' && /^https?:/.test(hrefOf(page)) ? (
                   <a href={hrefOf(page)} target="_blank" rel="noopener noreferrer">
-                    {label} ↗
+                    {label} <span aria-hidden="true">↗</span>
                   </a>
                 ) : (
                   <Link href={hrefOf(page)} aria-current={page.id === currentId ? 'page' : undefined}>
@@ -121,12 +127,25 @@ export function PageTree({ pages, currentId, hrefOf, actions }: { pages: Revisio
                     <summary aria-label={`Actions for ${page.title || 'Untitled'}`}>⋯</summary>
                     {/* Choosing an action closes the menu: left open, it would cover the pages below. */}
                     <div className="menu" onClick={(e) => e.currentTarget.closest('details')?.removeAttribute('open')}>
-                      <button type="button" onClick={() => actions.create(page.id)}>
-                        Add page inside
-                      </button>
-                      <button type="button" onClick={() => setRenaming(page)}>
-                        Rename
-                      </button>
+                      {page.type !== 'link' && (
+                        <>
+                          <button type="button" onClick={() => actions.create(page.id)}>
+                            Add page inside
+                          </button>
+                          <button type="button" onClick={() => setEntryForm({ type: 'link', into: page.id })}>
+                            Add link inside
+                          </button>
+                        </>
+                      )}
+                      {page.type === 'link' ? (
+                        <button type="button" onClick={() => setEntryForm({ type: 'relink', page })}>
+                          Edit link
+                        </button>
+                      ) : (
+                        <button type="button" onClick={() => setRenaming(page)}>
+                          Rename
+                        </button>
+                      )}
                       <button type="button" disabled={node.index === 0} onClick={() => shift(page, -1)}>
                         Move up
                       </button>
@@ -152,9 +171,29 @@ export function PageTree({ pages, currentId, hrefOf, actions }: { pages: Revisio
     <nav aria-label="Pages" className="page-tree">
       {pages.length === 0 ? <p className="muted">No pages yet.</p> : render(pages)}
       {actions && (
-        <button type="button" onClick={() => actions.create(null)}>
-          New page
-        </button>
+        <div className="tree-new">
+          <button type="button" onClick={() => actions.create(null)}>
+            New page
+          </button>
+          <button type="button" onClick={() => setEntryForm({ type: 'group' })}>
+            New group
+          </button>
+          <button type="button" onClick={() => setEntryForm({ type: 'link', into: null })}>
+            New link
+          </button>
+        </div>
+      )}
+      {entryForm && actions && (
+        <EntryDialog
+          form={entryForm}
+          onClose={() => setEntryForm(undefined)}
+          onDone={(title, url) => {
+            if (entryForm.type === 'group') actions.createEntry({ type: 'group', title });
+            else if (entryForm.type === 'link') actions.createEntry({ type: 'link', title, url: url!, into: entryForm.into });
+            else actions.relink(entryForm.page, title, url!);
+            setEntryForm(undefined);
+          }}
+        />
       )}
       {renaming && actions && (
         <RenameDialog
@@ -209,6 +248,53 @@ function RenameDialog({ page, onClose, onRename }: { page: RevisionPage; onClose
           </button>
           <button type="submit" className="primary">
             Rename
+          </button>
+        </div>
+      </form>
+    </Dialog>
+  );
+}
+
+/** The form for a new group (its title), a new link or a link's target (title and URL). */
+function EntryDialog({
+  form,
+  onClose,
+  onDone,
+}: {
+  form: { type: 'group' } | { type: 'link'; into: string | null } | { type: 'relink'; page: RevisionPage };
+  onClose: () => void;
+  onDone: (title: string, url?: string) => void;
+}) {
+  const editing = form.type === 'relink' ? form.page : undefined;
+  const [title, setTitle] = useState(editing?.title ?? '');
+  const [url, setUrl] = useState(editing && 'href' in editing ? (editing.href ?? '') : 'https://');
+  const isGroup = form.type === 'group';
+  const heading = isGroup ? 'New group' : editing ? 'Edit link' : 'New link';
+  return (
+    <Dialog title={heading} onClose={onClose}>
+      <form
+        className="form"
+        onSubmit={(e) => {
+          e.preventDefault();
+          if (!title.trim()) return;
+          onDone(title.trim(), isGroup ? undefined : url.trim());
+        }}
+      >
+        {isGroup && <p className="muted">A group is a heading of the table of contents: pages go inside it.</p>}
+        <label htmlFor="entry-title">{isGroup ? 'Group title' : 'Link title'}</label>
+        <input id="entry-title" required maxLength={500} value={title} onChange={(e) => setTitle(e.target.value)} autoFocus />
+        {!isGroup && (
+          <>
+            <label htmlFor="entry-url">URL</label>
+            <input id="entry-url" type="url" required maxLength={2048} pattern="(https?://|mailto:).+" value={url} onChange={(e) => setUrl(e.target.value)} />
+          </>
+        )}
+        <div className="actions">
+          <button type="button" onClick={onClose}>
+            Cancel
+          </button>
+          <button type="submit" className="primary">
+            {editing ? 'Save link' : isGroup ? 'Create group' : 'Create link'}
           </button>
         </div>
       </form>

@@ -154,18 +154,18 @@ export function PageEditor(props: PageEditorProps) {
     [editor],
   );
 
-  // A document from outside (another version loaded, a save answered with a rewritten document).
+  // A document from outside (another version read). While a writer has changes not yet sent, it
+  // never replaces them: what they typed wins, and their next save carries it.
   useEffect(() => {
     if (doc === current.current || editor.isDestroyed) return;
     if (JSON.stringify(doc) === JSON.stringify(current.current)) {
       current.current = doc;
       return;
     }
-    cancelPending.current?.();
-    cancelPending.current = null;
+    if (editable && cancelPending.current) return;
     current.current = doc;
-    loadDocument(editor, doc);
-  }, [doc, editor]);
+    loadDocument(editor, doc, { keepSelection: editable });
+  }, [doc, editor, editable]);
 
   useEffect(() => {
     if (editor.isDestroyed) return;

@@ -43,7 +43,7 @@ const NEXT_PIECES = 40_000;
  * save). A long page is drawn in pieces: what fills the first screens at once, the rest while the
  * browser is idle; no change is sent before the whole page is in.
  */
-export function loadDocument(editor: Editor, doc: JSONDocument, options: { inPieces?: boolean } = {}): void {
+export function loadDocument(editor: Editor, doc: JSONDocument, options: { inPieces?: boolean; keepSelection?: boolean } = {}): void {
   loading.get(editor)?.cancel();
   const blocks = doc.nodes ?? [];
   let next = 0;
@@ -62,7 +62,9 @@ export function loadDocument(editor: Editor, doc: JSONDocument, options: { inPie
   const first = blocks.length === 0 ? shell.content : Fragment.from(take(options.inPieces === false ? Infinity : FIRST_PIECE));
   const tr = editor.state.tr.replaceWith(0, editor.state.doc.content.size, first);
   tr.setDocAttribute('gb', shell.attrs.gb);
-  tr.setSelection(Selection.atStart(tr.doc));
+  // A page opened starts at its top; a page read again keeps the caret where it was (as near as the new content allows).
+  const from = editor.state.selection.from;
+  tr.setSelection(options.keepSelection ? Selection.near(tr.doc.resolve(Math.min(from, tr.doc.content.size))) : Selection.atStart(tr.doc));
   editor.view.dispatch(tr.setMeta('addToHistory', false).setMeta('preventUpdate', true));
   if (next >= blocks.length) return;
 

@@ -67,6 +67,13 @@ export default function PageScreen({ space, changeRequest, revision, path }: { s
   const actions: TreeActions | undefined = canEdit && (changeRequest === undefined || editable)
     ? {
         create: (into) => void edit('New page', [{ operation: 'insert_page', title: 'Untitled', document: {}, ...(into ? { into } : {}) }], (created) => created),
+        createEntry: (entry) =>
+          void edit(`New ${entry.type} ${entry.title}`, [
+            entry.type === 'group'
+              ? { operation: 'insert_page', type: 'group', title: entry.title }
+              : { operation: 'insert_page', type: 'link', title: entry.title, target: { kind: 'url', url: entry.url }, ...(entry.into ? { into: entry.into } : {}) },
+          ]),
+        relink: (p, title, url) => void edit(`Edit link ${p.title}`, [{ operation: 'update_page', page: p.id, title, target: { kind: 'url', url } }]),
         rename: (p, title) => void edit(`Rename ${p.title}`, [{ operation: 'update_page', page: p.id, title }], () => (p.id === page?.id ? p.id : undefined)),
         move: (p, into, at) => void edit(`Move ${p.title}`, [{ operation: 'update_page', page: p.id, into, at }], () => (p.id === page?.id ? p.id : undefined)),
         remove: (p) => void edit(`Delete ${p.title}`, [{ operation: 'delete_page', page: p.id }], () => undefined),
