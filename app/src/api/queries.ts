@@ -83,11 +83,41 @@ export function useTitle(title: string | undefined): void {
   }, [title]);
 }
 
-/** A page with its document, as the API reads it. */
-export const usePageDocument = (scope: ContentScope, pageId: string | undefined) =>
+type PageDocumentRead = RevisionPageDocument & { document?: JSONDocument };
+
+/** Page documents asked for by path while the page tree (which names the path's page) is still coming. */
+const byPath = new Map<string, Promise<PageDocumentRead>>();
+const pathKey = (scope: ContentScope, path: string) => `${scope.spaceId}:${scopeKey(scope)}:${path}`;
+
+/**
+ * Opening a page by its address: its document is asked for at once, by path, beside the tree,
+ * instead of after it (a big page's document is most of the wait). Not when the tree is already
+ * here: the page's id is known, and usePageDocument asks for it directly.
+ */
+export function prefetchPageByPath(queryClient: QueryClient, scope: ContentScope, path: string): void {
+  if (!path || queryClient.getQueryData(keys.pages(scope)) !== undefined) return;
+  const key = pathKey(scope, path);
+  if (byPath.has(key)) return;
+  const read = api.get<PageDocumentRead>(`${contentPath(scope)}/path/${path.split('/').map(encodeURIComponent).join('/')}`, { format: 'document' });
+  read.catch(() => undefined);
+  byPath.set(key, read);
+  // Unclaimed (the path named no page, or another page opened), it is dropped.
+  setTimeout(() => byPath.delete(key), 60_000);
+}
+
+/** A page with its document, as the API reads it (`path`: where it was opened, to use a read prefetchPageByPath began). */
+export const usePageDocument = (scope: ContentScope, pageId: string | undefined, path?: string) =>
   useQuery({
     queryKey: keys.page(scope, pageId ?? ''),
-    queryFn: () => api.get<RevisionPageDocument & { document?: JSONDocument }>(`${contentPath(scope)}/page/${pageId}`, { format: 'document' }),
+    queryFn: async () => {
+      const pending = path ? byPath.get(pathKey(scope, path)) : undefined;
+      if (pending) {
+        byPath.delete(pathKey(scope, path!));
+        const read = await pending.catch(() => undefined);
+        if (read?.id === pageId) return read;
+      }
+      return api.get<PageDocumentRead>(`${contentPath(scope)}/page/${pageId}`, { format: 'document' });
+    },
     enabled: !!pageId,
     // The editor owns the document once open: refetching under it would undo typing.
     staleTime: Infinity,
@@ -106,12 +136,22 @@ export const useChangeRequests = (spaceId: string, status: string) =>
     queryFn: () => listAll<ChangeRequest>(`/spaces/${spaceId}/change-requests`, { status }),
   });
 
-export const useChangeRequest = (spaceId: string, number: number | undefined) =>
-  useQuery({
-    queryKey: keys.changeRequest(spaceId, number ?? 0),
-    queryFn: () => api.get<ChangeRequest>(`/spaces/${spaceId}/change-requests/${number}`),
-    enabled: number !== undefined,
-  });
+const changeRequestQuery = (spaceId: string, number: number | undefined) => ({
+  queryKey: keys.changeRequest(spaceId, number ?? 0),
+  queryFn: () => api.get<ChangeRequest>(`/spaces/${spaceId}/change-requests/${number}`),
+});
+
+export const useChangeRequest = (spaceId: string, number: number | undefined) => useQuery({ ...changeRequestQuery(spaceId, number), enabled: number !== undefined });
+
+/**
+ * What a page screen needs, asked for as soon as its address is known (before the space and the
+ * screen's code are in): the page tree, the change request, and the page's document by path.
+ */
+export function prefetchPageScreen(queryClient: QueryClient, scope: ContentScope, path: string): void {
+  prefetchPageByPath(queryClient, scope, path);
+  void queryClient.prefetchQuery(pagesQuery(scope));
+  if (scope.changeRequest !== undefined) void queryClient.prefetchQuery(changeRequestQuery(scope.spaceId, scope.changeRequest));
+}
 
 export const useSite = (orgId: string, id: string) => useQuery({ queryKey: keys.site(id), queryFn: () => api.get<Site>(`/orgs/${orgId}/sites/${id}`) });
 

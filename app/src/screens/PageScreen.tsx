@@ -111,7 +111,13 @@ export default function PageScreen({ space, changeRequest, revision, path }: { s
                 </button>
               </div>
             )}
-            <DocumentPage key={`${page.id}:${changeRequest ?? revision ?? 'main'}`} scope={scope} page={page} editable={editable} onRenamed={(p) => navigate(`${base}/${p}`)} />
+            {/* In a change request, the page waits to know whether it may be edited: an editor made
+                read-only, then editable, would draw a big page twice (and miss a kept draft). */}
+            {changeRequest === undefined || cr.data || cr.isError ? (
+              <DocumentPage key={`${page.id}:${changeRequest ?? revision ?? 'main'}`} scope={scope} page={page} editable={editable} onRenamed={(p) => navigate(`${base}/${p}`)} />
+            ) : (
+              <p className="loading" role="status">Loading the page…</p>
+            )}
           </>
         )}
         {page && page.type === 'group' && (
@@ -218,7 +224,7 @@ function ChangeRequestBanner({ space, cr }: { space: Space; cr: ChangeRequest })
 
 /** A document page: its title and its content in the editor, saved into the change request as it is typed. */
 function DocumentPage({ scope, page, editable, onRenamed }: { scope: ContentScope; page: RevisionPage; editable: boolean; onRenamed: (path: string) => void }) {
-  const read = usePageDocument(scope, page.id);
+  const read = usePageDocument(scope, page.id, 'path' in page ? page.path : undefined);
   const files = useFiles(scope);
   const queryClient = useQueryClient();
   const draftKey = `folio:draft:${scope.spaceId}:${scope.changeRequest}:${page.id}`;

@@ -1,13 +1,15 @@
-import { lazy } from 'react';
-import { Link, Route, Switch } from 'wouter';
-import { useSpace, useTitle } from '../api/queries.ts';
+import { useQueryClient } from '@tanstack/react-query';
+import { lazy, useEffect } from 'react';
+import { Link, Route, Switch, useLocation } from 'wouter';
+import { type ContentScope, prefetchPageScreen, useSpace, useTitle } from '../api/queries.ts';
 import { Sidebar } from '../components/Shell.tsx';
 import { Search } from '../components/Search.tsx';
 import { emojiText } from '../format.ts';
 import NotFound from './NotFound.tsx';
 import { PublishButton } from '../components/PublishButton.tsx';
 
-const PageScreen = lazy(() => import('./PageScreen.tsx'));
+const loadPageScreen = () => import('./PageScreen.tsx');
+const PageScreen = lazy(loadPageScreen);
 const ChangeRequestList = lazy(() => import('./ChangeRequestList.tsx'));
 const ChangeRequestReview = lazy(() => import('./ChangeRequestReview.tsx'));
 
@@ -17,6 +19,16 @@ const ChangeRequestReview = lazy(() => import('./ChangeRequestReview.tsx'));
  */
 export default function Space({ spaceId }: { spaceId: string }) {
   const space = useSpace(spaceId);
+  const [location] = useLocation();
+  const queryClient = useQueryClient();
+  // What the page an address opens needs is asked for now, beside the space (see prefetchPageScreen).
+  useEffect(() => {
+    const opened = pageAt(spaceId, location);
+    if (!opened) return;
+    prefetchPageScreen(queryClient, opened.scope, opened.path);
+    // Its code (the editor's is most of it) comes in beside its data, not after the space.
+    void loadPageScreen();
+  }, [spaceId, location, queryClient]);
   useTitle(space.data ? space.data.title || 'Untitled' : undefined);
   if (space.isError) return <NotFound />;
   if (!space.data) return <p className="loading" role="status">Loading…</p>;
@@ -50,4 +62,12 @@ export default function Space({ spaceId }: { spaceId: string }) {
       </div>
     </div>
   );
+}
+
+/** The page an address inside a space opens (its content scope and page path), if it names one. */
+function pageAt(spaceId: string, location: string): { scope: ContentScope; path: string } | undefined {
+  const inChangeRequest = /^\/~\/changes\/(\d+)\/(.+)$/.exec(location);
+  if (inChangeRequest) return { scope: { spaceId, changeRequest: Number(inChangeRequest[1]) }, path: decodeURIComponent(inChangeRequest[2]!) };
+  if (location.startsWith('/~/') || location.startsWith('/revisions/') || location === '/published' || location.length <= 1) return undefined;
+  return { scope: { spaceId }, path: decodeURIComponent(location.slice(1)) };
 }
