@@ -140,6 +140,15 @@ test('storage migrate moves every file to the bucket, verified by hash; then FIL
   assert.ok((await s3.keys('blobs/')).includes(blobKey(sha(direct))));
   assert.deepEqual(await s3.keys('uploads/'), [], 'the staging object is removed once stored by hash');
 
+  // A change request's PDF is stored in the bucket too, and its link serves it.
+  const cr = await openChangeRequest(admin, space.id);
+  const beforePdf = await s3.keys('blobs/');
+  const { data: pdf } = await admin.api.spaces.getChangeRequestPdf(space.id, cr.id);
+  const printed = await bytesAt(pdf.url);
+  assert.equal(printed.status, 200);
+  assert.equal(printed.body.subarray(0, 5).toString('latin1'), '%PDF-');
+  assert.deepEqual((await s3.keys('blobs/')).filter((k) => !beforePdf.includes(k)), [blobKey(sha(printed.body))]);
+
   // Downloads streamed through Folio (the default)…
   const a = files.find((f) => f.name === 'a.txt')!;
   assert.deepEqual((await bytesAt(a.downloadURL)).body, same);

@@ -143,13 +143,21 @@ export class Blobs {
     return row?.size;
   }
 
-  /** The bytes as a stream from whichever store holds them, or undefined. */
-  async get(hash: string): Promise<Readable | undefined> {
-    const row = await this.db.selectFrom('blobs').select(['size']).select((eb) => eb('data', 'is not', null).as('embedded')).where('hash', '=', hash).executeTakeFirst();
-    if (!row) return undefined;
-    if (row.embedded) return this.embedded.get(hash);
+  /** The file's record, with its bytes when the database holds them (one query either way). */
+  private row(hash: string) {
+    return this.db.selectFrom('blobs').select(['size', 'data']).where('hash', '=', hash).executeTakeFirst();
+  }
+
+  private fromBucket(hash: string): Promise<Readable | undefined> {
     if (!this.bucket) throw new Error(`The bytes of file ${hash} are in object storage, but no S3 bucket is configured (S3_BUCKET)`);
     return this.bucket.get(hash);
+  }
+
+  /** The bytes as a stream from whichever store holds them, or undefined. */
+  async get(hash: string): Promise<Readable | undefined> {
+    const row = await this.row(hash);
+    if (!row) return undefined;
+    return row.data ? Readable.from([Buffer.from(row.data)]) : this.fromBucket(hash);
   }
 
   /** The bytes in memory (for what Folio itself reads: PDFs, git exports, OpenAPI files). */
@@ -164,13 +172,14 @@ export class Blobs {
    * a stream through Folio.
    */
   async download(hash: string, o: { contentType: string; disposition: string }): Promise<Download | undefined> {
-    const row = await this.db.selectFrom('blobs').select(['size']).select((eb) => eb('data', 'is not', null).as('embedded')).where('hash', '=', hash).executeTakeFirst();
+    const row = await this.row(hash);
     if (!row) return undefined;
-    if (!row.embedded && this.config.fileDownloads === 'redirect' && this.bucket) {
+    if (row.data) return { stream: Readable.from([Buffer.from(row.data)]), size: row.size };
+    if (this.config.fileDownloads === 'redirect' && this.bucket) {
       const url = await this.bucket.presignGet(hash, { expiresIn: DOWNLOAD_URL_TTL_SECONDS, ...o });
       if (url) return { redirect: url };
     }
-    const stream = await this.get(hash);
+    const stream = await this.fromBucket(hash);
     return stream ? { stream, size: row.size } : undefined;
   }
 }
