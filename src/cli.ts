@@ -96,6 +96,20 @@ Prints {"user", "passwordSet"}.`,
     options: [],
   },
   {
+    name: 'storage migrate',
+    args: '--to s3|embedded',
+    summary: 'Move the bytes of every file to the bucket (s3) or into the database (embedded)',
+    details: `Needs the bucket's settings (S3_BUCKET, S3_ENDPOINT, S3_REGION, S3_ACCESS_KEY_ID,
+S3_SECRET_ACCESS_KEY, S3_FORCE_PATH_STYLE). Each file is copied, read back and checked against its
+sha256 before the source lets it go (to s3: the database's copy is cleared; to embedded: the bucket's
+objects stay, delete them once done). Prints a progress line per batch on standard error and
+{"to", "moved", "bytes", "failed"} at the end; exits 1 if a file could not be moved. Stopped at any
+point, it is resumed by running it again. Files keep being served throughout (from whichever store
+holds them); set FILE_STORAGE to the target so that new files go there too. On the embedded
+database, stop the server first (it holds DATA_DIR).`,
+    options: ['to'],
+  },
+  {
     name: 'help',
     args: '[command]',
     summary: 'Show this help, or a command\'s',
@@ -247,6 +261,29 @@ async function admin(request: AdminRequest): Promise<unknown> {
       await new Promise((r) => setTimeout(r, 250));
     }
   }
+}
+
+/** `folio storage migrate`: the move runs in this process, with a progress line per batch. */
+async function migrateStorage(to: 's3' | 'embedded') {
+  const config = loadConfig();
+  if (!config.s3) throw new CliError('storage migrate needs the bucket: set S3_BUCKET (and S3_ENDPOINT, S3_REGION, S3_ACCESS_KEY_ID, S3_SECRET_ACCESS_KEY, S3_FORCE_PATH_STYLE as your service needs)');
+  const { moveBlobs, openBlobs } = await import('./platform/blob-store.ts');
+  const outcome = await withDatabase(
+    config,
+    'storage migrate',
+    async (db) => {
+      const blobs = await openBlobs(db, config);
+      return moveBlobs(blobs, db, to, (p) => say(`storage migrate: ${p.moved} moved (${(p.bytes / 1048576).toFixed(1)} MB), ${p.remaining} to go, ${p.failed.length} failed`));
+    },
+    true,
+  );
+  for (const f of outcome.failed) say(`storage migrate: file ${f.hash} not moved: ${f.reason}`);
+  if (config.fileStorage !== to) say(`storage migrate: FILE_STORAGE is ${config.fileStorage}: set FILE_STORAGE=${to} so that new files go to the same store`);
+  if (outcome.failed.length) {
+    print({ to, moved: outcome.moved, bytes: outcome.bytes, failed: outcome.failed });
+    throw new CliError(`${outcome.failed.length} file(s) could not be moved; run the command again to retry them`);
+  }
+  return { to, moved: outcome.moved, bytes: outcome.bytes, failed: [] };
 }
 
 /** Turns a failure to listen into what to change; undefined for other errors. */
@@ -489,6 +526,12 @@ export async function main(argv: string[]): Promise<number> {
     case 'tokens list':
       print(await admin({ command: 'tokens list', user: requireOption(cmd, values, 'user', ' <id or email>') }));
       return 0;
+    case 'storage migrate': {
+      const to = requireOption(cmd, values, 'to', ' s3|embedded');
+      if (to !== 's3' && to !== 'embedded') throw new UsageError(`--to must be s3 or embedded, got "${to}"`, cmd);
+      print(await migrateStorage(to));
+      return 0;
+    }
     case 'tokens revoke':
       if (positionals.length !== 1) throw new UsageError('tokens revoke needs one token id (see tokens list)', cmd);
       print(await admin({ command: 'tokens revoke', id: positionals[0]! }));

@@ -25,6 +25,7 @@ import { signInRoutes } from './sign-in/routes.ts';
 import { webAppRoutes } from './web-app/routes.ts';
 import { siteRoutes } from './sites/routes.ts';
 import { spaceRoutes } from './spaces/routes.ts';
+import { storageRoutes } from './storage/routes.ts';
 import { ssoRoutes, ssoWebRoutes } from './sso/routes.ts';
 import { oidcRoutes, oidcWebRoutes } from './sso/oidc-routes.ts';
 import { teamRoutes } from './teams/routes.ts';
@@ -63,6 +64,7 @@ const API_AREAS: Array<(api: FolioApp) => Promise<void>> = [
   siteRoutes,
   insightRoutes,
   gitRoutes,
+  storageRoutes,
 ];
 
 /** What `folio serve` serves: the composition the platform's HTTP server is built around. */

@@ -14,6 +14,7 @@ import { insertSettingIfAbsent, readSetting } from './platform/settings.ts';
 import type { Services } from './platform/context.ts';
 import { migrate, openDatabase, type Db, type DatabaseHandle } from './platform/db/database.ts';
 import { Jobs } from './platform/jobs.ts';
+import { openBlobs } from './platform/blob-store.ts';
 import { Urls } from './platform/urls.ts';
 import { applySpaceLanguage, refreshStaleSearchIndexes, SEARCH_LANGUAGE_JOB } from './search/indexer.ts';
 import { PURGE_SPACE_JOB, purgeSpaceJob } from './spaces/service.ts';
@@ -97,6 +98,7 @@ async function createServices(config: Config, database: DatabaseHandle, now: () 
     config,
     urls: new Urls(config),
     jobs: new Jobs(database.db, { pollMs: config.jobPollMs, now }),
+    blobs: await openBlobs(database.db, config),
     signingKey: await signingKey(database.db),
     tokenCache: new TokenCache(config.authCacheTtlMs, { now }),
     prepared: database.prepared,

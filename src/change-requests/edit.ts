@@ -2,7 +2,8 @@ import { ContentEditor, getDocuments, putDocuments, ContentReader, type LinkTarg
 import { hasConflictMarkers } from '../content/merge.ts';
 import { canonicalCover, canonicalLinks, INCLUDES_DIRECTORY, pageDirectory } from '../content/page-links.ts';
 import { readFrontMatter, VARIABLE_NAME, type PageMetadata } from '../content/markdown/front-matter.ts';
-import { decodeBase64, fetchFile, FileBudget, imageDimensions, putBlob } from '../content/files.ts';
+import { uploadedFile, uploadKeyOf } from '../storage/service.ts';
+import { decodeBase64, fetchFile, FileBudget, imageDimensions } from '../content/files.ts';
 import { loadRevision } from '../content/service.ts';
 import { documentInputToMarkdown } from '../content/convert.ts';
 import type { Ctx } from '../platform/context.ts';
@@ -83,6 +84,12 @@ export async function editContent(ctx: Ctx, spaceId: string, idOrNumber: string,
           if (!contentType) throw new BadRequestError(`files: "${f.name}" needs a contentType with base64`);
           data = decodeBase64(f.base64);
           budget.take(data.byteLength, `"${f.name}"`);
+        } else if (uploadKeyOf(ctx.config.publicUrl, f.url!)) {
+          // A direct upload of the organization (generateStorageUploadURL), read from storage.
+          const upload = await uploadedFile(ctx, space.organization_id, uploadKeyOf(ctx.config.publicUrl, f.url!)!);
+          data = upload.data;
+          budget.take(data.byteLength, `"${f.name}"`);
+          contentType ??= upload.row.content_type;
         } else {
           const fetched = await fetchFile(f.url!, budget);
           data = fetched.data;
@@ -118,14 +125,19 @@ export async function editContent(ctx: Ctx, spaceId: string, idOrNumber: string,
       return whole;
     });
 
+  // File bytes are stored by hash before the transaction: the store may be a bucket over the
+  // network, and bytes a rolled-back edit leaves behind are unreferenced, never wrong.
+  const blobs: string[] = [];
+  for (const f of files) blobs.push(await ctx.blobs.put(f.data));
+
   return ctx.db.transaction().execute(async (trx) => {
     // One edit at a time per change request: the head we edit is the head we replace.
     const current = await store.lockChangeRequest(trx, cr.organization_id, cr.id);
     assertOpen(current, 'edit the content');
     const head = await loadRevision(trx, space.id, current.revision);
     const editor = new ContentEditor(trx, head.root);
-    for (const f of files) {
-      const blob = await putBlob(trx, f.data);
+    for (const [i, f] of files.entries()) {
+      const blob = blobs[i]!;
       const dimensions = f.contentType.startsWith('image/') ? imageDimensions(f.data) : undefined;
       editor.putFile({ id: f.id, name: f.name, contentType: f.contentType, size: f.data.byteLength, blob, ...(dimensions ? { dimensions } : {}) });
     }

@@ -1,4 +1,5 @@
 import type { Ctx } from '../platform/context.ts';
+import type { Blobs } from '../platform/blob-store.ts';
 import type { Db } from '../platform/db/database.ts';
 import type { RevisionRow, SpaceRow } from '../platform/db/schema.ts';
 import type { Block } from './markdown/shared.ts';
@@ -12,7 +13,7 @@ export interface ComputedBlocks {
   /** A cheap test on the markdown: may it hold such blocks at all? */
   mayHold(markdown: string): boolean;
   /** Fills the blocks of `document` in place, as `userId` may see their sources. */
-  resolve(db: Db, organizationId: string, userId: string | null, document: { nodes?: Block[] }): Promise<void>;
+  resolve(db: Db, blobs: Blobs, organizationId: string, userId: string | null, document: { nodes?: Block[] }): Promise<void>;
 }
 
 export interface ContentExtensions {
@@ -28,7 +29,7 @@ export async function resolveComputedBlocks(ctx: Ctx, organizationId: string, ma
   let any = false;
   for (const blocks of contentExtensions.computedBlocks) {
     if (!blocks.mayHold(markdown)) continue;
-    await blocks.resolve(ctx.db, organizationId, ctx.user.id, document);
+    await blocks.resolve(ctx.db, ctx.blobs, organizationId, ctx.user.id, document);
     any = true;
   }
   return any;

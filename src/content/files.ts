@@ -1,4 +1,3 @@
-import { createHash } from 'node:crypto';
 import type { LookupAddress } from 'node:dns';
 import { lookup } from 'node:dns/promises';
 import { request as httpRequest, type IncomingMessage } from 'node:http';
@@ -6,23 +5,10 @@ import { request as httpsRequest } from 'node:https';
 import { isIP, type LookupFunction } from 'node:net';
 import ipaddr from 'ipaddr.js';
 import type { Config } from '../platform/config.ts';
-import type { Db } from '../platform/db/database.ts';
 import { BadRequestError } from '../platform/errors.ts';
-import { blobData, insertBlob } from './store.ts';
 
 export const MAX_INLINE_FILE = 1024 * 1024;
 export const MAX_FETCHED_FILE = 10 * 1024 * 1024;
-
-/** Stores bytes by hash (idempotent) and returns the hash. */
-export async function putBlob(db: Db, data: Uint8Array): Promise<string> {
-  const hash = createHash('sha256').update(data).digest('base64url');
-  await insertBlob(db, hash, data);
-  return hash;
-}
-
-export async function getBlob(db: Db, hash: string): Promise<Uint8Array | undefined> {
-  return blobData(db, hash);
-}
 
 /** Width and height of PNG, GIF and JPEG images, read from their headers. */
 export function imageDimensions(data: Uint8Array): { width: number; height: number } | undefined {

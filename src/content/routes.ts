@@ -4,9 +4,8 @@ import type { FolioApp } from '../platform/app.ts';
 import { errorResponses } from '../platform/schemas.ts';
 import type { Ctx } from '../platform/context.ts';
 import { contentDisposition } from '../platform/content-disposition.ts';
-import { NotFoundError } from '../platform/errors.ts';
 import { ListOf, PageQuery as ListQuery } from '../platform/paging.ts';
-import { getBlob } from './files.ts';
+import { sendBlob } from '../platform/downloads.ts';
 import { DocumentQuery, File, JsonDocument, Page, PageQuery, ReusableContent, Revision, RevisionQuery } from './schemas.ts';
 import { documentById, pageDocument, reusableContentById, reusableContentDocument, type DocumentRead } from './documents.ts';
 import {
@@ -274,14 +273,11 @@ export async function contentRoutes(app: FolioApp): Promise<void> {
       schema: { hide: true, params: Type.Object({ hash: Type.String({ maxLength: 100 }), name: Type.String({ maxLength: 300 }) }) },
     },
     async (req, reply) => {
-      const data = await getBlob(req.server.services.db, req.params.hash);
-      if (!data) throw new NotFoundError('File');
-      return reply
-        .header('content-type', contentTypeOf(req.params.name))
-        .header('content-disposition', contentDisposition('inline', req.params.name))
-        .header('cache-control', 'public, max-age=31536000, immutable')
-        .header('x-content-type-options', 'nosniff')
-        .send(Buffer.from(data));
+      return sendBlob(reply, req.server.services.blobs, req.params.hash, {
+        contentType: contentTypeOf(req.params.name),
+        disposition: contentDisposition('inline', req.params.name),
+        headers: { 'cache-control': 'public, max-age=31536000, immutable', 'x-content-type-options': 'nosniff' },
+      });
     },
   );
 }

@@ -3,7 +3,8 @@ import { json, type Db } from '../platform/db/database.ts';
 import type { RevisionRow } from '../platform/db/schema.ts';
 
 /**
- * The SQL of content. Tree nodes, documents (markdown) and blobs (file bytes) are stored once by
+ * The SQL of content. Tree nodes and documents (markdown) are stored once by (file bytes: Blobs in
+ * platform/blob-store.ts)
  * the hash of what they hold and shared by every space and organization that holds the same
  * thing, so their queries take hashes and no organization: what a caller may read is decided by
  * the revision it starts from. A revision is found within its space (space ids are never reused
@@ -71,16 +72,4 @@ export async function spaceHoldsHash(db: Db, spaceId: string, hash: string): Pro
 /** Marks the space's documents as recorded (done once, for spaces older than the record). */
 export async function markDocumentsIndexed(db: Db, organizationId: string, spaceId: string): Promise<void> {
   await db.updateTable('spaces').set({ documents_indexed: true }).where('organization_id', '=', organizationId).where('id', '=', spaceId).execute();
-}
-
-// Blobs: file bytes, by hash.
-
-/** Stores file bytes under their hash (idempotent). */
-export async function insertBlob(db: Db, hash: string, data: Uint8Array): Promise<void> {
-  await db.insertInto('blobs').values({ hash, data, size: data.byteLength }).onConflict((oc) => oc.column('hash').doNothing()).execute();
-}
-
-export async function blobData(db: Db, hash: string): Promise<Uint8Array | undefined> {
-  const row = await db.selectFrom('blobs').select('data').where('hash', '=', hash).executeTakeFirst();
-  return row?.data;
 }

@@ -2,7 +2,8 @@ import { GitError } from './git.ts';
 import { posix } from 'node:path';
 import { generateNKeysBetween } from 'fractional-indexing';
 import { readMarkdownMetadata } from '../change-requests/edit.ts';
-import { getBlob, imageDimensions, putBlob } from '../content/files.ts';
+import { imageDimensions } from '../content/files.ts';
+import type { Blobs } from '../platform/blob-store.ts';
 import { type PageMetadata, variablesOf } from '../content/markdown/front-matter.ts';
 import { parse as parseYaml, stringify as stringifyYaml } from 'yaml';
 import { ContentEditor, ContentReader, EMPTY, getDocuments, putDocuments, REUSABLE_CONTENT_ID, slugify, sortPages, type FileEntry, type LinkTarget, type PageEntry, type PageType, type ReusableContentEntry, type Variables } from '../content/model.ts';
@@ -128,7 +129,7 @@ export async function importTree(
   db: Db,
   repo: FetchedRepo,
   commit: string,
-  opts: { spaceId: string; projectDir: string; base: { root: string; manifest: Manifest | null }; progress: Progress },
+  opts: { spaceId: string; projectDir: string; base: { root: string; manifest: Manifest | null }; progress: Progress; blobs: Blobs },
 ): Promise<{ root: string; manifest: Manifest; stats: ImportStats }> {
   const files = await repo.files(commit, opts.projectDir);
   const byPath = new Map(files.map((f) => [f.path, f]));
@@ -356,7 +357,7 @@ export async function importTree(
   for (const [path, f] of assets) {
     const id = fileIdByPath.get(path)!;
     const data = assetBytes.get(f.oid)!;
-    const blob = await putBlob(db, data);
+    const blob = await opts.blobs.put(data);
     const name = posix.basename(path);
     const contentType = contentTypeOf(name);
     const before = baseFiles.get(id);
@@ -442,6 +443,7 @@ export async function exportPlan(
   db: Db,
   root: string,
   opts: {
+    blobs: Blobs;
     projectDir: string;
     existing: TreeFile[];
     configText: string | undefined;
@@ -586,7 +588,7 @@ export async function exportPlan(
       out.files.push({ path, oid: known.oid });
       out.manifest.files[f.id] = known;
     } else {
-      const data = Buffer.from((await getBlob(db, f.blob)) ?? new Uint8Array());
+      const data = Buffer.from((await opts.blobs.read(f.blob)) ?? new Uint8Array());
       out.files.push({ path, data });
       out.manifest.files[f.id] = { path, oid: '', blob: f.blob };
     }

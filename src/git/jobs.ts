@@ -179,7 +179,7 @@ export function importJob(services: Services) {
         const synced = t.row.synced_revision ? await loadRevision(db, t.space.id, t.row.synced_revision).catch(() => undefined) : undefined;
         const manifest = synced ? manifestOf(t.row) : null;
         const baseRoot = synced?.root ?? (await loadRevision(db, t.space.id, t.space.revision_id)).root;
-        const built = await importTree(db, repo, commit, { spaceId: t.space.id, projectDir: t.projectDir, base: { root: baseRoot, manifest }, progress: log });
+        const built = await importTree(db, repo, commit, { spaceId: t.space.id, projectDir: t.projectDir, base: { root: baseRoot, manifest }, progress: log, blobs: services.blobs });
         const git = {
           oid: commit,
           message,
@@ -310,11 +310,11 @@ export function exportJob(services: Services) {
         const configFile = existing.find((f) => f.path === repoPath(t.projectDir, '.gitbook.yaml'));
         const configText = configFile ? (await repo.blobs([configFile.oid])).get(configFile.oid)!.toString('utf8') : undefined;
         readGitbookConfig(configText, t.projectDir); // refuses a broken .gitbook.yaml before writing
-        let plan = await exportPlan(db, revision.root, { projectDir: t.projectDir, existing, configText, manifest });
+        let plan = await exportPlan(db, revision.root, { blobs: services.blobs, projectDir: t.projectDir, existing, configText, manifest });
         // Blobs of the last sync the repository does not hold (another repository, or a branch
         // without that history) are written from the space's content instead.
         const missing = await repo.missing(plan.files.flatMap((f) => (f.oid ? [f.oid] : [])));
-        if (missing.size) plan = await exportPlan(db, revision.root, { projectDir: t.projectDir, existing, configText, manifest, missing });
+        if (missing.size) plan = await exportPlan(db, revision.root, { blobs: services.blobs, projectDir: t.projectDir, existing, configText, manifest, missing });
         log('git export: files prepared', { files: plan.files.length, written: plan.files.filter((f) => f.data).length, deleted: plan.deletes.length });
         const message = p.commitMessage ?? `Folio: revision ${revision.id}`;
         const made = await repo.commit({ parent, message, deletes: plan.deletes, files: plan.files, when: new Date() });

@@ -1,3 +1,4 @@
+import type { Blobs } from '../platform/blob-store.ts';
 import type { Db } from '../platform/db/database.ts';
 import { memberRole } from '../access/store.ts';
 import type { OpenAPISpecRow, OpenAPISpecVersionRow } from '../platform/db/schema.ts';
@@ -55,13 +56,13 @@ export async function specMembership(db: Db, organizationId: string, userId: str
  * A spec of the organization, by slug or by source URL, with the parsed files of its latest
  * version; undefined when there is none the membership may see (the two are not told apart).
  */
-export async function loadSpec(db: Db, organizationId: string, membership: Membership | undefined, key: { slug?: string; url?: string }): Promise<LoadedSpec | undefined> {
+export async function loadSpec(db: Db, blobs: Blobs, organizationId: string, membership: Membership | undefined, key: { slug?: string; url?: string }): Promise<LoadedSpec | undefined> {
   const spec = await findSpecBy(db, organizationId, key);
   if (!spec || !openAPISpecPermissions(membership, spec.visibility).view) return undefined;
   const version = spec.last_version_id
     ? await findVersionById(db, organizationId, spec.last_version_id)
     : undefined;
-  const docs = version ? await versionDocuments(db, version) : undefined;
+  const docs = version ? await versionDocuments(blobs, version) : undefined;
   return { spec, version, documents: docs?.documents ?? new Map(), rootUrl: version?.files[0]?.url };
 }
 
@@ -69,7 +70,7 @@ export async function loadSpec(db: Db, organizationId: string, membership: Membe
  * Resolves the OpenAPI blocks of a document in place, as the caller (`userId`) may see the specs;
  * `null` is the organization's published site, which shows what its members (readers) may see.
  */
-export async function resolveOpenAPIBlocks(db: Db, organizationId: string, userId: string | null, document: { nodes?: Block[] }): Promise<void> {
+export async function resolveOpenAPIBlocks(db: Db, blobs: Blobs, organizationId: string, userId: string | null, document: { nodes?: Block[] }): Promise<void> {
   const blocks: Block[] = [];
   const stack: Block[] = [...(document.nodes ?? [])];
   while (stack.length) {
@@ -84,7 +85,7 @@ export async function resolveOpenAPIBlocks(db: Db, organizationId: string, userI
   const loaded = new Map<string, LoadedSpec | undefined>();
   const load = async (key: { slug?: string; url?: string }): Promise<LoadedSpec | undefined> => {
     const id = key.slug !== undefined ? `slug:${key.slug}` : `url:${key.url}`;
-    if (!loaded.has(id)) loaded.set(id, await loadSpec(db, organizationId, membership, key));
+    if (!loaded.has(id)) loaded.set(id, await loadSpec(db, blobs, organizationId, membership, key));
     return loaded.get(id);
   };
 

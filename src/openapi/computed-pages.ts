@@ -18,8 +18,8 @@ export class SpecLoader {
     let entry = this.cache.get(slug);
     if (!entry) {
       entry = (async () => {
-        const { db, user } = this.ctx;
-        const loaded = await loadSpec(db, this.space.organization_id, await specMembership(db, this.space.organization_id, user.id), { slug });
+        const { db, blobs, user } = this.ctx;
+        const loaded = await loadSpec(db, blobs, this.space.organization_id, await specMembership(db, this.space.organization_id, user.id), { slug });
         if (!loaded) throw new HttpError(404, `source.dependencies.spec: no OpenAPI spec with the slug "${slug}" that you can see in this organization`);
         return { loaded, model: apiModel(loaded) };
       })();

@@ -1,11 +1,10 @@
 import type { Ctx, Services } from '../platform/context.ts';
-import type { Db } from '../platform/db/database.ts';
 import type { OpenAPISpecRow, OpenAPISpecVersionRow, OpenAPIVersionFile } from '../platform/db/schema.ts';
 import { ConflictError, isUniqueViolation, NotFoundError } from '../platform/errors.ts';
 import { newId } from '../platform/ids.ts';
 import type { PageRequest } from '../platform/paging.ts';
 import { assertCanEditOpenAPISpecs, openAPISpecPermissions, type Membership } from '../platform/policy.ts';
-import { getBlob, putBlob } from '../content/files.ts';
+import type { Blobs } from '../platform/blob-store.ts';
 import { requireMembership } from '../access/organizations.ts';
 import { specPath } from './presenter.ts';
 import type { ProcessOutcome, SpecSource } from './process.ts';
@@ -118,7 +117,7 @@ export async function getVersion(ctx: Ctx, organizationId: string, slug: string,
 export async function versionContentJson(ctx: Ctx, spec: OpenAPISpecRow, version: OpenAPISpecVersionRow): Promise<string> {
   const parts: string[] = [];
   for (const file of version.files) {
-    const data = await getBlob(ctx.db, file.json);
+    const data = await ctx.blobs.read(file.json);
     if (!data) throw new Error(`blob ${file.json} of OpenAPI version ${version.id} is missing`);
     parts.push(`${JSON.stringify(file.path)}:${Buffer.from(data).toString('utf8')}`);
   }
@@ -129,16 +128,16 @@ export async function versionContentJson(ctx: Ctx, spec: OpenAPISpecRow, version
 
 export async function rawRoot(ctx: Ctx, version: OpenAPISpecVersionRow) {
   const root = version.files[0];
-  const data = root ? await getBlob(ctx.db, root.raw) : undefined;
+  const data = root ? await ctx.blobs.read(root.raw) : undefined;
   if (!root || !data) throw new NotFoundError('Raw content of this OpenAPI spec version');
   return { text: Buffer.from(data).toString('utf8'), format: root.format };
 }
 
 /** The parsed documents of a version by path, root first (for resolving blocks in pages). */
-export async function versionDocuments(db: Db, version: OpenAPISpecVersionRow): Promise<{ files: OpenAPIVersionFile[]; documents: Map<string, unknown> }> {
+export async function versionDocuments(blobs: Blobs, version: OpenAPISpecVersionRow): Promise<{ files: OpenAPIVersionFile[]; documents: Map<string, unknown> }> {
   const documents = new Map<string, unknown>();
   for (const file of version.files) {
-    const data = await getBlob(db, file.json);
+    const data = await blobs.read(file.json);
     if (data) documents.set(file.url, JSON.parse(Buffer.from(data).toString('utf8')));
   }
   return { files: version.files, documents };
@@ -167,6 +166,11 @@ export function processSpecJob(services: Services) {
       // rather than left in `progress` while the job is retried to no end.
       outcome = { ok: false, code: 'PARSE_ERROR', errors: [{ code: 'PARSE_ERROR', message: `processing the spec failed: ${(err as Error)?.message ?? String(err)}` }], count: 1 };
     }
+    // The files' bytes are stored by hash before the transaction (the store may be a bucket over the
+    // network); bytes of a version not recorded in the end are left unreferenced, never wrong.
+    const stored = outcome.ok
+      ? await Promise.all(outcome.files.map(async (f) => ({ raw: await services.blobs.put(f.raw), json: await services.blobs.put(Buffer.from(f.json, 'utf8')) })))
+      : [];
     await db.transaction().execute(async (trx) => {
       const current = await store.lockSpecById(trx, organizationId, spec.id);
       if (!current || current.generation !== payload.generation) return;
@@ -178,9 +182,7 @@ export function processSpecJob(services: Services) {
         if (latestHash !== outcome.contentHash) {
           versionId = newId();
           const files: OpenAPIVersionFile[] = [];
-          for (const f of outcome.files) {
-            files.push({ path: f.path, url: f.url, format: f.format, raw: await putBlob(trx, f.raw), json: await putBlob(trx, Buffer.from(f.json, 'utf8')) });
-          }
+          for (const [i, f] of outcome.files.entries()) files.push({ path: f.path, url: f.url, format: f.format, ...stored[i]! });
           const url = spec.source_url ?? services.urls.api(`${specPath(spec.organization_id, spec.slug)}/versions/${versionId}/content`);
           await store.insertVersion(trx, organizationId, { id: versionId, specId: spec.id, url, contentHash: outcome.contentHash, files, createdAt: now });
         }

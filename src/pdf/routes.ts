@@ -1,6 +1,7 @@
 import { Type } from '@sinclair/typebox';
 import { CrParams } from '../change-requests/schemas.ts';
 import type { FolioApp } from '../platform/app.ts';
+import { sendBlob } from '../platform/downloads.ts';
 import { errorResponses } from '../platform/schemas.ts';
 import { changeRequestPdf, PDF_LINK_TTL_SECONDS, pdfForToken } from './service.ts';
 
@@ -43,13 +44,13 @@ export async function pdfRoutes(app: FolioApp): Promise<void> {
       },
     },
     async (req, reply) => {
-      const { data, name } = await pdfForToken(req.server.services, req.query.token ?? '');
-      return reply
-        .header('content-type', 'application/pdf')
-        .header('content-disposition', `inline; filename="${name.replace(/["\\\r\n]/g, '')}"`)
-        .header('cache-control', 'private, max-age=3600')
-        .header('x-content-type-options', 'nosniff')
-        .send(Buffer.from(data));
+      const { blob, name } = await pdfForToken(req.server.services, req.query.token ?? '');
+      return sendBlob(reply, req.server.services.blobs, blob, {
+        contentType: 'application/pdf',
+        disposition: `inline; filename="${name.replace(/["\\\r\n]/g, '')}"`,
+        headers: { 'cache-control': 'private, max-age=3600', 'x-content-type-options': 'nosniff' },
+        what: 'PDF',
+      });
     },
   );
 }

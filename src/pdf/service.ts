@@ -1,6 +1,5 @@
 import { errors as joseErrors, jwtVerify, SignJWT } from 'jose';
 import { loadChangeRequest } from '../change-requests/service.ts';
-import { getBlob, putBlob } from '../content/files.ts';
 import { markdownLinks } from '../content/markdown/markdown.ts';
 import { ContentReader, getDocuments, sortPages, type FileEntry, type PageEntry } from '../content/model.ts';
 import { loadRevision } from '../content/service.ts';
@@ -67,7 +66,7 @@ export async function changeRequestPdf(ctx: Ctx, spaceId: string, idOrNumber: st
   const title = cr.subject || `Change request #${cr.number}`;
   const images = await imagesOf(ctx, printed, files);
   const data = await renderPdf(printed, { title, createdAt: head.created_at, images });
-  const blob = await putBlob(ctx.db, data);
+  const blob = await ctx.blobs.put(data);
   const name = fileName(title, query.page ? selected[0]?.page.slug : undefined);
   const token = await new SignJWT({ blob, name })
     .setProtectedHeader({ alg: 'HS256', typ: 'JWT' })
@@ -98,7 +97,7 @@ async function imagesOf(ctx: Ctx, printed: PrintedPage[], files: FileEntry[]): P
   for (const id of wanted) {
     const file = byId.get(id)!;
     if (total + file.size > MAX_IMAGE_BYTES) continue;
-    const data = await getBlob(ctx.db, file.blob);
+    const data = await ctx.blobs.read(file.blob);
     if (!data) continue;
     images.set(id, data);
     total += data.byteLength;
@@ -117,7 +116,7 @@ function fileName(title: string, page: string | undefined): string {
 }
 
 /** The PDF a link token names; an expired, tampered or foreign token is refused. */
-export async function pdfForToken(services: Pick<Services, 'db' | 'signingKey'>, token: string): Promise<{ data: Uint8Array; name: string }> {
+export async function pdfForToken(services: Pick<Services, 'signingKey'>, token: string): Promise<{ blob: string; name: string }> {
   let claims: { blob?: unknown; name?: unknown };
   try {
     claims = (await jwtVerify(token, services.signingKey, { algorithms: ['HS256'], audience: AUDIENCE })).payload as typeof claims;
@@ -126,7 +125,5 @@ export async function pdfForToken(services: Pick<Services, 'db' | 'signingKey'>,
     throw new UnauthorizedError('This PDF link is not valid');
   }
   if (typeof claims.blob !== 'string' || typeof claims.name !== 'string') throw new UnauthorizedError('This PDF link is not valid');
-  const data = await getBlob(services.db, claims.blob);
-  if (!data) throw new NotFoundError('PDF');
-  return { data, name: claims.name };
+  return { blob: claims.blob, name: claims.name };
 }

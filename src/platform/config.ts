@@ -116,6 +116,25 @@ export interface Config {
   insightsEmbeddingModel: string | undefined;
   /** How long after new issues a cluster recomputation runs (issues join clusters at once meanwhile). */
   insightsReclusterDelayMs: number;
+  /** Where new file bytes are stored: in the database (`embedded`, the default) or an S3-compatible bucket. */
+  fileStorage: 'embedded' | 's3';
+  /** How file downloads are answered: streamed through Folio (`proxy`) or redirected to a presigned URL of the bucket (`redirect`, S3 only). */
+  fileDownloads: 'proxy' | 'redirect';
+  /** Most bytes one direct upload (generateStorageUploadURL) may announce and send. */
+  uploadMaxBytes: number;
+  /** The bucket's settings, when S3_BUCKET is set (needed by FILE_STORAGE=s3 and by `folio storage migrate`). */
+  s3: S3Settings | undefined;
+}
+
+export interface S3Settings {
+  /** Endpoint URL of an S3-compatible service (MinIO, R2, Ceph…); unset: AWS for the region. */
+  endpoint: string | undefined;
+  region: string;
+  bucket: string;
+  accessKeyId: string | undefined;
+  secretAccessKey: string | undefined;
+  /** Path-style addresses (`endpoint/bucket/key`), which most S3-compatible servers need. */
+  forcePathStyle: boolean;
 }
 
 export class ConfigError extends Error {}
@@ -210,6 +229,35 @@ function insightsFrom(env: NodeJS.ProcessEnv) {
   };
 }
 
+function storageFrom(env: NodeJS.ProcessEnv) {
+  const fileStorage = env.FILE_STORAGE || 'embedded';
+  if (fileStorage !== 'embedded' && fileStorage !== 's3') throw new ConfigError(`FILE_STORAGE must be "embedded" or "s3", got "${fileStorage}"`);
+  const fileDownloads = env.FILE_DOWNLOADS || 'proxy';
+  if (fileDownloads !== 'proxy' && fileDownloads !== 'redirect') throw new ConfigError(`FILE_DOWNLOADS must be "proxy" or "redirect", got "${fileDownloads}"`);
+  const endpoint = engineUrl(env, 'S3_ENDPOINT');
+  const bucket = env.S3_BUCKET || undefined;
+  if (fileStorage === 's3' && !bucket) throw new ConfigError('FILE_STORAGE=s3 needs S3_BUCKET (and S3_REGION, S3_ENDPOINT for a service other than AWS, and credentials)');
+  if (fileDownloads === 'redirect' && !bucket) throw new ConfigError('FILE_DOWNLOADS=redirect needs a bucket (S3_BUCKET): the embedded store has no URL of its own to redirect to');
+  if (!!env.S3_ACCESS_KEY_ID !== !!env.S3_SECRET_ACCESS_KEY) throw new ConfigError('S3_ACCESS_KEY_ID and S3_SECRET_ACCESS_KEY go together: set both, or neither to use the AWS default credentials');
+  const forcePathStyle = env.S3_FORCE_PATH_STYLE || 'false';
+  if (forcePathStyle !== 'true' && forcePathStyle !== 'false') throw new ConfigError(`S3_FORCE_PATH_STYLE must be "true" or "false", got "${forcePathStyle}"`);
+  return {
+    fileStorage: fileStorage as 'embedded' | 's3',
+    fileDownloads: fileDownloads as 'proxy' | 'redirect',
+    uploadMaxBytes: intFrom(env, 'UPLOAD_MAX_BYTES', 100 * 1024 * 1024, 1),
+    s3: bucket
+      ? {
+          endpoint,
+          region: env.S3_REGION || 'us-east-1',
+          bucket,
+          accessKeyId: env.S3_ACCESS_KEY_ID || undefined,
+          secretAccessKey: env.S3_SECRET_ACCESS_KEY || undefined,
+          forcePathStyle: forcePathStyle === 'true',
+        }
+      : undefined,
+  };
+}
+
 function translationEngine(env: NodeJS.ProcessEnv) {
   const engine = env.TRANSLATION_ENGINE || undefined;
   if (engine !== undefined && engine !== 'libretranslate' && engine !== 'openai') {
@@ -282,5 +330,6 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     appSessionTtlMs: intFrom(env, 'APP_SESSION_TTL_MS', 7 * 24 * 3600 * 1000, 60_000),
     ssoTokenTtlMs: intFrom(env, 'SSO_TOKEN_TTL_MS', 30 * 24 * 3600 * 1000, 60_000),
     ...insightsFrom(env),
+    ...storageFrom(env),
   };
 }

@@ -1,4 +1,5 @@
 import type { SiteGrant, TokenCache } from './auth.ts';
+import type { Blobs } from './blob-store.ts';
 import type { Config } from './config.ts';
 import type { Db, Prepared } from './db/database.ts';
 import type { UserRow } from './db/schema.ts';
@@ -11,6 +12,8 @@ export interface Services {
   config: Config;
   urls: Urls;
   jobs: Jobs;
+  /** File bytes by hash, in the configured store (FILE_STORAGE). */
+  blobs: Blobs;
   /** Key that signs the JWTs Folio issues (visitor claims). */
   signingKey: Uint8Array;
   tokenCache: TokenCache;

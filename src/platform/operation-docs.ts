@@ -13,6 +13,12 @@ export const operationDocs: Record<string, readonly [summary: string, descriptio
   'GET /': ['About this server', 'What this server is and where to go next: the API, its reference at /docs. Needs no token.'],
   checkReadiness: ['Readiness check', 'Answers 200 when the database answers a trivial query and 503 otherwise: take the instance out of rotation while it fails. Needs no token and is never rate-limited.'],
 
+  // Storage
+  generateStorageUploadURL: [
+    'Create a signed URL to upload a file',
+    'Answers a URL to PUT the bytes of one file to (with the announced type and exactly the announced size), for an hour, and the key that names the upload afterwards. With FILE_STORAGE=s3 it is a presigned URL of the bucket; on the embedded store a URL of Folio signed with its key. Content of the organization uses the upload by its address `<PUBLIC_URL>/v1/storage/<key>`, given as the `url` of an `insert_files` file (read from storage, never fetched). Customization fonts need the admin role, import files the create role, organization files the edit role.',
+  ],
+
   // Users and tokens
   getAuthenticatedUser: ['Get the calling user', 'The profile of the user the bearer token belongs to.'],
   getUserById: ['Get a user', 'The public profile of a user.'],

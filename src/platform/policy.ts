@@ -83,6 +83,16 @@ export function assertAdmin(m: Membership, action: string): void {
   }
 }
 
+/**
+ * Who may upload a file to the organization's storage (generateStorageUploadURL): a font of a
+ * site's customization is the admins' business, a file to import needs the create role (an import
+ * creates content), a file of the organization the edit role. Guests upload nothing.
+ */
+export function assertCanUpload(m: Membership, kind: 'customization_font' | 'import_file' | 'organization_file'): void {
+  const min: Role = kind === 'customization_font' ? 'admin' : kind === 'import_file' ? 'create' : 'edit';
+  if (!atLeast(m.role, min)) throw new ForbiddenError(`You need the ${min} role in the organization to upload a file of kind ${kind}`);
+}
+
 export function assertCanListPeople(m: Membership, what: string): void {
   if (!canListPeople(m)) {
     throw new ForbiddenError(`Guests cannot list ${what} of the organization`);

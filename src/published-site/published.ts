@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto';
+import type { Blobs } from '../platform/blob-store.ts';
 import { setTimeout as delay } from 'node:timers/promises';
 import type { Db } from '../platform/db/database.ts';
 import type { SiteRow, SiteSectionRow, SiteSpaceRow, SpaceRow } from '../platform/db/schema.ts';
@@ -87,6 +88,7 @@ function visibleTree(pages: NavPage[], visitor: Visitor): NavPage[] {
 
 export interface PageRequest {
   db: Db;
+  blobs: Blobs;
   urls: Urls;
   site: SiteRow;
   /** Absolute path of the site's root, ending with '/'. */
@@ -164,7 +166,7 @@ export async function renderPage(req: PageRequest, nav: Navigation, page: NavPag
   const markdown = await readBody(reader, source, page.entry, { dereferenced: true });
   const document = await markdownToDocumentForRead(markdown);
   // OpenAPI blocks show the operation from the organization's spec, as its readers see it.
-  if (mayHoldOpenAPIBlocks(markdown)) await resolveOpenAPIBlocks(req.db, site.organization_id, null, document as Parameters<typeof resolveOpenAPIBlocks>[3]);
+  if (mayHoldOpenAPIBlocks(markdown)) await resolveOpenAPIBlocks(req.db, req.blobs, site.organization_id, null, document as Parameters<typeof resolveOpenAPIBlocks>[4]);
   const blocks = await integrationBlocks(req, document);
   const scope = { visitor: { claims: visitor.claims }, space: { vars: nav.variables }, page: { vars: page.entry.variables ?? {} } };
   const siteSpaceBase = `${req.base}${located.prefix}`;

@@ -68,7 +68,7 @@ async function pageOf(services: Services, resolved: ResolvedSite, visitor: Visit
   }
   const located = locate(resolved.structure, decoded, visitor);
   if (!located) return undefined;
-  const nav = await navigationFor({ db: services.db, urls: services.urls, site: resolved.site, base: resolved.base, structure: resolved.structure, located, visitor, integrations: [] });
+  const nav = await navigationFor({ db: services.db, blobs: services.blobs, urls: services.urls, site: resolved.site, base: resolved.base, structure: resolved.structure, located, visitor, integrations: [] });
   const page = pageAt(nav, located.pagePath, visitor);
   return page && { page, siteSpace: located.siteSpace, url: `${located.prefix}${page.path}` };
 }

@@ -6,7 +6,7 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { FolioApp } from '../platform/app.ts';
 import type { Services } from '../platform/context.ts';
 import type { SiteRow } from '../platform/db/schema.ts';
-import { getBlob } from '../content/files.ts';
+import { sendBlob } from '../platform/downloads.ts';
 import { contentDisposition } from '../platform/content-disposition.ts';
 import { matchingSections, pageSnippet, searchHits } from '../search/service.ts';
 import type { Range } from '../search/highlight.ts';
@@ -131,18 +131,15 @@ async function serveAsset(reply: FastifyReply, services: Services, rest: string)
   }
   const files = /^_folio\/files\/([A-Za-z0-9_-]{10,100})\/([^/]+)$/.exec(rest);
   if (files) {
-    const data = await getBlob(services.db, files[1]!);
-    if (!data) return undefined;
+    if ((await services.blobs.size(files[1]!)) === undefined) return undefined;
     const name = decodeURIComponent(files[2]!);
     const type = typeFor(name);
     // Only a few harmless types are shown inline; anything else (HTML, SVG) downloads, in a sandbox.
-    return reply
-      .type(type)
-      .header('content-disposition', contentDisposition(INLINE_TYPES.has(type) ? 'inline' : 'attachment', name))
-      .header('content-security-policy', "default-src 'none'; sandbox")
-      .header('x-content-type-options', 'nosniff')
-      .header('cache-control', 'public, max-age=31536000, immutable')
-      .send(Buffer.from(data));
+    return sendBlob(reply, services.blobs, files[1]!, {
+      contentType: type,
+      disposition: contentDisposition(INLINE_TYPES.has(type) ? 'inline' : 'attachment', name),
+      headers: { 'content-security-policy': "default-src 'none'; sandbox", 'x-content-type-options': 'nosniff', 'cache-control': 'public, max-age=31536000, immutable' },
+    });
   }
   return undefined;
 }
@@ -229,7 +226,7 @@ async function serveSite(req: FastifyRequest, reply: FastifyReply, services: Ser
   const markdown = path.endsWith('.md');
   const located = locate(structure, markdown ? path.slice(0, -3) : path, visitor);
   if (located) {
-    const request: PageRequest = { db: services.db, urls: services.urls, site, base, structure, located, visitor, integrations, renderBlock: (space, block) => renderIntegrationBlock(services, space, block) };
+    const request: PageRequest = { db: services.db, blobs: services.blobs, urls: services.urls, site, base, structure, located, visitor, integrations, renderBlock: (space, block) => renderIntegrationBlock(services, space, block) };
     const nav = await navigationFor(request);
     const found = pageAt(nav, located.pagePath, visitor);
     if (found) {
@@ -258,7 +255,7 @@ async function serveSite(req: FastifyRequest, reply: FastifyReply, services: Ser
 async function everyPage(services: Services, site: SiteRow, base: string, structure: SiteStructure, visitor: Visitor) {
   const out: { url: string; title: string; description?: string | undefined; page: NavPage; nav: Navigation }[] = [];
   for (const located of reachableSiteSpaces(structure, visitor)) {
-    const nav = await navigationFor({ db: services.db, urls: services.urls, site, base, structure, located, visitor, integrations: [] });
+    const nav = await navigationFor({ db: services.db, blobs: services.blobs, urls: services.urls, site, base, structure, located, visitor, integrations: [] });
     for (const p of nav.order) {
       if (!pageAt(nav, p.path, visitor)) continue;
       out.push({ url: `${services.config.publicUrl}${base}${located.prefix}${p.path}`, title: p.title, description: p.entry.description, page: p, nav });
@@ -317,7 +314,7 @@ async function readerResults(services: Services, { site, structure, integrations
       const located = reachable.get(hit.space_id)!;
       let nav = navs.get(hit.space_id);
       if (!nav) {
-        nav = await navigationFor({ db: services.db, urls: services.urls, site, base, structure, located, visitor, integrations });
+        nav = await navigationFor({ db: services.db, blobs: services.blobs, urls: services.urls, site, base, structure, located, visitor, integrations });
         navs.set(hit.space_id, nav);
       }
       const target = pageAt(nav, hit.path, visitor);
@@ -341,7 +338,7 @@ async function search(reply: FastifyReply, services: Services, context: SiteCont
   if (json) return reply.type('application/json; charset=utf-8').header('x-robots-tag', 'noindex').send({ query, results });
   const located = locate(structure, '', visitor);
   if (!located) return page(reply, 404, 'Not found', 'This site has no content yet.');
-  const request: PageRequest = { db: services.db, urls: services.urls, site, base, structure, located, visitor, integrations };
+  const request: PageRequest = { db: services.db, blobs: services.blobs, urls: services.urls, site, base, structure, located, visitor, integrations };
   const nav = await navigationFor(request);
   const first = pageAt(nav, '', visitor);
   if (!first) return page(reply, 404, 'Not found', 'This site has no content yet.');

@@ -22,6 +22,7 @@ export interface Database {
   documents: DocumentsTable;
   space_documents: SpaceDocumentsTable;
   blobs: BlobsTable;
+  storage_uploads: StorageUploadsTable;
   change_requests: ChangeRequestsTable;
   change_request_contributors: ChangeRequestContributorsTable;
   change_request_reviewers: ChangeRequestReviewersTable;
@@ -332,8 +333,25 @@ export interface SpaceDocumentsTable {
 
 export interface BlobsTable {
   hash: string;
-  data: Uint8Array;
+  /** The bytes, while the embedded store holds them; null once they live in object storage. */
+  data: Uint8Array | null;
   size: number;
+}
+
+export interface StorageUploadsTable {
+  /** The object key answered to the client (`uploads/<organization>/<id>/<name>`). */
+  key: string;
+  organization_id: string;
+  kind: string;
+  name: string;
+  content_type: string;
+  /** The size the client announced: the upload must match it. */
+  size: number;
+  created_by: string;
+  created_at: Date;
+  expires_at: Date;
+  /** Hash of the bytes once they arrived and were stored by hash. */
+  blob: string | null;
 }
 
 export type ChangeRequestStatus = 'draft' | 'open' | 'archived' | 'merged';
