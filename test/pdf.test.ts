@@ -3,7 +3,7 @@ import { after, before, describe, test } from 'node:test';
 import { crc32, deflateSync } from 'node:zlib';
 import { SignJWT } from 'jose';
 import { PDFParse } from 'pdf-parse';
-import { addMember, changeRequestWith, editChangeRequest, newSpace, openChangeRequest, orgWithSpace } from './support/factories.ts';
+import { addMember, changeRequestWith, editChangeRequest, mergeChanges, newSpace, openChangeRequest, orgWithSpace } from './support/factories.ts';
 import { expectStatus, startTestServer, type TestServer } from './support/server.ts';
 
 let t: TestServer;
@@ -73,6 +73,25 @@ async function download(url: string): Promise<string> {
     await parser.destroy();
   }
 }
+
+describe('space PDF', () => {
+  test('the main content, links left out; a page and those below it; readers only', async () => {
+    const { ann, space, cr, guide } = await setup();
+    // Nothing merged yet: an empty space prints its title page only.
+    const empty = await download((await ann.api.spaces.getSpacePdf(space.id)).data.url);
+    assert.ok(!empty.includes('Welcome to the guide'), empty);
+    await ann.api.spaces.mergeChangeRequest(space.id, cr.id);
+    await mergeChanges(ann, space.id, [{ operation: 'insert_page', type: 'link', title: 'Elsewhere', target: { kind: 'url', url: 'https://example.com/elsewhere' } } as never]);
+    const text = await download((await ann.api.spaces.getSpacePdf(space.id)).data.url);
+    assert.ok(text.indexOf('Welcome to the guide') < text.indexOf('installer program') && text.indexOf('installer program') < text.indexOf('Frequently'), text);
+    assert.ok(!text.includes('example.com/elsewhere'), text);
+    const part = await download((await ann.api.spaces.getSpacePdf(space.id, { page: guide })).data.url);
+    assert.ok(part.includes('installer program') && !part.includes('Frequently'), part);
+    await expectStatus(ann.api.spaces.getSpacePdf(space.id, { only: true }), 400);
+    const outsider = await t.user('Olive Outsider');
+    await expectStatus(outsider.api.spaces.getSpacePdf(space.id), 404);
+  });
+});
 
 describe('change request PDF', () => {
   test('every page of the change request head, in tree order, with its text', async () => {

@@ -3,32 +3,34 @@ import { CrParams } from '../change-requests/schemas.ts';
 import type { FolioApp } from '../platform/app.ts';
 import { sendBlob } from '../platform/downloads.ts';
 import { errorResponses } from '../platform/schemas.ts';
-import { changeRequestPdf, PDF_LINK_TTL_SECONDS, pdfForToken } from './service.ts';
+import { changeRequestPdf, PDF_LINK_TTL_SECONDS, pdfForToken, spacePdf } from './service.ts';
+
+/** What to print: everything, a page and the pages below it, or only a page. */
+const PdfQuery = Type.Object({
+  /** Print only the page named by `page`. */
+  only: Type.Optional(Type.Boolean({ description: 'Generate a PDF only for the provided page' })),
+  /** Print this page (and the pages below it unless `only`). */
+  page: Type.Optional(Type.String({ maxLength: 100, description: 'ID of a specific page to generate a PDF for' })),
+});
+
+const PdfLink = {
+  200: Type.Object({
+    /** Where the PDF can be downloaded without a token, for an hour. */
+    url: Type.String({ description: `Temporary URL of the PDF; it works for ${PDF_LINK_TTL_SECONDS / 3600}h` }),
+  }),
+  ...errorResponses,
+};
 
 export async function pdfRoutes(app: FolioApp): Promise<void> {
   app.get(
     '/spaces/:spaceId/change-requests/:changeRequestId/pdf',
-    {
-      schema: {
-        operationId: 'getChangeRequestPDF',
-        tags: ['change-requests'],
-        params: CrParams,
-        querystring: Type.Object({
-          /** Print only the page named by `page`. */
-          only: Type.Optional(Type.Boolean({ description: 'Generate a PDF only for the provided page' })),
-          /** Print this page (and the pages below it unless `only`). */
-          page: Type.Optional(Type.String({ maxLength: 100, description: 'ID of a specific page to generate a PDF for' })),
-        }),
-        response: {
-          200: Type.Object({
-            /** Where the PDF can be downloaded without a token, for an hour. */
-            url: Type.String({ description: `Temporary URL of the PDF; it works for ${PDF_LINK_TTL_SECONDS / 3600}h` }),
-          }),
-          ...errorResponses,
-        },
-      },
-    },
+    { schema: { operationId: 'getChangeRequestPDF', tags: ['change-requests'], params: CrParams, querystring: PdfQuery, response: PdfLink } },
     async (req) => changeRequestPdf(req.ctx(), req.params.spaceId, req.params.changeRequestId, req.query),
+  );
+  app.get(
+    '/spaces/:spaceId/pdf',
+    { schema: { operationId: 'getSpacePDF', tags: ['spaces'], params: Type.Object({ spaceId: Type.String({ maxLength: 100 }) }), querystring: PdfQuery, response: PdfLink } },
+    async (req) => spacePdf(req.ctx(), req.params.spaceId, req.query),
   );
 
   // The link handed out above: the signed token is the only credential. It travels as the `token`

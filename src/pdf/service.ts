@@ -3,6 +3,7 @@ import { loadChangeRequest } from '../change-requests/service.ts';
 import { markdownLinks } from '../content/markdown/markdown.ts';
 import { ContentReader, getDocuments, sortPages, type FileEntry, type PageEntry } from '../content/model.ts';
 import { loadRevision } from '../content/service.ts';
+import { loadSpace } from '../spaces/access.ts';
 import type { Ctx, Services } from '../platform/context.ts';
 import { BadRequestError, NotFoundError, UnauthorizedError } from '../platform/errors.ts';
 import { renderPdf, type PrintedPage } from './render.ts';
@@ -47,8 +48,19 @@ function inTreeOrder(pages: Map<string, PageEntry>, from: string | null): { page
  */
 export async function changeRequestPdf(ctx: Ctx, spaceId: string, idOrNumber: string, query: PdfQuery): Promise<{ url: string }> {
   const { space, cr } = await loadChangeRequest(ctx, spaceId, idOrNumber);
-  if (query.only && !query.page) throw new BadRequestError('only: name the page to print with "page"');
   const head = await loadRevision(ctx.db, space.id, cr.revision);
+  return printRevision(ctx, head, cr.subject || `Change request #${cr.number}`, 'change request', query);
+}
+
+/** Prints a space's current content (every page, one page, or a page and the pages below it), as changeRequestPdf does. */
+export async function spacePdf(ctx: Ctx, spaceId: string, query: PdfQuery): Promise<{ url: string }> {
+  const { space } = await loadSpace(ctx, spaceId);
+  const head = await loadRevision(ctx.db, space.id, space.revision_id);
+  return printRevision(ctx, head, space.title || 'Untitled space', 'space', query);
+}
+
+async function printRevision(ctx: Ctx, head: { root: string; created_at: Date }, title: string, what: string, query: PdfQuery): Promise<{ url: string }> {
+  if (query.only && !query.page) throw new BadRequestError('only: name the page to print with "page"');
   const { pages, files } = await new ContentReader(ctx.db, head.root).all();
   let selected: { page: PageEntry; depth: number }[];
   if (query.page) {
@@ -58,12 +70,13 @@ export async function changeRequestPdf(ctx: Ctx, spaceId: string, idOrNumber: st
   } else {
     selected = inTreeOrder(pages, null);
   }
+  // A link leads elsewhere: nothing of it to print.
+  selected = selected.filter((s) => s.page.type !== 'link');
   if (selected.length > MAX_PDF_PAGES) {
-    throw new BadRequestError(`The change request has ${selected.length} pages to print, more than ${MAX_PDF_PAGES}: print part of it with "page"`);
+    throw new BadRequestError(`The ${what} has ${selected.length} pages to print, more than ${MAX_PDF_PAGES}: print part of it with "page"`);
   }
   const markdown = await getDocuments(ctx.db, selected.map((s) => s.page.doc ?? ''));
   const printed: PrintedPage[] = selected.map(({ page, depth }) => ({ title: page.title, depth, markdown: page.doc ? (markdown.get(page.doc) ?? '') : '' }));
-  const title = cr.subject || `Change request #${cr.number}`;
   const images = await imagesOf(ctx, printed, files);
   const data = await renderPdf(printed, { title, createdAt: head.created_at, images });
   const blob = await ctx.blobs.put(data);
@@ -112,7 +125,7 @@ function fileName(title: string, page: string | undefined): string {
     .trim()
     .replace(/\s+/g, '-')
     .slice(0, 80);
-  return `${base || 'change-request'}.pdf`;
+  return `${base || 'content'}.pdf`;
 }
 
 /** The PDF a link token names; an expired, tampered or foreign token is refused. */

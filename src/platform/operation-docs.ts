@@ -165,6 +165,7 @@ export const operationDocs: Record<string, readonly [summary: string, descriptio
   requestReviewersForChangeRequest: ['Request reviewers', 'Asks users to review a change request.'],
   removeRequestedReviewerFromChangeRequest: ['Withdraw a review request', 'Removes a user from the requested reviewers of a change request.'],
   getChangeRequestPDF: ['Print a change request to PDF', 'A temporary link to a PDF of the change request\'s pages.'],
+  getSpacePDF: ['Print a space to PDF', 'A temporary link (an hour) to a PDF of the space\'s current content: a title page, the contents, then every page in tree order; `page` prints one page and those below it, with `only` that page alone.'],
 
   // Comments
   listCommentsInSpace: ['List comments of a space', 'Top-level comments on a space and its pages, paginated.'],
