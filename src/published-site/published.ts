@@ -140,6 +140,11 @@ function visibleNavigation(nav: Navigation, visitor: Visitor) {
   return found;
 }
 
+/** The page tree a visitor sees in the site's navigation (hidden pages and unmet conditions left out). */
+export function visibleTreeOf(nav: Navigation, visitor: Visitor): NavPage[] {
+  return visibleNavigation(nav, visitor).tree;
+}
+
 /** The page a located path names: the first readable page for the root, undefined when none. */
 export function pageAt(nav: Navigation, pagePath: string, visitor: Visitor): NavPage | undefined {
   const page = pagePath ? nav.byPath.get(pagePath) : nav.order.find((p) => !p.hidden && visibleTo(visitor, p.condition));
