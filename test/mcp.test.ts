@@ -3,6 +3,7 @@ import { createServer, type IncomingMessage, type Server as HttpServer } from 'n
 import type { AddressInfo } from 'node:net';
 import { after, before, test } from 'node:test';
 import { SiteMcpServerTransport } from '@gitbook/api';
+import { SignJWT } from 'jose';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
@@ -76,7 +77,7 @@ test("a published site's MCP server searches, reads pages and lists the contents
   await assert.rejects(connect(`${t.url}${base}~gitbook/mcp`), /404/);
 });
 
-test("a share-link site's MCP server needs the site's key, as its pages do", async () => {
+test("a share-link site's MCP server needs its key and a visitor-auth site's a visitor token, as their pages do", async () => {
   const { admin, org } = await newOrg(t);
   const shared = await publishedSite(t, admin, org.id, [{ title: 'Internal', markdown: 'The **quokka** plan.\n' }], { title: 'Shared', visibility: 'share-link' });
   const { data: link } = await admin.api.orgs.createSiteShareLink(org.id, shared.site.id, { name: 'partners' });
@@ -93,6 +94,25 @@ test("a share-link site's MCP server needs the site's key, as its pages do", asy
   // A deactivated link opens nothing, here as on the pages.
   await admin.api.orgs.updateSiteShareLinkById(org.id, shared.site.id, link.id, { active: false });
   await assert.rejects(connect(`${endpoint}?share=${key}`), /404/);
+
+  // A visitor-auth site: a token its backend signed, whose claims decide adaptive content.
+  const authed = await publishedSite(t, admin, org.id, [{ title: 'Plans', markdown: 'For everyone.\n\n{% if visitor.claims.plan === "pro" %}\nPro features are on.\n{% endif %}\n' }, { title: 'Pro', markdown: '---\nif: visitor.claims.plan === "pro"\n---\n\nThe **pro** console.\n' }], { title: 'Members', visibility: 'visitor-auth' });
+  const { data: auth } = await admin.api.orgs.getSitePublishingAuthById(org.id, authed.site.id);
+  const sign = (claims: Record<string, unknown>) => new SignJWT(claims).setProtectedHeader({ alg: 'HS256' }).setExpirationTime('1h').sign(new TextEncoder().encode((auth as { privateKey: string }).privateKey));
+  const members = `${t.url}${authed.base}~gitbook/mcp`;
+  await assert.rejects(connect(members), /401/);
+  const pro = await connect(members, await sign({ plan: 'pro' }));
+  assert.match((await call(pro, 'read_page', { path: 'pro' })).text, /The \*\*pro\*\* console/);
+  const free = await connect(`${members}?jwt_token=${await sign({ plan: 'free' })}`);
+  assert.equal((await call(free, 'read_page', { path: 'pro' })).isError, true);
+  // Blocks under a condition the visitor does not meet are left out of the markdown, as from the page.
+  assert.match((await call(pro, 'read_page', { path: 'plans' })).text, /For everyone\.[\s\S]*Pro features are on\./);
+  const plans = (await call(free, 'read_page', { path: 'plans' })).text;
+  assert.match(plans, /For everyone\./);
+  assert.doesNotMatch(plans, /Pro features|visitor\.claims/);
+  assert.doesNotMatch((await call(free, 'table_of_contents')).text, /Pro/);
+  await pro.close();
+  await free.close();
 });
 
 test("the organization's MCP server: an editor searches, opens a change request and edits a page; a reader cannot edit", async () => {

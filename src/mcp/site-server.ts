@@ -84,7 +84,7 @@ function siteTools(services: Services, reading: SiteReading, visitor: Visitor, o
       run: async ({ path }) => {
         const found = await pageAtPath(services, reading, sitePath(reading, origin, path), visitor);
         if (!found) throw new NotFoundError('Page', 'no page of this site you may read is at this address; see table_of_contents');
-        const markdown = await pageMarkdown(services.db, found.nav, found.page);
+        const markdown = await pageMarkdown(services.db, found.nav, found.page, visitor);
         return { text: markdown, data: { title: found.page.title, url: url(`${found.located.prefix}${found.page.path}`), markdown } };
       },
     }),

@@ -232,7 +232,7 @@ async function serveSite(req: FastifyRequest, reply: FastifyReply, services: Ser
     const nav = await navigationFor(request);
     const found = pageAt(nav, located.pagePath, visitor);
     if (found) {
-      if (markdown) return reply.type('text/markdown; charset=utf-8').send(await pageMarkdown(services.db, nav, found));
+      if (markdown) return reply.type('text/markdown; charset=utf-8').send(await pageMarkdown(services.db, nav, found, visitor));
       const rendered = await renderPage(request, nav, found);
       if (rendered.noIndex) reply.header('x-robots-tag', 'noindex');
       if (rendered.frames.length) reply.header('content-security-policy', pageCsp(context, rendered.frames));
@@ -266,7 +266,7 @@ async function llms(reply: FastifyReply, services: Services, site: SiteRow, base
     return reply.type('text/plain; charset=utf-8').send(lines.join('\n'));
   }
   const parts: string[] = [];
-  for (const p of pages) parts.push(await pageMarkdown(services.db, p.nav, p.page));
+  for (const p of pages) parts.push(await pageMarkdown(services.db, p.nav, p.page, visitor));
   return reply.type('text/plain; charset=utf-8').send(parts.join('\n\n---\n\n'));
 }
 
