@@ -12,6 +12,7 @@ import { assertIntegrationRoute, authenticateIntegrationToken, INTEGRATION_TOKEN
 import { integrationRoutes } from './integrations/routes.ts';
 import { inviteRoutes } from './invites/routes.ts';
 import { linkRoutes } from './links/routes.ts';
+import { mcpRoutes, siteMcpRoutes } from './mcp/routes.ts';
 import { memberRoutes } from './members/routes.ts';
 import { openapiRoutes } from './openapi/routes.ts';
 import { organizationRoutes } from './orgs/routes.ts';
@@ -62,6 +63,7 @@ const API_AREAS: Array<(api: FolioApp) => Promise<void>> = [
   ssoRoutes,
   oidcRoutes,
   siteRoutes,
+  mcpRoutes,
   insightRoutes,
   gitRoutes,
   storageRoutes,
@@ -79,8 +81,12 @@ export function folioComposition(services: Services): AppComposition {
     apiRoutes: async (api) => {
       for (const area of API_AREAS) await area(api);
     },
-    // Published sites, at PUBLIC_URL/<organization>/<basename>/ (outside the API and its tokens).
-    lateRoutes: (app) => publishedSiteRoutes(app, services),
+    // Published sites, at PUBLIC_URL/<organization>/<basename>/ (outside the API and its tokens),
+    // each with its MCP server at <site>/~gitbook/mcp.
+    lateRoutes: async (app) => {
+      await siteMcpRoutes(app, services);
+      await publishedSiteRoutes(app, services);
+    },
     tokenKinds: [
       {
         prefix: INTEGRATION_TOKEN_PREFIX,

@@ -9,6 +9,7 @@ import { markdownToDocumentForRead } from '../content/convert.ts';
 import { readBody, storedText } from '../content/documents.ts';
 import { ContentReader } from '../content/model.ts';
 import { withFrontMatter } from '../content/markdown/front-matter.ts';
+import { documentToMarkdown } from '../content/markdown/markdown.ts';
 import { frontMatterOf } from '../content/presenter.ts';
 import { pageDirectory, relativeCover, relativeLinks } from '../content/page-links.ts';
 import { conditionHolds, expressionValue } from './conditions.ts';
@@ -140,6 +141,11 @@ function visibleNavigation(nav: Navigation, visitor: Visitor) {
     if (visibleTrees.size > 256) visibleTrees.delete(visibleTrees.keys().next().value!);
   }
   return found;
+}
+
+/** The page tree a visitor sees in the site's navigation (hidden pages and unmet conditions left out). */
+export function visibleTreeOf(nav: Navigation, visitor: Visitor): NavPage[] {
+  return visibleNavigation(nav, visitor).tree;
 }
 
 /** The page a located path names: the first readable page for the root, undefined when none. */
@@ -302,11 +308,30 @@ function ancestorIds(nav: Navigation, page: NavPage): string[] {
   return ids;
 }
 
-/** A page as markdown (`<page>.md`), with its front matter and links relative to it. */
-export async function pageMarkdown(db: Db, nav: Navigation, page: NavPage): Promise<string> {
+type Node = { type?: string; data?: { expression?: unknown }; nodes?: Node[]; fragments?: Node[] };
+
+/**
+ * The markdown a visitor may read: `if` blocks whose condition does not hold for them are left
+ * out, those that hold give their content, as the HTML page shows it. Only a page holding an `if`
+ * block is converted (to the document and back); any other is served as stored.
+ */
+async function visibleMarkdown(markdown: string, scope: Record<string, unknown>): Promise<string> {
+  if (!/\{%-?\s*if\b/.test(markdown)) return markdown;
+  const keep = (nodes: Node[]): Node[] =>
+    nodes.flatMap((node) => {
+      if (node.type === 'if') return conditionHolds(String(node.data?.expression ?? ''), scope) ? keep(node.nodes ?? []) : [];
+      return [{ ...node, ...(Array.isArray(node.nodes) ? { nodes: keep(node.nodes) } : {}), ...(Array.isArray(node.fragments) ? { fragments: keep(node.fragments) } : {}) }];
+    });
+  const document = await markdownToDocumentForRead(markdown);
+  return documentToMarkdown({ ...document, nodes: keep(document.nodes as Node[]) } as typeof document);
+}
+
+/** A page as markdown (`<page>.md`), with its front matter and links relative to it, as `visitor` may read it. */
+export async function pageMarkdown(db: Db, nav: Navigation, page: NavPage, visitor: Visitor): Promise<string> {
   const reader = new ContentReader(db, nav.root);
   const source = await storedText(db, page.entry.doc);
   const directory = await pageDirectory(reader, page.entry);
-  const body = await relativeLinks(reader, await readBody(reader, source, page.entry, { dereferenced: true }), directory);
+  const scope = { visitor: { claims: visitor.claims }, space: { vars: nav.variables }, page: { vars: page.entry.variables ?? {} } };
+  const body = await relativeLinks(reader, await visibleMarkdown(await readBody(reader, source, page.entry, { dereferenced: true }), scope), directory);
   return withFrontMatter(await relativeCover(reader, frontMatterOf(page.entry), directory), `# ${page.title}\n\n${body}`);
 }

@@ -8,12 +8,11 @@ import type { Services } from '../platform/context.ts';
 import type { SiteRow } from '../platform/db/schema.ts';
 import { sendBlob } from '../platform/downloads.ts';
 import { contentDisposition } from '../platform/content-disposition.ts';
-import { matchingSections, pageSnippet, searchHits } from '../search/service.ts';
 import type { Range } from '../search/highlight.ts';
 import { matchRedirect, redirectTarget } from '../sites/redirects.ts';
 import { SITE_CSS, SITE_JS } from './layout.ts';
-import { navigationFor, locate, pageAt, pageMarkdown, reachableSiteSpaces, renderPage, type PageRequest, type SiteStructure } from './published.ts';
-import type { Navigation, NavPage } from './navigation.ts';
+import { navigationFor, locate, pageAt, pageMarkdown, renderPage, type PageRequest, type SiteStructure } from './published.ts';
+import { everyPage, readerResults } from './reader.ts';
 import { escapeHtml } from './render.ts';
 import { siteHostOf } from './hosts.ts';
 import { sendVisitorRedirect, visitorOf, type Visitor } from './visitor.ts';
@@ -230,7 +229,7 @@ async function serveSite(req: FastifyRequest, reply: FastifyReply, services: Ser
     const nav = await navigationFor(request);
     const found = pageAt(nav, located.pagePath, visitor);
     if (found) {
-      if (markdown) return reply.type('text/markdown; charset=utf-8').send(await pageMarkdown(services.db, nav, found));
+      if (markdown) return reply.type('text/markdown; charset=utf-8').send(await pageMarkdown(services.db, nav, found, visitor));
       const rendered = await renderPage(request, nav, found);
       if (rendered.noIndex) reply.header('x-robots-tag', 'noindex');
       if (rendered.frames.length) reply.header('content-security-policy', pageCsp(context, rendered.frames));
@@ -251,19 +250,6 @@ async function serveSite(req: FastifyRequest, reply: FastifyReply, services: Ser
   return page(reply, 404, 'Page not found', 'This page does not exist, or you cannot see it.');
 }
 
-/** Every page a visitor may read, with its URL, across the site spaces the visitor can reach. */
-async function everyPage(services: Services, site: SiteRow, base: string, structure: SiteStructure, visitor: Visitor) {
-  const out: { url: string; title: string; description?: string | undefined; page: NavPage; nav: Navigation }[] = [];
-  for (const located of reachableSiteSpaces(structure, visitor)) {
-    const nav = await navigationFor({ db: services.db, blobs: services.blobs, urls: services.urls, site, base, structure, located, visitor, integrations: [] });
-    for (const p of nav.order) {
-      if (!pageAt(nav, p.path, visitor)) continue;
-      out.push({ url: `${services.config.publicUrl}${base}${located.prefix}${p.path}`, title: p.title, description: p.entry.description, page: p, nav });
-    }
-  }
-  return out;
-}
-
 async function sitemap(reply: FastifyReply, services: Services, site: SiteRow, base: string, structure: SiteStructure, visitor: Visitor) {
   const pages = (await everyPage(services, site, base, structure, visitor)).filter((p) => !p.page.entry.noIndex && !p.page.entry.noRobotsIndex);
   const xml = `<?xml version="1.0" encoding="UTF-8"?>\n<urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9">\n${pages.map((p) => `  <url><loc>${escapeHtml(p.url)}</loc></url>`).join('\n')}\n</urlset>\n`;
@@ -277,13 +263,9 @@ async function llms(reply: FastifyReply, services: Services, site: SiteRow, base
     return reply.type('text/plain; charset=utf-8').send(lines.join('\n'));
   }
   const parts: string[] = [];
-  for (const p of pages) parts.push(await pageMarkdown(services.db, p.nav, p.page));
+  for (const p of pages) parts.push(await pageMarkdown(services.db, p.nav, p.page, visitor));
   return reply.type('text/plain; charset=utf-8').send(parts.join('\n\n---\n\n'));
 }
-
-/** Results a reader's search shows; hits the reader may not see are skipped, so a few more are read. */
-const SITE_RESULTS = 20;
-const SITE_SEARCH_ROUNDS = 5;
 
 /** Text with its matches wrapped in <mark>, escaped. */
 function marked(text: string, highlights: Range[]): string {
@@ -295,40 +277,6 @@ function marked(text: string, highlights: Range[]): string {
     at = h.end;
   }
   return html + escapeHtml(text.slice(at));
-}
-
-/**
- * What a reader's search finds: the same engine as the API's searches, over the site spaces this
- * visitor can reach, then only the pages they may read there (hidden pages and pages whose
- * conditions leave this visitor out are dropped), each with its best matching section.
- */
-async function readerResults(services: Services, { site, structure, integrations, base }: SiteContext, visitor: Visitor, query: string) {
-  const reachable = new Map(reachableSiteSpaces(structure, visitor).map((l) => [l.siteSpace.space.id, l]));
-  const results: { title: string; url: string; section?: string | undefined; body: string; highlights: Range[] }[] = [];
-  if (!query || !reachable.size) return results;
-  const navs = new Map<string, Awaited<ReturnType<typeof navigationFor>>>();
-  let page: string | undefined;
-  for (let round = 0; round < SITE_SEARCH_ROUNDS && results.length < SITE_RESULTS; round++) {
-    const found = await searchHits(services.db, query, [...reachable.keys()], { limit: SITE_RESULTS * 2, ...(page ? { page } : {}) });
-    for (const hit of found.rows) {
-      const located = reachable.get(hit.space_id)!;
-      let nav = navs.get(hit.space_id);
-      if (!nav) {
-        nav = await navigationFor({ db: services.db, blobs: services.blobs, urls: services.urls, site, base, structure, located, visitor, integrations });
-        navs.set(hit.space_id, nav);
-      }
-      const target = pageAt(nav, hit.path, visitor);
-      if (!target || target.hidden) continue;
-      const url = `${base}${located.prefix}${hit.path}`;
-      const best = matchingSections(hit, found.query, 1)[0];
-      if (best) results.push({ title: hit.title, url: best.id ? `${url}#${encodeURIComponent(best.id)}` : url, section: best.title || undefined, body: best.body, highlights: best.highlights });
-      else results.push({ title: hit.title, url, ...pageSnippet(hit, found.query) });
-      if (results.length === SITE_RESULTS) break;
-    }
-    if (!found.next) break;
-    page = found.next.page;
-  }
-  return results;
 }
 
 async function search(reply: FastifyReply, services: Services, context: SiteContext, visitor: Visitor, q: unknown, json = false) {

@@ -57,29 +57,36 @@ async function verifiedClaims(site: SiteRow, token: string): Promise<Record<stri
   }
 }
 
-export async function visitorOf(db: Db, site: SiteRow, req: FastifyRequest, basePath: string, secure: boolean): Promise<VisitorOutcome> {
-  const url = new URL(req.url, 'http://site.invalid');
+/**
+ * A visitor by the credentials they hold (a share-link key, a visitor JWT), as the rules above
+ * decide: undefined when the site's visibility asks for a credential they do not hold or that is
+ * not valid. The one check behind the site's pages (credentials from the URL or the cookie) and
+ * its MCP server (credentials from the URL or the Authorization header).
+ */
+export async function visitorWith(db: Db, site: SiteRow, credentials: { share?: string | undefined; jwt?: string | undefined }): Promise<Visitor | undefined> {
   if (site.visibility === 'share-link') {
-    const fromUrl = url.searchParams.get('share');
-    if (fromUrl) {
-      if (!(await activeShareLink(db, site, fromUrl))) return { kind: 'denied' };
-      return { kind: 'store', cookie: cookie(cookieName(site, 'share'), fromUrl, basePath, secure), location: without(url, 'share') };
-    }
-    if (!(await activeShareLink(db, site, readCookie(req, cookieName(site, 'share'))))) return { kind: 'denied' };
-    return { kind: 'ok', visitor: { claims: {}, segment: 'anonymous' } };
+    return (await activeShareLink(db, site, credentials.share)) ? { claims: {}, segment: 'anonymous' } : undefined;
   }
   if (site.visibility === 'visitor-auth') {
-    const fromUrl = url.searchParams.get('jwt_token');
-    if (fromUrl) {
-      if (!(await verifiedClaims(site, fromUrl))) return { kind: 'denied', ...(site.auth_fallback_url ? { fallback: site.auth_fallback_url } : {}) };
-      return { kind: 'store', cookie: cookie(cookieName(site, 'auth'), fromUrl, basePath, secure), location: without(url, 'jwt_token') };
-    }
-    const token = readCookie(req, cookieName(site, 'auth'));
-    const claims = token ? await verifiedClaims(site, token) : undefined;
-    if (!claims) return { kind: 'denied', ...(site.auth_fallback_url ? { fallback: site.auth_fallback_url } : {}) };
-    return { kind: 'ok', visitor: { claims, segment: segmentOf(claims) } };
+    const claims = credentials.jwt ? await verifiedClaims(site, credentials.jwt) : undefined;
+    return claims && { claims, segment: segmentOf(claims) };
   }
-  return { kind: 'ok', visitor: { claims: {}, segment: 'anonymous' } };
+  return { claims: {}, segment: 'anonymous' };
+}
+
+export async function visitorOf(db: Db, site: SiteRow, req: FastifyRequest, basePath: string, secure: boolean): Promise<VisitorOutcome> {
+  const url = new URL(req.url, 'http://site.invalid');
+  const fallback = site.visibility === 'visitor-auth' && site.auth_fallback_url ? { fallback: site.auth_fallback_url } : {};
+  // A credential in the URL is checked, then kept in a cookie, and the visitor sent to the clean URL.
+  const param = site.visibility === 'share-link' ? 'share' : site.visibility === 'visitor-auth' ? 'jwt_token' : undefined;
+  const fromUrl = param ? url.searchParams.get(param) : null;
+  if (param && fromUrl) {
+    const credentials = param === 'share' ? { share: fromUrl } : { jwt: fromUrl };
+    if (!(await visitorWith(db, site, credentials))) return { kind: 'denied', ...fallback };
+    return { kind: 'store', cookie: cookie(cookieName(site, param === 'share' ? 'share' : 'auth'), fromUrl, basePath, secure), location: without(url, param) };
+  }
+  const visitor = await visitorWith(db, site, { share: readCookie(req, cookieName(site, 'share')), jwt: readCookie(req, cookieName(site, 'auth')) });
+  return visitor ? { kind: 'ok', visitor } : { kind: 'denied', ...fallback };
 }
 
 export function sendVisitorRedirect(reply: FastifyReply, outcome: Extract<VisitorOutcome, { kind: 'store' }>) {

@@ -26,6 +26,7 @@ import * as m0019 from './migrations/0019_passwords.ts';
 import * as m0020 from './migrations/0020_search_languages.ts';
 import * as m0021 from './migrations/0021_oidc.ts';
 import * as m0022 from './migrations/0022_object_storage.ts';
+import * as m0023 from './migrations/0023_site_mcp_servers.ts';
 import { PGliteDialect } from './pglite-dialect.ts';
 import type { Database } from './schema.ts';
 
@@ -91,6 +92,7 @@ const migrations: Record<string, Migration> = {
   '0020_search_languages': m0020,
   '0021_oidc': m0021,
   '0022_object_storage': m0022,
+  '0023_site_mcp_servers': m0023,
 };
 
 class StaticMigrationProvider implements MigrationProvider {

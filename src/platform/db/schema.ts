@@ -60,6 +60,7 @@ export interface Database {
   site_spaces: SiteSpacesTable;
   site_share_links: SiteShareLinksTable;
   site_redirects: SiteRedirectsTable;
+  site_mcp_servers: SiteMcpServersTable;
   conversations: ConversationsTable;
   issues_clusters: IssuesClustersTable;
   conversation_issues: ConversationIssuesTable;
@@ -730,6 +731,21 @@ export interface SiteRedirectsTable {
   updated_at: Date | null;
 }
 export type SiteRedirectRow = Selectable<SiteRedirectsTable>;
+
+export interface SiteMcpServersTable {
+  id: string;
+  seq: Generated<number>;
+  organization_id: string;
+  site_id: string;
+  name: string;
+  url: string;
+  transport: 'sse' | 'http';
+  headers: Json;
+  condition: string | null;
+  created_at: Date;
+  updated_at: Date | null;
+}
+export type SiteMcpServerRow = Selectable<SiteMcpServersTable>;
 export type Impact = 'low' | 'medium' | 'high';
 
 export interface ConversationsTable {
