@@ -1,6 +1,8 @@
 import { buildApp, type FolioApp } from './platform/app.ts';
 import type { AppComposition } from './platform/composition.ts';
 import type { Services } from './platform/context.ts';
+import { askRoutes } from './ask/routes.ts';
+import { askSiteRoutes } from './ask/site-routes.ts';
 import { changeRequestRoutes } from './change-requests/routes.ts';
 import { collectionRoutes } from './collections/routes.ts';
 import { commentsRoutes } from './comments/routes.ts';
@@ -62,6 +64,7 @@ const API_AREAS: Array<(api: FolioApp) => Promise<void>> = [
   oidcRoutes,
   siteRoutes,
   insightRoutes,
+  askRoutes,
   gitRoutes,
 ];
 
@@ -78,7 +81,11 @@ export function folioComposition(services: Services): AppComposition {
       for (const area of API_AREAS) await area(api);
     },
     // Published sites, at PUBLIC_URL/<organization>/<basename>/ (outside the API and its tokens).
-    lateRoutes: (app) => publishedSiteRoutes(app, services),
+    lateRoutes: async (app) => {
+      // Ask for a site's readers, at <site>/~gitbook/ask (before the site's catch-all pages).
+      await askSiteRoutes(app, services);
+      await publishedSiteRoutes(app, services);
+    },
     tokenKinds: [
       {
         prefix: INTEGRATION_TOKEN_PREFIX,

@@ -8,7 +8,8 @@ import type { Services } from '../platform/context.ts';
 import type { SiteRow } from '../platform/db/schema.ts';
 import { getBlob } from '../content/files.ts';
 import { contentDisposition } from '../platform/content-disposition.ts';
-import { matchingSections, pageSnippet, searchHits } from '../search/service.ts';
+import { matchingSections, pageSnippet } from '../search/service.ts';
+import { readerHits } from './reader-search.ts';
 import type { Range } from '../search/highlight.ts';
 import { matchRedirect, redirectTarget } from '../sites/redirects.ts';
 import { SITE_CSS, SITE_JS } from './layout.ts';
@@ -284,9 +285,8 @@ async function llms(reply: FastifyReply, services: Services, site: SiteRow, base
   return reply.type('text/plain; charset=utf-8').send(parts.join('\n\n---\n\n'));
 }
 
-/** Results a reader's search shows; hits the reader may not see are skipped, so a few more are read. */
+/** Results a reader's search shows. */
 const SITE_RESULTS = 20;
-const SITE_SEARCH_ROUNDS = 5;
 
 /** Text with its matches wrapped in <mark>, escaped. */
 function marked(text: string, highlights: Range[]): string {
@@ -300,38 +300,15 @@ function marked(text: string, highlights: Range[]): string {
   return html + escapeHtml(text.slice(at));
 }
 
-/**
- * What a reader's search finds: the same engine as the API's searches, over the site spaces this
- * visitor can reach, then only the pages they may read there (hidden pages and pages whose
- * conditions leave this visitor out are dropped), each with its best matching section.
- */
-async function readerResults(services: Services, { site, structure, integrations, base }: SiteContext, visitor: Visitor, query: string) {
-  const reachable = new Map(reachableSiteSpaces(structure, visitor).map((l) => [l.siteSpace.space.id, l]));
-  const results: { title: string; url: string; section?: string | undefined; body: string; highlights: Range[] }[] = [];
-  if (!query || !reachable.size) return results;
-  const navs = new Map<string, Awaited<ReturnType<typeof navigationFor>>>();
-  let page: string | undefined;
-  for (let round = 0; round < SITE_SEARCH_ROUNDS && results.length < SITE_RESULTS; round++) {
-    const found = await searchHits(services.db, query, [...reachable.keys()], { limit: SITE_RESULTS * 2, ...(page ? { page } : {}) });
-    for (const hit of found.rows) {
-      const located = reachable.get(hit.space_id)!;
-      let nav = navs.get(hit.space_id);
-      if (!nav) {
-        nav = await navigationFor({ db: services.db, urls: services.urls, site, base, structure, located, visitor, integrations });
-        navs.set(hit.space_id, nav);
-      }
-      const target = pageAt(nav, hit.path, visitor);
-      if (!target || target.hidden) continue;
-      const url = `${base}${located.prefix}${hit.path}`;
-      const best = matchingSections(hit, found.query, 1)[0];
-      if (best) results.push({ title: hit.title, url: best.id ? `${url}#${encodeURIComponent(best.id)}` : url, section: best.title || undefined, body: best.body, highlights: best.highlights });
-      else results.push({ title: hit.title, url, ...pageSnippet(hit, found.query) });
-      if (results.length === SITE_RESULTS) break;
-    }
-    if (!found.next) break;
-    page = found.next.page;
-  }
-  return results;
+/** What a reader's search finds (reader-search.ts), each page with its best matching section. */
+async function readerResults(services: Services, { site, structure, base }: SiteContext, visitor: Visitor, query: string) {
+  const hits = await readerHits({ db: services.db, urls: services.urls, site, structure, base }, visitor, query, SITE_RESULTS);
+  return hits.map(({ hit, query: parsed, path }) => {
+    const url = `${base}${path}`;
+    const best = matchingSections(hit, parsed, 1)[0];
+    if (best) return { title: hit.title, url: best.id ? `${url}#${encodeURIComponent(best.id)}` : url, section: best.title || undefined, body: best.body, highlights: best.highlights };
+    return { title: hit.title, url, section: undefined, ...pageSnippet(hit, parsed) };
+  });
 }
 
 async function search(reply: FastifyReply, services: Services, context: SiteContext, visitor: Visitor, q: unknown, json = false) {
