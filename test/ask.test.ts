@@ -50,7 +50,6 @@ let admin: TestUser;
 let guest: TestUser;
 let orgId: string;
 let open: { id: string; pageId: string };
-let secret: { id: string };
 
 before(async () => {
   engine = await fakeChat();
@@ -64,7 +63,6 @@ before(async () => {
   await mergePages(t, admin, vault.id, pagesChanges([{ title: 'Zebra internals', markdown: 'To install zebra on the private cluster use the key VAULT-SECRET-42.\n' }]));
   await settleJobs(t);
   open = { id: handbook.id, pageId: Object.values(pageIds)[0] as string };
-  secret = { id: vault.id };
   // A guest reads the handbook only.
   guest = await newMember(t, orgId, null, 'Guest');
   await grantDirect(t, orgId, { space: handbook.id }, { user: guest.id }, 'read');
@@ -189,4 +187,41 @@ test("a share-link site's visitor gets answers from that site only, and the site
   // Readers' questions are for the organization's members, not for visitors or guests.
   await expectStatus(visitor.api.orgs.listSiteQuestions(orgId, site.id), 404);
   await expectStatus(guest.api.orgs.listSiteQuestions(orgId, site.id), 404);
+});
+
+test("a site's reader events are tracked and aggregated by page and by day", async () => {
+  const site = await newSite(admin, orgId, { title: 'Public docs', visibility: 'public', spaces: [open.id] });
+  const reader = await t.user('Reader');
+  const location = (page: string | null) => ({ url: `${t.url}/${orgId}/${site.basename}/installing-zebra`, siteSection: null, siteSpace: null, siteShareKey: null, space: open.id, revision: null, page });
+  const session = (n: number) => ({ visitorId: `visitor-${n}`, sessionId: `session-${n}`, cookies: {}, userAgent: 'test', language: null, referrer: null });
+  await reader.api.orgs.trackEventsInSiteById(orgId, site.id, {
+    events: [
+      { type: 'page_view', session: session(1), location: location(open.pageId) },
+      { type: 'page_view', session: session(2), location: location(open.pageId) },
+      { type: 'search_type_query', query: 'zebra', session: session(1), location: location(null) },
+      { type: 'page_post_feedback', feedback: { rating: 'good' }, session: session(2), location: location(open.pageId) },
+    ],
+  } as never);
+  const { data: byPage } = await admin.api.orgs.aggregateSiteEvents(orgId, site.id, {
+    select: [{ column: 'page' }, { column: 'eventsCount' }, { column: 'visitorsCount' }, { column: 'pageFeedbackRating' }],
+    groupBy: [{ column: 'page' }],
+    where: [{ column: 'eventType', values: ['page_view', 'page_post_feedback'] }],
+    range: 'last7Days',
+  } as never);
+  const cols = Object.fromEntries(byPage.columns.map((c) => [c.column, c.values]));
+  assert.deepEqual(cols.page, [{ page: open.pageId, space: open.id }]);
+  assert.deepEqual(cols.eventsCount, [3]);
+  assert.deepEqual(cols.visitorsCount, [2]);
+  assert.deepEqual(cols.pageFeedbackRating, [{ ok: 0, good: 1, bad: 0 }]);
+  const { data: byDay } = await admin.api.orgs.aggregateSiteEvents(orgId, site.id, {
+    select: [{ column: 'datetime', interval: 'day' }, { column: 'eventType' }, { column: 'eventsCount' }],
+    groupBy: [{ column: 'datetime', interval: 'day' }, { column: 'eventType' }],
+    order: { by: { column: 'eventsCount' }, direction: 'desc' },
+    range: 'last24Hours',
+  } as never);
+  const types = byDay.columns.find((c) => c.column === 'eventType')!.values;
+  assert.deepEqual(types[0], 'page_view');
+  assert.equal(byDay.columns.find((c) => c.column === 'datetime')!.values.length, 3);
+  // The aggregates are for the organization's members.
+  await expectStatus(reader.api.orgs.aggregateSiteEvents(orgId, site.id, { range: 'last7Days' } as never), 404);
 });

@@ -6,6 +6,7 @@ import { errorResponses, OrganizationIdParams } from '../platform/schemas.ts';
 import { EngineError } from '../ai/client.ts';
 import type { AnswerState } from './answer.ts';
 import { presentAnswer } from './presenter.ts';
+import { AggregateBody, AggregateResult, aggregateSiteEvents, trackSiteEvents, TrackEventsBody } from './events.ts';
 import * as questions from './questions.ts';
 import * as schemas from './schemas.ts';
 import { askInOrganization, askInSite, recommendedInOrganization, recommendedInSite, type AnswerFormat } from './service.ts';
@@ -235,5 +236,29 @@ export async function askRoutes(app: FolioApp): Promise<void> {
       },
     },
     async (req) => questions.listSiteQuestionAnswerSources(req.ctx(), req.params.organizationId, req.params.siteId, req.params.siteQuestionAnswerId, req.query),
+  );
+
+  // Reader events --------------------------------------------------------------------------------
+  app.post(
+    '/orgs/:organizationId/sites/:siteId/insights/events',
+    {
+      schema: {
+        operationId: 'trackEventsInSiteById',
+        tags: ['ask'],
+        params: SiteParams,
+        querystring: Type.Object(schemas.ShareKeyQuery),
+        body: TrackEventsBody,
+        response: { 204: Type.Null({ description: 'Events have been tracked' }), ...errorResponses },
+      },
+    },
+    async (req, reply) => {
+      await trackSiteEvents(req.ctx(), req.params.organizationId, req.params.siteId, req.body, req.query.shareKey);
+      return reply.status(204).send(null);
+    },
+  );
+  app.post(
+    '/orgs/:organizationId/sites/:siteId/insights/events/aggregate',
+    { schema: { operationId: 'aggregateSiteEvents', tags: ['ask'], params: SiteParams, body: AggregateBody, response: { 200: AggregateResult, ...errorResponses } } },
+    async (req) => aggregateSiteEvents(req.ctx(), req.params.organizationId, req.params.siteId, req.body),
   );
 }

@@ -197,6 +197,34 @@ async function record(services: Services, reading: SiteReading, input: SiteQuest
     },
     sourcesToRecord(answer.sources),
   );
+  // A question is also a reader event of the site (aggregateSiteEvents counts it).
+  const url = services.urls.site(reading.reader.base);
+  await store.insertEvents(services.db, [
+    {
+      organization_id: site.organization_id,
+      site_id: site.id,
+      type: 'ask_question',
+      url,
+      url_path: new URL(url).pathname,
+      display_context: reading.channel === 'site' ? 'site' : 'server',
+      site_section_id: null,
+      site_space_id: input.context?.siteSpaceId ?? null,
+      share_key: null,
+      space_id: null,
+      page_id: null,
+      query: question,
+      feedback_rating: null,
+      ask_rating: null,
+      visitor_id: eventId(services, site.id, session?.visitorId ?? `anonymous|${who}`),
+      session_id: eventId(services, site.id, session?.sessionId ?? `anonymous|${who}`),
+      created_at: now,
+    },
+  ]);
+}
+
+/** Visitor and session ids of reader events are kept as keyed hashes: counted, never shown. */
+export function eventId(services: Pick<Services, 'signingKey'>, siteId: string, id: string): string {
+  return createHash('sha256').update(services.signingKey).update(`site-event|${siteId}|${id}`).digest('base64url').slice(0, 22);
 }
 
 /** One source per page, weighted by its rank (the first counts most), with the passages quoted. */

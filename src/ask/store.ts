@@ -1,4 +1,4 @@
-import { sql, type SelectQueryBuilder } from 'kysely';
+import { sql, type Insertable, type RawBuilder, type SelectQueryBuilder } from 'kysely';
 import type { Database, SiteQuestionAnswerRow, SiteQuestionRow } from '../platform/db/schema.ts';
 import type { Db } from '../platform/db/database.ts';
 
@@ -256,4 +256,18 @@ export async function popularQuestions(db: Db, organizationId: string, siteId: s
     .limit(limit)
     .execute();
   return rows.map((r) => r.question);
+}
+
+/** Reader events of a site, as received. */
+export async function insertEvents(db: Db, rows: Insertable<Database['site_events']>[]): Promise<void> {
+  if (rows.length) await db.insertInto('site_events').values(rows).execute();
+}
+
+/**
+ * An aggregation over `site_events` built by events.ts from its allow-list of column expressions
+ * (every value is a parameter); its WHERE starts with the organization and site ids.
+ */
+export async function aggregateEvents(db: Db, query: RawBuilder<unknown>): Promise<Record<string, unknown>[]> {
+  const { rows } = await (query as RawBuilder<Record<string, unknown>>).execute(db);
+  return rows;
 }

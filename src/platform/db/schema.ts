@@ -1055,14 +1055,25 @@ export interface SiteEventsTable {
   seq: Generated<number>;
   organization_id: string;
   site_id: string;
+  /** The official `SiteInsightsEventType` (page_view, search_type_query, page_post_feedback, ask_question…). */
   type: string;
-  page_id: string | null;
-  space_id: string | null;
+  url: string;
+  url_path: string;
+  /** `site`, `embed` or `server`. */
+  display_context: string;
+  site_section_id: string | null;
   site_space_id: string | null;
+  share_key: string | null;
+  space_id: string | null;
+  page_id: string | null;
+  /** The search query or question. */
   query: string | null;
-  rating: string | null;
-  visitor_id: string | null;
-  session_id: string | null;
+  /** A page's feedback: bad, ok or good. */
+  feedback_rating: string | null;
+  /** A rating of an answer: 1 or -1. */
+  ask_rating: number | null;
+  visitor_id: string;
+  session_id: string;
   created_at: Date;
 }
 
