@@ -128,7 +128,7 @@ test('the answer streams as server-sent events through the official client', asy
   assert.deepEqual(last.answer.followupQuestions, ['How do I upgrade zebra?']);
   const questions = [];
   for await (const q of await guest.api.orgs.streamRecommendedQuestionsInOrganization(orgId)) questions.push((q as { question: string }).question);
-  assert.ok(questions.includes('What is Installing zebra?') || questions.some((q) => /zebra/i.test(q)), questions.join(' | '));
+  assert.ok(questions.includes('How do I install zebra?'), questions.join(' | '));
   assert.ok(!questions.some((q) => /internals/i.test(q)), 'no question about a page the guest cannot read');
 });
 

@@ -66,12 +66,26 @@ function followupsFromPassages(question: string, passages: Passage[]): string[] 
   return out;
 }
 
-const HOW_TO = /^(add|build|change|configure|connect|create|delete|deploy|enable|disable|edit|export|import|install|invite|manage|migrate|publish|remove|set|setting|setup|update|upgrade|use|using|write)\b/i;
+const TASKS = new Set(
+  'add build change configure connect create delete deploy enable disable edit export import install invite manage migrate publish remove run set setup sync update upgrade use write'.split(' '),
+);
 
-/** A question a title invites: "How do I install Folio?" for a task, "What is Billing?" otherwise. */
+/** The task a title's first word names, in its base form ("Installing" → "install"), if it names one. */
+function taskOf(word: string): string | undefined {
+  const w = word.toLowerCase();
+  if (TASKS.has(w)) return w;
+  if (!w.endsWith('ing')) return undefined;
+  const stem = w.slice(0, -3);
+  for (const base of [stem, `${stem}e`, stem.slice(0, -1)]) if (TASKS.has(base)) return base;
+  return undefined;
+}
+
+/** A question a title invites: "How do I install Folio?" for a task ("Installing Folio" too), "What is Billing?" otherwise. */
 export function questionAbout(title: string): string {
   const clean = title.replace(/[.?!:]+$/, '').trim();
-  if (HOW_TO.test(clean)) return `How do I ${clean.charAt(0).toLowerCase()}${clean.slice(1)}?`;
+  const [first = '', ...rest] = clean.split(/\s+/);
+  const task = taskOf(first);
+  if (task) return `How do I ${[task, ...rest].join(' ')}?`;
   return `What is ${clean}?`;
 }
 

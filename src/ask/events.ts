@@ -168,6 +168,9 @@ function expressionOf(col: { column: string; interval?: string | undefined }): R
 /** Columns only some events have: grouped by, they keep those events. */
 const ONLY_WITH = new Set(['eventSearchQuery', 'eventPageFeedbackRating', 'eventAskResponseRating']);
 
+/** Columns the comparison operators apply to (besides datetime). */
+const COMPARABLE = new Set(['dayOfWeek', 'hourOfDay', 'eventAskResponseRating', 'eventsCount', 'sessionsCount', 'visitorsCount']);
+
 const OPERATORS = { greaterThan: sql`>`, greaterThanOrEqual: sql`>=`, lessThan: sql`<`, lessThanOrEqual: sql`<=` } as const;
 
 export async function aggregateSiteEvents(ctx: Ctx, organizationId: string, siteId: string, body: Static<typeof AggregateBody>) {
@@ -208,9 +211,16 @@ export async function aggregateSiteEvents(ctx: Ctx, organizationId: string, site
       if (op === 'notIn') cond = sql`NOT coalesce(${cond}, false)`;
     } else {
       const value = f.values[0];
-      if (value === undefined) throw new BadRequestError(`where[${i}].values: give the value to compare with`);
       const operator = OPERATORS[op as keyof typeof OPERATORS];
-      cond = f.column === 'datetime' ? sql`e.created_at ${operator} ${new Date(String(value))}` : sql`${expr} ${operator} ${Number(value)}`;
+      if (f.column === 'datetime') {
+        const at = new Date(String(value));
+        if (Number.isNaN(at.getTime())) throw new BadRequestError(`where[${i}].values: give the date-time to compare with`);
+        cond = sql`e.created_at ${operator} ${at}`;
+      } else {
+        if (!COMPARABLE.has(f.column)) throw new BadRequestError(`where[${i}].operator: ${op} compares numbers and dates; ${f.column} takes in or notIn`);
+        if (typeof value !== 'number' || !Number.isFinite(value)) throw new BadRequestError(`where[${i}].values: give the number to compare with`);
+        cond = sql`${expr} ${operator} ${value}`;
+      }
     }
     (isMetric(f.column) ? having : where).push(cond);
   });

@@ -18,10 +18,16 @@ const AnswerParams = Type.Object({ ...SiteParams.properties, siteQuestionAnswerI
 /** A 200 answered as server-sent events, each `data:` one `schema`. */
 const eventStream = (schema: TSchema, description: string) => ({ description, content: { 'text/event-stream': { schema } } });
 
-/** An abort signal that fires when the caller goes away (stops the engine's stream too). */
-function callerGone(req: FastifyRequest): AbortSignal {
+/**
+ * An abort signal that fires when the caller goes away before the answer is sent (stops the
+ * engine's stream too). The response's `close`, not the request's: a request closes once its body
+ * is read.
+ */
+export function callerGone(reply: FastifyReply): AbortSignal {
   const controller = new AbortController();
-  req.raw.once('close', () => controller.abort());
+  reply.raw.once('close', () => {
+    if (!reply.raw.writableFinished) controller.abort();
+  });
   return controller.signal;
 }
 
@@ -92,8 +98,8 @@ export async function askRoutes(app: FolioApp): Promise<void> {
         response: { 200: Type.Object({ answer: Type.Optional(schemas.SearchAIAnswer) }), ...errorResponses },
       },
     },
-    async (req) => {
-      const states = await askInOrganization(req.ctx(), req.params.organizationId, req.body.query, callerGone(req));
+    async (req, reply) => {
+      const states = await askInOrganization(req.ctx(), req.params.organizationId, req.body.query, callerGone(reply));
       return { answer: presentAnswer(await lastOf(states), req.query.format) };
     },
   );
@@ -109,7 +115,7 @@ export async function askRoutes(app: FolioApp): Promise<void> {
       },
     },
     async (req, reply) => {
-      const states = await askInOrganization(req.ctx(), req.params.organizationId, req.query.query, callerGone(req));
+      const states = await askInOrganization(req.ctx(), req.params.organizationId, req.query.query, callerGone(reply));
       await sendEvents(req, reply, paced(states), streamed(req.query.format));
     },
   );
@@ -148,7 +154,7 @@ export async function askRoutes(app: FolioApp): Promise<void> {
       },
     },
     async (req, reply) => {
-      const states = await askInSite(req.ctx(), req.params.organizationId, req.params.siteId, req.body, req.query.shareKey, callerGone(req));
+      const states = await askInSite(req.ctx(), req.params.organizationId, req.params.siteId, req.body, req.query.shareKey, callerGone(reply));
       await sendEvents(req, reply, paced(states), streamed(req.query.format));
     },
   );

@@ -8,7 +8,7 @@ import { SiteAddress } from '../published-site/reader-events.ts';
 import { publishedSite, siteBase } from '../published-site/routes.ts';
 import { visitorOf } from '../published-site/visitor.ts';
 import { presentAnswer } from './presenter.ts';
-import { paced, sendEvents } from './routes.ts';
+import { callerGone, paced, sendEvents } from './routes.ts';
 import { askOnSite, recommendedOnSite, type SiteReading } from './service.ts';
 import * as schemas from './schemas.ts';
 
@@ -41,9 +41,7 @@ export async function askSiteRoutes(app: FolioApp, services: Services): Promise<
     const site = await reading(req, address);
     const error = asks.apply(reply, asks.hit(`${site.reader.site.id}|${req.ip}`));
     if (error) throw error;
-    const controller = new AbortController();
-    req.raw.once('close', () => controller.abort());
-    const states = askOnSite(services, site, input, { signal: controller.signal, who: `${req.ip}|${String(req.headers['user-agent'] ?? '').slice(0, 200)}` });
+    const states = askOnSite(services, site, input, { signal: callerGone(reply), who: `${req.ip}|${String(req.headers['user-agent'] ?? '').slice(0, 200)}` });
     // The first state is read before the stream opens, so refusals (a bad scope) stay error responses.
     const first = await states.next();
     async function* all() {
