@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { createServer, type Server } from 'node:http';
 import { after, before, test } from 'node:test';
+import { loadConfig } from '../src/platform/config.ts';
 import { grantDirect, mergePages, newOrg, newMember, newSpace, newSite, pagesChanges } from './support/factories.ts';
 import { officialSchema } from './support/official-schema.ts';
 import { startTestServer, expectStatus, type TestServer, type TestUser } from './support/server.ts';
@@ -224,4 +225,13 @@ test("a site's reader events are tracked and aggregated by page and by day", asy
   assert.equal(byDay.columns.find((c) => c.column === 'datetime')!.values.length, 3);
   // The aggregates are for the organization's members.
   await expectStatus(reader.api.orgs.aggregateSiteEvents(orgId, site.id, { range: 'last7Days' } as never), 404);
+});
+
+test('one set of AI settings: AI_* names, the INSIGHTS_* ones still accepted, AI_* winning', () => {
+  const old = loadConfig({ INSIGHTS_ENGINE_URL: 'http://old.example/v1/', INSIGHTS_MODEL: 'old', INSIGHTS_ENGINE_KEY: 'k1' });
+  assert.deepEqual([old.aiEngineUrl, old.aiModel, old.aiEngineKey], ['http://old.example/v1', 'old', 'k1']);
+  const both = loadConfig({ INSIGHTS_ENGINE_URL: 'http://old.example/v1', AI_ENGINE_URL: 'http://new.example/v1', AI_MODEL: 'new', INSIGHTS_MODEL: 'old', AI_EMBEDDING_MODEL: 'emb' });
+  assert.deepEqual([both.aiEngineUrl, both.aiModel, both.aiEmbeddingModel], ['http://new.example/v1', 'new', 'emb']);
+  assert.throws(() => loadConfig({ AI_MODEL: 'x' }), /AI_ENGINE_URL/);
+  assert.throws(() => loadConfig({ AI_ENGINE_URL: 'ftp://x' }), /AI_ENGINE_URL must be an http/);
 });
