@@ -185,6 +185,11 @@ test("a share-link site's visitor gets answers from that site only, and the site
   const { data: stats } = await admin.api.orgs.getSiteQuestionStats(orgId, site.id);
   assert.equal(stats.answers, 3);
   assert.equal(stats.weeklyPulse.at(-1), 3);
+  // Recommended to the site's readers: questions about its pages; one reader's own question is not shown to others.
+  const recommended = [];
+  for await (const q of await visitor.api.orgs.streamRecommendedQuestionsInSite(orgId, site.id, { shareKey } as never)) recommended.push((q as { question: string }).question);
+  assert.ok(recommended.includes('How do I install zebra?'), recommended.join(' | '));
+  assert.ok(!recommended.includes('Where is the terminal?'));
   // Readers' questions are for the organization's members, not for visitors or guests.
   await expectStatus(visitor.api.orgs.listSiteQuestions(orgId, site.id), 404);
   await expectStatus(guest.api.orgs.listSiteQuestions(orgId, site.id), 404);

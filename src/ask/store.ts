@@ -240,8 +240,11 @@ export async function threadAnswers(db: Db, organizationId: string, siteId: stri
   return (await listAnswers(db, organizationId, siteId, { thread: threadId }, { offset: 0, limit: 1000, oldestFirst: true })).rows;
 }
 
-/** The site's most asked questions that were answered (recommended to its readers). */
-export async function popularQuestions(db: Db, organizationId: string, siteId: string, limit: number): Promise<string[]> {
+/**
+ * The site's most asked questions that were answered (recommended to its readers): only those at
+ * least `minVisitors` different visitors asked, so one reader's words are never shown to others.
+ */
+export async function popularQuestions(db: Db, organizationId: string, siteId: string, limit: number, minVisitors = 3): Promise<string[]> {
   const rows = await db
     .selectFrom('site_question_answers as a')
     .innerJoin('site_questions as q', 'q.id', 'a.question_id')
@@ -251,6 +254,7 @@ export async function popularQuestions(db: Db, organizationId: string, siteId: s
     .where('a.answered', '=', 'yes')
     .where('a.relevance', '=', 'relevant')
     .groupBy(['q.id', 'q.question'])
+    .having(sql<number>`count(DISTINCT a.visitor_id)`, '>=', minVisitors)
     .orderBy('n', 'desc')
     .orderBy('q.question')
     .limit(limit)
