@@ -1,6 +1,8 @@
 import { buildApp, type FolioApp } from './platform/app.ts';
 import type { AppComposition } from './platform/composition.ts';
 import type { Services } from './platform/context.ts';
+import { askRoutes } from './ask/routes.ts';
+import { askSiteRoutes } from './ask/site-routes.ts';
 import { changeRequestRoutes } from './change-requests/routes.ts';
 import { collectionRoutes } from './collections/routes.ts';
 import { commentsRoutes } from './comments/routes.ts';
@@ -65,6 +67,7 @@ const API_AREAS: Array<(api: FolioApp) => Promise<void>> = [
   siteRoutes,
   mcpRoutes,
   insightRoutes,
+  askRoutes,
   gitRoutes,
   storageRoutes,
 ];
@@ -82,9 +85,11 @@ export function folioComposition(services: Services): AppComposition {
       for (const area of API_AREAS) await area(api);
     },
     // Published sites, at PUBLIC_URL/<organization>/<basename>/ (outside the API and its tokens),
-    // each with its MCP server at <site>/~gitbook/mcp.
+    // each with its MCP server at <site>/~gitbook/mcp and Ask at <site>/~gitbook/ask (both before
+    // the site's catch-all pages).
     lateRoutes: async (app) => {
       await siteMcpRoutes(app, services);
+      await askSiteRoutes(app, services);
       await publishedSiteRoutes(app, services);
     },
     tokenKinds: [

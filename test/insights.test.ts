@@ -3,7 +3,7 @@ import { createServer, type Server } from 'node:http';
 import { after, before, describe, test } from 'node:test';
 import { sql } from 'kysely';
 import { loadConfig } from '../src/platform/config.ts';
-import { EngineError, postJson } from '../src/insights/engine.ts';
+import { EngineError, postJson } from '../src/ai/client.ts';
 import { adjustedRandIndex, generateConversations, ingestBody, type LabelledConversation } from './fixtures/conversations.ts';
 import { addMember } from './support/factories.ts';
 import { startTestServer, type TestServer, type TestUser } from './support/server.ts';
@@ -371,10 +371,10 @@ describe('OpenAI-compatible engine', () => {
 
   test('extraction, embeddings, labels and summaries come from the engine, end to end', async () => {
     const server = await startTestServer({
-      insightsEngineUrl: fakeUrl,
-      insightsEngineKey: 'sk-test',
-      insightsModel: 'fake-chat',
-      insightsEmbeddingModel: 'fake-embed',
+      aiEngineUrl: fakeUrl,
+      aiEngineKey: 'sk-test',
+      aiModel: 'fake-chat',
+      aiEmbeddingModel: 'fake-embed',
       insightsReclusterDelayMs: 0,
       fetchAllowPrivate: true,
     });
@@ -419,7 +419,7 @@ describe('OpenAI-compatible engine', () => {
     await new Promise<void>((r) => closed.listen(0, '127.0.0.1', r));
     const port = (closed.address() as { port: number }).port;
     await new Promise((r) => closed.close(r));
-    const server = await startTestServer({ insightsEngineUrl: `http://127.0.0.1:${port}/v1`, insightsModel: 'down', fetchAllowPrivate: true, insightsReclusterDelayMs: 0 });
+    const server = await startTestServer({ aiEngineUrl: `http://127.0.0.1:${port}/v1`, aiModel: 'down', fetchAllowPrivate: true, insightsReclusterDelayMs: 0 });
     try {
       const ann = await server.user('Ann');
       const org = (await ann.api.orgs.createOrganization({ title: 'Down Inc' })).data.id;
@@ -447,7 +447,7 @@ describe('OpenAI-compatible engine', () => {
   });
 
   test('outbound calls follow the address rules: a loopback engine needs FETCH_ALLOW_PRIVATE', async () => {
-    const config = { ...loadConfig({}), insightsEngineUrl: fakeUrl, insightsModel: 'fake-chat' };
+    const config = { ...loadConfig({}), aiEngineUrl: fakeUrl, aiModel: 'fake-chat' };
     await assert.rejects(postJson({ ...config, fetchAllowPrivate: false }, '/embeddings', { input: ['x'] }), (err: Error) => err instanceof EngineError && /FETCH_ALLOW_PRIVATE/.test(err.message));
     const ok = await postJson({ ...config, fetchAllowPrivate: true }, '/embeddings', { model: 'm', input: ['login'] });
     assert.deepEqual(ok.data[0].embedding, [1, 0.05, 0]);

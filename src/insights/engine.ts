@@ -1,17 +1,14 @@
-import { request as httpRequest } from 'node:http';
-import { request as httpsRequest } from 'node:https';
 import type { Config } from '../platform/config.ts';
 import type { Impact } from '../platform/db/schema.ts';
-import { pinnedLookup, readBody, vettedAddresses } from '../content/files.ts';
+import { EngineError, postJson } from '../ai/client.ts';
 import { extractIssues, titleOf, type ConversationText, type ExtractedIssue } from './extract.ts';
 
 /**
  * The engines behind conversation insights. The built-in one needs nothing external (extract.ts,
- * text.ts, cluster.ts). With INSIGHTS_ENGINE_URL, an OpenAI-compatible API (a hosted service or a
- * local server) does what it is configured for: extraction, labels and summaries with
- * INSIGHTS_MODEL (`POST {url}/chat/completions`), issue vectors with INSIGHTS_EMBEDDING_MODEL
- * (`POST {url}/embeddings`). Outbound calls go through the same address checks as file fetches
- * (FETCH_ALLOW_PRIVATE, FETCH_ALLOW_CIDRS): a private or loopback engine must be allowed there.
+ * text.ts, cluster.ts). With AI_ENGINE_URL (or INSIGHTS_ENGINE_URL), an OpenAI-compatible API (a
+ * hosted service or a local server) does what it is configured for: extraction, labels and summaries with
+ * AI_MODEL (`POST {url}/chat/completions`), issue vectors with AI_EMBEDDING_MODEL
+ * (`POST {url}/embeddings`), through the engine client of src/ai (outbound address rules apply).
  */
 
 export interface ClusterDescription {
@@ -43,68 +40,7 @@ export const builtInEngine: Engine = {
 
 const IMPACTS: readonly Impact[] = ['low', 'medium', 'high'];
 
-export class EngineError extends Error {}
-
-type EngineConfig = Pick<
-  Config,
-  'insightsEngineUrl' | 'insightsEngineKey' | 'insightsModel' | 'insightsEmbeddingModel' | 'fetchAllowPrivate' | 'fetchAllowCidrs' | 'fetchTimeoutMs' | 'fetchMaxRequestBytes'
->;
-
-/** Responses larger than this are refused (an engine answers with a few KB of JSON). */
-const MAX_RESPONSE = 10 * 1024 * 1024;
-
-/** POSTs JSON to the engine and reads its JSON answer, within FETCH_TIMEOUT_MS, to vetted addresses only. */
-export async function postJson(config: EngineConfig, path: string, body: unknown): Promise<any> {
-  const url = new URL(`${config.insightsEngineUrl}${path}`);
-  const controller = new AbortController();
-  const timer = setTimeout(() => controller.abort(new Error('deadline')), config.fetchTimeoutMs);
-  try {
-    let addresses;
-    try {
-      addresses = await vettedAddresses(url, config, controller.signal);
-    } catch (err) {
-      throw new EngineError(
-        `INSIGHTS_ENGINE_URL: ${url.hostname} cannot be reached under the outbound address rules (set FETCH_ALLOW_PRIVATE=true or FETCH_ALLOW_CIDRS for a private engine): ${(err as Error).message}`,
-      );
-    }
-    const payload = Buffer.from(JSON.stringify(body));
-    const res = await new Promise<import('node:http').IncomingMessage>((resolve, reject) => {
-      const req = (url.protocol === 'https:' ? httpsRequest : httpRequest)(
-        url,
-        {
-          method: 'POST',
-          signal: controller.signal,
-          agent: false,
-          lookup: pinnedLookup(addresses),
-          headers: {
-            'content-type': 'application/json',
-            'content-length': String(payload.byteLength),
-            accept: 'application/json',
-            'user-agent': 'Folio',
-            ...(config.insightsEngineKey ? { authorization: `Bearer ${config.insightsEngineKey}` } : {}),
-          },
-        },
-        resolve,
-      );
-      req.on('error', reject);
-      req.end(payload);
-    });
-    const text = (await readBody(res, MAX_RESPONSE, () => new EngineError(`${path}: response larger than ${MAX_RESPONSE} bytes`))).toString('utf8');
-    if ((res.statusCode ?? 0) < 200 || (res.statusCode ?? 0) >= 300) {
-      throw new EngineError(`${path} answered ${res.statusCode}: ${text.slice(0, 300)}`);
-    }
-    try {
-      return JSON.parse(text);
-    } catch {
-      throw new EngineError(`${path} answered something that is not JSON: ${text.slice(0, 200)}`);
-    }
-  } catch (err) {
-    if (controller.signal.aborted) throw new EngineError(`${path} did not answer within ${config.fetchTimeoutMs} ms (FETCH_TIMEOUT_MS)`);
-    throw err;
-  } finally {
-    clearTimeout(timer);
-  }
-}
+type EngineConfig = Pick<Config, 'aiEngineUrl' | 'aiEngineKey' | 'aiModel' | 'aiEmbeddingModel' | 'fetchAllowPrivate' | 'fetchAllowCidrs' | 'fetchTimeoutMs' | 'fetchMaxRequestBytes'>;
 
 /** The JSON object in a chat answer (models sometimes wrap it in a code fence). */
 function chatJson(answer: any, what: string): any {
@@ -130,8 +66,8 @@ const DESCRIBE_PROMPT = `You name groups of similar customer problems for a docu
 Answer with JSON only: {"label":"a short name of the problem (at most 8 words)","summary":"two or three sentences: what users struggle with and what the documentation should explain","icon":"one Font Awesome icon name such as gear, lock, credit-card, magnifying-glass, code, cloud, bug"}`;
 
 export function remoteEngine(config: EngineConfig): Engine {
-  const chatModel = config.insightsModel;
-  const embeddingModel = config.insightsEmbeddingModel;
+  const chatModel = config.aiModel;
+  const embeddingModel = config.aiEmbeddingModel;
   const chat = async (system: string, user: string, what: string) =>
     chatJson(
       await postJson(config, '/chat/completions', {
@@ -203,5 +139,5 @@ export function remoteEngine(config: EngineConfig): Engine {
 }
 
 export function engineFor(config: EngineConfig): Engine {
-  return config.insightsEngineUrl && (config.insightsModel || config.insightsEmbeddingModel) ? remoteEngine(config) : builtInEngine;
+  return config.aiEngineUrl && (config.aiModel || config.aiEmbeddingModel) ? remoteEngine(config) : builtInEngine;
 }

@@ -106,14 +106,17 @@ export interface Config {
   appSessionTtlMs: number;
   /** How long an API token made from an SSO session lasts. */
   ssoTokenTtlMs: number;
-  /** Base URL of an OpenAI-compatible API (`…/v1`) for conversation insights; unset: the built-in engine. */
-  insightsEngineUrl: string | undefined;
-  /** API key sent to it as a bearer token. */
-  insightsEngineKey: string | undefined;
-  /** Chat model for issue extraction, cluster labels and summaries (unset: built-in extraction and labels). */
-  insightsModel: string | undefined;
-  /** Embedding model for issue vectors (unset: built-in TF-IDF vectors). */
-  insightsEmbeddingModel: string | undefined;
+  /**
+   * Base URL of the OpenAI-compatible API (`…/v1`) every AI feature uses (Ask, conversation
+   * insights): AI_ENGINE_URL, or INSIGHTS_ENGINE_URL as before; unset: the built-in engines.
+   */
+  aiEngineUrl: string | undefined;
+  /** API key sent to it as a bearer token (AI_ENGINE_KEY or INSIGHTS_ENGINE_KEY). */
+  aiEngineKey: string | undefined;
+  /** Chat model (AI_MODEL or INSIGHTS_MODEL): Ask's answers, issue extraction, cluster labels (unset: extractive answers, built-in extraction). */
+  aiModel: string | undefined;
+  /** Embedding model (AI_EMBEDDING_MODEL or INSIGHTS_EMBEDDING_MODEL): issue vectors (unset: built-in TF-IDF vectors). */
+  aiEmbeddingModel: string | undefined;
   /** How long after new issues a cluster recomputation runs (issues join clusters at once meanwhile). */
   insightsReclusterDelayMs: number;
   /** Where new file bytes are stored: in the database (`embedded`, the default) or an S3-compatible bucket. */
@@ -215,16 +218,24 @@ function engineUrl(env: NodeJS.ProcessEnv, name: string): string | undefined {
   return url;
 }
 
-function insightsFrom(env: NodeJS.ProcessEnv) {
-  const url = engineUrl(env, 'INSIGHTS_ENGINE_URL');
-  if (url === undefined && (env.INSIGHTS_MODEL || env.INSIGHTS_EMBEDDING_MODEL)) {
-    throw new ConfigError('INSIGHTS_MODEL and INSIGHTS_EMBEDDING_MODEL need INSIGHTS_ENGINE_URL (the OpenAI-compatible API that serves them)');
+/**
+ * The AI engine settings: one set for every AI feature, `AI_*`, with the older `INSIGHTS_*` names
+ * still accepted (an `AI_*` setting wins over its `INSIGHTS_*` twin).
+ */
+function aiFrom(env: NodeJS.ProcessEnv) {
+  const pick = (name: string) => (env[`AI_${name}`] ? `AI_${name}` : `INSIGHTS_${name}`);
+  const urlName = pick('ENGINE_URL');
+  const url = engineUrl(env, urlName);
+  const model = env[pick('MODEL')] || undefined;
+  const embedding = env[pick('EMBEDDING_MODEL')] || undefined;
+  if (url === undefined && (model || embedding)) {
+    throw new ConfigError('AI_MODEL and AI_EMBEDDING_MODEL (or INSIGHTS_MODEL, INSIGHTS_EMBEDDING_MODEL) need AI_ENGINE_URL or INSIGHTS_ENGINE_URL (the OpenAI-compatible API that serves them)');
   }
   return {
-    insightsEngineUrl: url,
-    insightsEngineKey: env.INSIGHTS_ENGINE_KEY || undefined,
-    insightsModel: env.INSIGHTS_MODEL || undefined,
-    insightsEmbeddingModel: env.INSIGHTS_EMBEDDING_MODEL || undefined,
+    aiEngineUrl: url,
+    aiEngineKey: env[pick('ENGINE_KEY')] || undefined,
+    aiModel: model,
+    aiEmbeddingModel: embedding,
     insightsReclusterDelayMs: intFrom(env, 'INSIGHTS_RECLUSTER_DELAY_MS', 10 * 60_000, 0),
   };
 }
@@ -329,7 +340,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     ssoSessionTtlMs: intFrom(env, 'SSO_SESSION_TTL_MS', 8 * 3600 * 1000, 60_000),
     appSessionTtlMs: intFrom(env, 'APP_SESSION_TTL_MS', 7 * 24 * 3600 * 1000, 60_000),
     ssoTokenTtlMs: intFrom(env, 'SSO_TOKEN_TTL_MS', 30 * 24 * 3600 * 1000, 60_000),
-    ...insightsFrom(env),
+    ...aiFrom(env),
     ...storageFrom(env),
   };
 }

@@ -1,6 +1,7 @@
 import type { Services } from '../platform/context.ts';
 import type { SiteRow } from '../platform/db/schema.ts';
-import { matchingSections, pageSnippet, searchHits } from '../search/service.ts';
+import { matchingSections, pageSnippet } from '../search/service.ts';
+import { readerHits } from './reader-search.ts';
 import type { Range } from '../search/highlight.ts';
 import type { SiteIntegration } from '../integrations/site-scripts.ts';
 import { locate, navigationFor, pageAt, reachableSiteSpaces, visibleTreeOf, type SiteStructure } from './published.ts';
@@ -77,39 +78,15 @@ export async function tableOfContents(services: Services, { site, structure, int
 
 /** Results a reader's search shows; hits the reader may not see are skipped, so a few more are read. */
 const SITE_RESULTS = 20;
-const SITE_SEARCH_ROUNDS = 5;
 
-/**
- * What a reader's search finds: the same engine as the API's searches, over the site spaces this
- * visitor can reach, then only the pages they may read there (hidden pages and pages whose
- * conditions leave this visitor out are dropped), each with its best matching section.
- */
+/** What a reader's search finds (reader-search.ts), each page with its best matching section. */
 export async function readerResults(services: Services, { site, structure, integrations, base }: SiteReading, visitor: Visitor, query: string) {
-  const reachable = new Map(reachableSiteSpaces(structure, visitor).map((l) => [l.siteSpace.space.id, l]));
-  const results: { title: string; url: string; section?: string | undefined; body: string; highlights: Range[] }[] = [];
-  if (!query || !reachable.size) return results;
-  const navs = new Map<string, Awaited<ReturnType<typeof navigationFor>>>();
-  let page: string | undefined;
-  for (let round = 0; round < SITE_SEARCH_ROUNDS && results.length < SITE_RESULTS; round++) {
-    const found = await searchHits(services.db, query, [...reachable.keys()], { limit: SITE_RESULTS * 2, ...(page ? { page } : {}) });
-    for (const hit of found.rows) {
-      const located = reachable.get(hit.space_id)!;
-      let nav = navs.get(hit.space_id);
-      if (!nav) {
-        nav = await navigationFor({ db: services.db, blobs: services.blobs, urls: services.urls, site, base, structure, located, visitor, integrations });
-        navs.set(hit.space_id, nav);
-      }
-      const target = pageAt(nav, hit.path, visitor);
-      if (!target || target.hidden) continue;
-      const url = `${base}${located.prefix}${hit.path}`;
-      const best = matchingSections(hit, found.query, 1)[0];
-      if (best) results.push({ title: hit.title, url: best.id ? `${url}#${encodeURIComponent(best.id)}` : url, section: best.title || undefined, body: best.body, highlights: best.highlights });
-      else results.push({ title: hit.title, url, ...pageSnippet(hit, found.query) });
-      if (results.length === SITE_RESULTS) break;
-    }
-    if (!found.next) break;
-    page = found.next.page;
-  }
-  return results;
+  const hits = await readerHits({ db: services.db, blobs: services.blobs, urls: services.urls, site, structure, base, integrations }, visitor, query, SITE_RESULTS);
+  return hits.map(({ hit, query: parsed, path }): { title: string; url: string; section?: string | undefined; body: string; highlights: Range[] } => {
+    const url = `${base}${path}`;
+    const best = matchingSections(hit, parsed, 1)[0];
+    if (best) return { title: hit.title, url: best.id ? `${url}#${encodeURIComponent(best.id)}` : url, section: best.title || undefined, body: best.body, highlights: best.highlights };
+    return { title: hit.title, url, ...pageSnippet(hit, parsed) };
+  });
 }
 

@@ -312,3 +312,17 @@ export async function spaceTitles(db: Db, spaceIds: string[]): Promise<Map<strin
   const rows = await db.selectFrom('spaces').select(['id', 'title']).where('id', 'in', spaceIds).execute();
   return new Map(rows.map((s) => [s.id, s.title]));
 }
+
+/**
+ * Titles of indexed pages among the spaces (a subquery or a list), the shallowest first: what Ask
+ * recommends questions about.
+ */
+export async function pageTitlesOf(db: Db, spaces: Expression<unknown> | string[], limit: number): Promise<string[]> {
+  if (Array.isArray(spaces) && spaces.length === 0) return [];
+  const rows = await sql<{ title: string }>`
+    SELECT sp.title FROM search_pages sp
+    WHERE ${inSpacesOf('sp.space_id', spaces)} AND sp.title <> ''
+    ORDER BY jsonb_array_length(sp.ancestors), sp.path
+    LIMIT ${limit}`.execute(db);
+  return rows.rows.map((r) => r.title);
+}

@@ -112,6 +112,7 @@ export function checkResponse(method: string, url: string, status: number, body:
     );
   }
   const resolved = declared.$ref ? resolveRef(declared.$ref) : declared;
+  if (resolved.content?.['text/event-stream']) return checkEventStream(route.op.operationId, resolved.content['text/event-stream'].schema, body);
   if (!resolved.content?.['application/json']) {
     if (body.length > 0) throw new SchemaMismatchError(`${route.op.operationId} ${status} must have no body, got ${body.slice(0, 200)}`);
     return;
@@ -122,6 +123,37 @@ export function checkResponse(method: string, url: string, status: number, body:
     throw new SchemaMismatchError(
       `${route.op.operationId} ${status} does not match the official schema: ${ajv.errorsText(validate.errors, { separator: '\n  ' })}\nbody: ${body.slice(0, 2000)}`,
     );
+  }
+}
+
+const eventValidators = new Map<string, ReturnType<typeof ajv.compile>>();
+
+/**
+ * A server-sent event stream, read as the official client reads it: every event's `data` is JSON;
+ * those without an `event:` name must match the operation's schema, `event: error` carries the
+ * usual error body, `event: done` ends the stream.
+ */
+function checkEventStream(operationId: string, schema: any, body: string): void {
+  const key = JSON.stringify(schema);
+  let validate = eventValidators.get(key);
+  if (!validate) eventValidators.set(key, (validate = ajv.compile(schema.$ref ? { $ref: `openapi${schema.$ref}` } : schema)));
+  for (const block of body.split(/\r?\n\r?\n/)) {
+    if (!block.trim()) continue;
+    const lines = block.split(/\r?\n/);
+    const event = lines.find((l) => l.startsWith('event:'))?.slice(6).trim();
+    const data = lines
+      .filter((l) => l.startsWith('data:'))
+      .map((l) => l.slice(5).replace(/^ /, ''))
+      .join('\n');
+    if (event === 'done') continue;
+    const parsed = JSON.parse(data);
+    if (event === 'error') {
+      if (typeof parsed?.error?.message !== 'string') throw new SchemaMismatchError(`${operationId}: an error event must be {error:{code,message}}, got ${data}`);
+      continue;
+    }
+    if (!validate(parsed)) {
+      throw new SchemaMismatchError(`${operationId} event does not match the official schema: ${ajv.errorsText(validate.errors, { separator: '\n  ' })}\ndata: ${data.slice(0, 2000)}`);
+    }
   }
 }
 

@@ -67,6 +67,10 @@ export interface Database {
   insight_terms: InsightTermsTable;
   insight_state: InsightStateTable;
   git_syncs: GitSyncsTable;
+  site_questions: SiteQuestionsTable;
+  site_question_answers: SiteQuestionAnswersTable;
+  site_question_answer_sources: SiteQuestionAnswerSourcesTable;
+  site_events: SiteEventsTable;
 }
 
 export type Role = 'admin' | 'create' | 'review' | 'edit' | 'comment' | 'read';
@@ -1020,3 +1024,93 @@ export interface IntegrationDeliveryLeasesTable {
   installation_id: string;
   until: Date;
 }
+
+/** A distinct question asked on a site (Ask), by its normalized text. */
+export interface SiteQuestionsTable {
+  id: string;
+  seq: Generated<number>;
+  organization_id: string;
+  site_id: string;
+  /** The text as first asked. */
+  question: string;
+  /** Lower case, spaces collapsed, no final punctuation: one row per distinct question. */
+  normalized: string;
+  type: 'exploring' | 'how-to' | 'troubleshooting' | 'reference' | 'unknown';
+  created_at: Date;
+  /** When it was last asked. */
+  asked_at: Date;
+}
+
+/** One time a question was asked on a site, with the answer given. */
+export interface SiteQuestionAnswersTable {
+  id: string;
+  seq: Generated<number>;
+  organization_id: string;
+  site_id: string;
+  question_id: string;
+  raw: string;
+  text: string;
+  /** The first answer of the visitor session's thread (its own id for a first question). */
+  thread_id: string;
+  previous_id: string | null;
+  visitor_id: string | null;
+  session_id: string | null;
+  /** The answer, in markdown. */
+  response: string;
+  language: string;
+  answered: 'no' | 'partially' | 'yes';
+  helpfulness: 'low' | 'medium' | 'high';
+  relevance: 'relevant' | 'spam' | 'off-topic' | 'unclear';
+  /** `site` (a reader of the published site) or `api`. */
+  channel: string;
+  /** A reader's rating of the answer: 1 or -1. */
+  rating: number | null;
+  created_at: Date;
+  updated_at: Date;
+}
+
+/** A page passage an answer was built from. */
+export interface SiteQuestionAnswerSourcesTable {
+  answer_id: string;
+  position: number;
+  organization_id: string;
+  site_id: string;
+  question_id: string;
+  space_id: string;
+  revision_id: string;
+  page_id: string;
+  title: string;
+  passage: string;
+  weight: number;
+}
+
+/** A reader event of a published site (page view, search, feedback, question). */
+export interface SiteEventsTable {
+  seq: Generated<number>;
+  organization_id: string;
+  site_id: string;
+  /** The official `SiteInsightsEventType` (page_view, search_type_query, page_post_feedback, ask_question…). */
+  type: string;
+  url: string;
+  url_path: string;
+  /** `site`, `embed` or `server`. */
+  display_context: string;
+  site_section_id: string | null;
+  site_space_id: string | null;
+  share_key: string | null;
+  space_id: string | null;
+  page_id: string | null;
+  /** The search query or question. */
+  query: string | null;
+  /** A page's feedback: bad, ok or good. */
+  feedback_rating: string | null;
+  /** A rating of an answer: 1 or -1. */
+  ask_rating: number | null;
+  visitor_id: string;
+  session_id: string;
+  created_at: Date;
+}
+
+export type SiteQuestionRow = Selectable<SiteQuestionsTable>;
+export type SiteQuestionAnswerRow = Selectable<SiteQuestionAnswersTable>;
+export type SiteQuestionAnswerSourceRow = Selectable<SiteQuestionAnswerSourcesTable>;

@@ -1,0 +1,76 @@
+import type { Blobs } from '../platform/blob-store.ts';
+import type { Db } from '../platform/db/database.ts';
+import type { SiteIntegration } from '../integrations/site-scripts.ts';
+import type { SiteRow } from '../platform/db/schema.ts';
+import type { Urls } from '../platform/urls.ts';
+import { searchHits } from '../search/service.ts';
+import type { ParsedQuery } from '../search/segment.ts';
+import type { Hit } from '../search/store.ts';
+import type { Navigation, NavPage } from './navigation.ts';
+import { navigationFor, pageAt, reachableSiteSpaces, type Located, type SiteStructure } from './published.ts';
+import type { Visitor } from './visitor.ts';
+
+/**
+ * What a reader may find on a published site: the same engine as the API's searches, over the
+ * site spaces this visitor can reach, then only the pages they may read there (hidden pages and
+ * pages whose conditions leave this visitor out are dropped). The site's search page and Ask
+ * (src/ask) both read through here, so what one finds the other may quote, and nothing more.
+ */
+
+export interface ReaderSite {
+  db: Db;
+  blobs: Blobs;
+  urls: Urls;
+  site: SiteRow;
+  structure: SiteStructure;
+  /** Absolute path of the site's root, ending with '/'. */
+  base: string;
+  /** The site's integrations (their blocks in the pages); none when only the text matters. */
+  integrations?: SiteIntegration[];
+}
+
+export interface ReaderHit {
+  hit: Hit;
+  /** The query as the engine read it (for highlighting and matching sections). */
+  query: ParsedQuery;
+  located: Located;
+  nav: Navigation;
+  page: NavPage;
+  /** The page's path from the site's root (its site space's prefix and its path), without the base. */
+  path: string;
+}
+
+/** Rounds of search pages read at most while hits are dropped (hidden, or not for this visitor). */
+const ROUNDS = 5;
+
+/** `only`: keeps some of the site spaces the visitor can reach (a scope), by site space id. */
+export async function readerHits(reader: ReaderSite, visitor: Visitor, query: string, max: number, only?: (siteSpaceId: string) => boolean): Promise<ReaderHit[]> {
+  const { db, blobs, urls, site, structure, base, integrations = [] } = reader;
+  const reachable = new Map(
+    reachableSiteSpaces(structure, visitor)
+      .filter((l) => !only || only(l.siteSpace.id))
+      .map((l) => [l.siteSpace.space.id, l]),
+  );
+  const results: ReaderHit[] = [];
+  if (!query || !reachable.size) return results;
+  const navs = new Map<string, Navigation>();
+  let page: string | undefined;
+  for (let round = 0; round < ROUNDS && results.length < max; round++) {
+    const found = await searchHits(db, query, [...reachable.keys()], { limit: max * 2, ...(page ? { page } : {}) });
+    for (const hit of found.rows) {
+      const located = reachable.get(hit.space_id)!;
+      let nav = navs.get(hit.space_id);
+      if (!nav) {
+        nav = await navigationFor({ db, blobs, urls, site, base, structure, located, visitor, integrations });
+        navs.set(hit.space_id, nav);
+      }
+      const target = pageAt(nav, hit.path, visitor);
+      if (!target || target.hidden) continue;
+      results.push({ hit, query: found.query, located, nav, page: target, path: `${located.prefix}${hit.path}` });
+      if (results.length === max) break;
+    }
+    if (!found.next) break;
+    page = found.next.page;
+  }
+  return results;
+}
