@@ -155,6 +155,31 @@ export async function openDatabase(
   }
 }
 
+/** Which engine a database opened by openDatabase runs on. */
+export function engineOf(db: Db): 'pglite' | 'postgres' {
+  return pools.has(db) ? 'postgres' : 'pglite';
+}
+
+/** The names of every migration this Folio knows, in the order they apply (Kysely's: by name). */
+export function migrationNames(): string[] {
+  return Object.keys(migrations).sort((a, b) => a.localeCompare(b));
+}
+
+/** Brings the schema to the given migration (a restore loads a backup's rows into the schema they fit). */
+export async function migrateTo(db: Db, name: string): Promise<string[]> {
+  return db.connection().execute(async (conn) => {
+    await sql`SELECT pg_advisory_lock(727274)`.execute(conn);
+    try {
+      const migrator = new Migrator({ db: conn, provider: new StaticMigrationProvider() });
+      const { error, results } = await migrator.migrateTo(name);
+      if (error) throw error;
+      return (results ?? []).filter((r) => r.status === 'Success').map((r) => r.migrationName);
+    } finally {
+      await sql`SELECT pg_advisory_unlock(727274)`.execute(conn);
+    }
+  });
+}
+
 /** Brings the schema to the latest migration; safe to run at every start and from several processes. */
 export async function migrate(db: Db): Promise<string[]> {
   // Every start lands here: when all migrations are recorded, one query says so (the Migrator
