@@ -501,19 +501,17 @@ export async function main(argv: string[]): Promise<number> {
     case 'backup': {
       const out = resolve(requireOption(cmd, values, 'out'));
       if (!existsSync(dirname(out))) throw new CliError(`No directory ${dirname(out)} to write ${basename(out)} in`);
+      const config = loadConfig();
+      // Opening an empty DATA_DIR would create a database just to find nothing in it.
+      if (!config.databaseUrl && !existsSync(join(config.dataDir, 'PG_VERSION'))) throw new CliError(`No database in DATA_DIR=${config.dataDir}: nothing to back up`);
       // A backup takes as long as the database is large: no answer timeout.
       print(await admin({ command: 'backup', out }, { answerTimeoutMs: 0 }));
       return 0;
     }
     case 'restore': {
       if (positionals.length !== 1) throw new UsageError('restore needs the backup file', cmd);
-      const { restoreInto, BackupError } = await import('./platform/db/backup.ts');
-      try {
-        print({ restored: await restoreInto(loadConfig(), resolve(positionals[0]!)) });
-      } catch (err) {
-        if (err instanceof BackupError) throw new CliError(err.message);
-        throw err;
-      }
+      const { restoreInto } = await import('./platform/db/backup.ts');
+      print({ restored: await restoreInto(loadConfig(), resolve(positionals[0]!)) });
       return 0;
     }
     case 'users create':

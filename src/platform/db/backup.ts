@@ -1,7 +1,6 @@
 import { createReadStream, createWriteStream, existsSync, readdirSync, renameSync, rmSync, rmdirSync } from 'node:fs';
 import { open, stat } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
-import { createInterface } from 'node:readline';
 import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -9,7 +8,8 @@ import { createGunzip, createGzip } from 'node:zlib';
 import { randomBytes } from 'node:crypto';
 import { CompiledQuery, sql, type Kysely } from 'kysely';
 import type { Config } from '../config.ts';
-import { engineOf, migrate, migrateTo, migrationNames, openDatabase, type Db } from './database.ts';
+import { HttpError } from '../errors.ts';
+import { engineOf, migrateWithin, migrationNames, openDatabase, type Db } from './database.ts';
 
 /**
  * Logical backups of Folio's database, the same on both engines (PGlite and PostgreSQL), so a
@@ -86,7 +86,12 @@ const KEYSET_BATCH_BYTES = 1 << 20;
 /** Tables the migrations own: restore recreates them by migrating, never from rows. */
 const MIGRATION_TABLES = ['kysely_migration', 'kysely_migration_lock'];
 
-export class BackupError extends Error {}
+/** A backup or restore refused or failed for a reason the operator can act on (said in its message). */
+export class BackupError extends HttpError {
+  constructor(message: string) {
+    super(400, message);
+  }
+}
 
 const ident = (name: string) => `"${name.replace(/"/g, '""')}"`;
 
@@ -131,10 +136,10 @@ async function readTables(db: Kysely<any>): Promise<TablePlan[]> {
 
 /** Rows fetched per round trip: fewer when rows are large (file bytes), more when they are small. */
 class BatchSize {
-  value = 100;
+  value = 10;
   adapt(bytes: number): void {
-    if (bytes > 2 << 20) this.value = Math.max(10, this.value >> 1);
-    else if (bytes < 512 << 10) this.value = Math.min(5000, this.value * 2);
+    if (bytes > 2 << 20) this.value = Math.max(1, this.value >> 1);
+    else if (bytes < 512 << 10) this.value = Math.min(5000, this.value * 4);
   }
 }
 
@@ -246,6 +251,8 @@ export async function writeBackup(
    * cursors are declared WITH HOLD and read through `via` after the transaction commits.
    */
   async function prepare(conn: Kysely<any>, hold: boolean, via: Kysely<any>) {
+    const { rows: schema } = await sql<{ found: boolean }>`SELECT to_regclass('kysely_migration') IS NOT NULL AS found`.execute(conn);
+    if (!schema[0]?.found) throw new BackupError('The database has no Folio schema yet (no migration was applied): nothing to back up');
     const plan = await readTables(conn);
     const { rows: applied } = await sql<{ name: string }>`SELECT name FROM kysely_migration ORDER BY name`.execute(conn);
     const { rows: sequences } = await sql<{ name: string; value: string; called: boolean }>`
@@ -328,12 +335,25 @@ export async function writeBackup(
   return { out, bytes: size, tables, rows, migration, seconds: Math.round((performance.now() - started) / 100) / 10 };
 }
 
-/** The lines of a backup file, decompressed, one at a time. */
-function readLines(file: string): AsyncIterableIterator<string> {
-  const input = createReadStream(file).pipe(createGunzip());
-  const rl = createInterface({ input, crlfDelay: Infinity });
-  input.on('error', (err) => rl.emit('error', err));
-  return rl[Symbol.asyncIterator]();
+/** The lines of a backup file, decompressed, one at a time; a damaged file throws from the iteration. */
+async function* readLines(file: string): AsyncGenerator<string> {
+  const gunzip = createGunzip();
+  // A read or decompression error ends the iteration below with that error.
+  pipeline(createReadStream(file), gunzip).catch(() => {});
+  gunzip.setEncoding('utf8');
+  // A line (a row with file bytes) may span many chunks: each chunk is scanned once.
+  let pending: string[] = [];
+  for await (const chunk of gunzip as AsyncIterable<string>) {
+    let start = 0;
+    for (let nl = chunk.indexOf('\n'); nl >= 0; nl = chunk.indexOf('\n', start)) {
+      pending.push(chunk.slice(start, nl));
+      yield pending.join('');
+      pending = [];
+      start = nl + 1;
+    }
+    if (start < chunk.length) pending.push(chunk.slice(start));
+  }
+  if (pending.length) yield pending.join('');
 }
 
 function parseLine(line: string, what: string): any {
@@ -374,6 +394,24 @@ function checkHeader(line: string | undefined, file: string): BackupHeader {
   return header;
 }
 
+/**
+ * Runs `fn` in one transaction on one connection: Kysely's own transactions cannot hold the
+ * migrator, which a restore runs inside its transaction.
+ */
+async function inTransaction<T>(db: Db, fn: (conn: Kysely<any>) => Promise<T>): Promise<T> {
+  return db.connection().execute(async (conn) => {
+    await sql`BEGIN`.execute(conn);
+    try {
+      const result = await fn(conn);
+      await sql`COMMIT`.execute(conn);
+      return result;
+    } catch (err) {
+      await sql`ROLLBACK`.execute(conn).catch(() => {});
+      throw err;
+    }
+  });
+}
+
 /** Tables and sequences in the current schema: restore goes into an empty database only. */
 async function countRelations(db: Db): Promise<number> {
   const { rows } = await sql<{ n: number }>`
@@ -396,10 +434,10 @@ const INSERT_BATCH_CHARS = 4 << 20;
 const INSERT_BATCH_ROWS = 2000;
 
 /**
- * Loads a backup into an empty database: migrates it to the backup's schema version, loads every
- * table's rows with foreign keys dropped and user triggers disabled (re-added and re-enabled at the
- * end, so PostgreSQL checks every reference once), sets the sequences, all in one transaction, then
- * applies the migrations that came after the backup.
+ * Loads a backup into an empty database, in one transaction (a failure leaves it empty): migrates
+ * it to the backup's schema version, loads every table's rows with foreign keys dropped and user
+ * triggers disabled (re-added and re-enabled at the end, so PostgreSQL checks every reference
+ * once), sets the sequences, then applies the migrations that came after the backup.
  */
 export async function restoreBackup(db: Db, file: string, opts: { sections?: Record<string, SectionHandler> } = {}): Promise<RestoreSummary> {
   const started = performance.now();
@@ -420,11 +458,12 @@ export async function restoreBackup(db: Db, file: string, opts: { sections?: Rec
   try {
     const header = checkHeader(await next(), file);
     const latest = header.migrations.at(-1);
-    if (latest) await migrateTo(db, latest);
     let tables = 0;
     let rows = 0;
     let ended = false;
-    await db.transaction().execute(async (trx) => {
+    let applied: string[] = [];
+    await inTransaction(db, async (trx) => {
+      if (latest) await migrateWithin(trx, latest);
       const { rows: fks } = await sql<{ table: string; name: string; def: string }>`
         SELECT c.relname AS table, k.conname AS name, pg_get_constraintdef(k.oid) AS def
         FROM pg_constraint k JOIN pg_class c ON c.oid = k.conrelid JOIN pg_namespace n ON n.oid = c.relnamespace
@@ -501,8 +540,8 @@ export async function restoreBackup(db: Db, file: string, opts: { sections?: Rec
       for (const t of target.keys()) await sql.raw(`ALTER TABLE ${ident(t)} ENABLE TRIGGER USER`).execute(trx);
       // Every reference is checked here, once per constraint.
       for (const fk of fks) await sql.raw(`ALTER TABLE ${ident(fk.table)} ADD CONSTRAINT ${ident(fk.name)} ${fk.def}`).execute(trx);
+      applied = await migrateWithin(trx);
     });
-    const applied = await migrate(db);
     return {
       tables,
       rows,

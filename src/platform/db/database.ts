@@ -165,19 +165,16 @@ export function migrationNames(): string[] {
   return Object.keys(migrations).sort((a, b) => a.localeCompare(b));
 }
 
-/** Brings the schema to the given migration (a restore loads a backup's rows into the schema they fit). */
-export async function migrateTo(db: Db, name: string): Promise<string[]> {
-  return db.connection().execute(async (conn) => {
-    await sql`SELECT pg_advisory_lock(727274)`.execute(conn);
-    try {
-      const migrator = new Migrator({ db: conn, provider: new StaticMigrationProvider() });
-      const { error, results } = await migrator.migrateTo(name);
-      if (error) throw error;
-      return (results ?? []).filter((r) => r.status === 'Success').map((r) => r.migrationName);
-    } finally {
-      await sql`SELECT pg_advisory_unlock(727274)`.execute(conn);
-    }
-  });
+/**
+ * Migrates on a connection inside a transaction its caller opened and will commit or roll back (a
+ * restore: the schema, the rows and the later migrations land together or not at all): to the
+ * migration `name`, or to the latest.
+ */
+export async function migrateWithin(conn: Kysely<any>, name?: string): Promise<string[]> {
+  const migrator = new Migrator({ db: conn, provider: new StaticMigrationProvider(), disableTransactions: true });
+  const { error, results } = name ? await migrator.migrateTo(name) : await migrator.migrateToLatest();
+  if (error) throw error;
+  return (results ?? []).filter((r) => r.status === 'Success').map((r) => r.migrationName);
 }
 
 /** Brings the schema to the latest migration; safe to run at every start and from several processes. */
