@@ -373,7 +373,7 @@ export async function readBackupHeader(file: string): Promise<BackupHeader> {
     });
     return checkHeader(first.done ? undefined : first.value, file);
   } finally {
-    await it.return?.();
+    await it.return(undefined);
   }
 }
 
@@ -550,7 +550,7 @@ export async function restoreBackup(db: Db, file: string, opts: { sections?: Rec
       seconds: Math.round((performance.now() - started) / 100) / 10,
     };
   } finally {
-    await it.return?.();
+    await it.return(undefined);
   }
 }
 
