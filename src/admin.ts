@@ -1,7 +1,10 @@
+import { isAbsolute } from 'node:path';
 import { sql } from 'kysely';
 import { revokeApiToken, type TokenCache } from './platform/auth.ts';
+import { writeBackup } from './platform/db/backup.ts';
 import { migrate, type Db } from './platform/db/database.ts';
 import { BadRequestError, HttpError } from './platform/errors.ts';
+import { version } from './platform/home.ts';
 import type { Urls } from './platform/urls.ts';
 import { presentToken } from './tokens/presenter.ts';
 import { createToken, listAllTokens, parseDuration } from './tokens/service.ts';
@@ -17,6 +20,7 @@ import { createPasswordSetupLink, setPassword } from './sign-in/service.ts';
  */
 export type AdminRequest =
   | { command: 'migrate' }
+  | { command: 'backup'; out: string }
   | { command: 'users create'; email: string; name: string }
   | { command: 'users set-password'; user: string; password: string }
   | { command: 'tokens create'; user: string; name?: string | undefined; expiresIn?: string | undefined }
@@ -43,6 +47,12 @@ export function parseAdminRequest(raw: unknown): AdminRequest {
   switch (r.command) {
     case 'migrate':
       return { command: 'migrate' };
+    case 'backup': {
+      // The server writes the file: the path must not depend on its working directory.
+      const out = str(r.out, 'out')!;
+      if (!isAbsolute(out)) throw new BadRequestError('"out" must be an absolute path');
+      return { command: 'backup', out };
+    }
     case 'users create':
       return { command: 'users create', email: str(r.email, 'email')!, name: str(r.name, 'name')! };
     case 'users set-password':
@@ -69,6 +79,9 @@ export async function runAdminCommand(ctx: AdminContext, req: AdminRequest): Pro
   switch (req.command) {
     case 'migrate':
       return { applied: await migrate(ctx.db) };
+    case 'backup':
+      // A server runs it when it passes its token cache: its requests share an embedded database's session.
+      return { backup: await writeBackup(ctx.db, req.out, { folio: version(), shared: ctx.tokenCache !== undefined }) };
     case 'users create': {
       const out = await createUser(ctx.db, { email: req.email, name: req.name });
       return { user: presentUser(ctx.urls, out.user), token: out.token };

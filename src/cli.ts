@@ -1,6 +1,6 @@
-import { readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { createServer } from 'node:net';
-import { join } from 'node:path';
+import { basename, dirname, join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import type { AdminRequest } from './admin.ts';
 import { askAdminSocket } from './platform/admin-socket.ts';
@@ -108,6 +108,29 @@ point, it is resumed by running it again. Files keep being served throughout (fr
 holds them); set FILE_STORAGE to the target so that new files go there too. On the embedded
 database, stop the server first (it holds DATA_DIR).`,
     options: ['to'],
+  },
+  {
+    name: 'backup',
+    args: '--out FILE',
+    summary: 'Write a consistent backup of the database to FILE, while the server runs',
+    details: `One snapshot of every table (on PostgreSQL a REPEATABLE READ transaction; on the embedded
+database the running server takes it, reached through DATA_DIR/folio.sock, and keeps answering
+requests), written as gzip-compressed JSON lines with the schema version in its first line.
+FILE is replaced only once the new backup is complete; it is created with mode 0600 (it holds
+secrets: token hashes, signing keys). Prints {"backup": {"out", "bytes", "tables", "rows", ...}}.
+See docs/operating.md#backups.`,
+    options: ['out'],
+  },
+  {
+    name: 'restore',
+    args: 'FILE',
+    summary: 'Load a backup into an empty database (DATABASE_URL) or a new DATA_DIR',
+    details: `Refuses a target that is not empty. Creates the schema through the migrations up to the
+backup's version, loads every row, checks every reference, sets the sequences, then applies the
+migrations that came after the backup. A backup of the embedded database restores into
+PostgreSQL and the other way round. Prints {"restored": {"into", "tables", "rows", ...}}.`,
+    options: [],
+    positionals: 1,
   },
   {
     name: 'help',
@@ -241,17 +264,17 @@ const SERVER_STARTING_WAIT_MS = 30_000;
  * On the embedded database it asks the server that holds DATA_DIR, if one runs, over its socket;
  * otherwise it opens DATA_DIR itself, under the same lock every process takes.
  */
-async function admin(request: AdminRequest): Promise<unknown> {
+async function admin(request: AdminRequest, opts: { answerTimeoutMs?: number } = {}): Promise<unknown> {
   const config = loadConfig();
   const local = async () => {
     const [{ parseAdminRequest, runAdminCommand }, { Urls }] = await Promise.all([import('./admin.ts'), import('./platform/urls.ts')]);
     const ctx = (db: Db) => ({ db, urls: new Urls(config) });
-    return withDatabase(config, request.command, (db) => runAdminCommand(ctx(db), parseAdminRequest(request)), request.command !== 'migrate');
+    return withDatabase(config, request.command, (db) => runAdminCommand(ctx(db), parseAdminRequest(request)), request.command !== 'migrate' && request.command !== 'backup');
   };
   if (config.databaseUrl) return local();
   const deadline = Date.now() + SERVER_STARTING_WAIT_MS;
   for (;;) {
-    const asked = await askAdminSocket(config.dataDir, request);
+    const asked = await askAdminSocket(config.dataDir, request, opts);
     if (asked.reached) return asked.result;
     try {
       return await local();
@@ -512,6 +535,22 @@ export async function main(argv: string[]): Promise<number> {
     case 'migrate':
       print(await admin({ command: 'migrate' }));
       return 0;
+    case 'backup': {
+      const out = resolve(requireOption(cmd, values, 'out'));
+      if (!existsSync(dirname(out))) throw new CliError(`No directory ${dirname(out)} to write ${basename(out)} in`);
+      const config = loadConfig();
+      // Opening an empty DATA_DIR would create a database just to find nothing in it.
+      if (!config.databaseUrl && !existsSync(join(config.dataDir, 'PG_VERSION'))) throw new CliError(`No database in DATA_DIR=${config.dataDir}: nothing to back up`);
+      // A backup takes as long as the database is large: no answer timeout.
+      print(await admin({ command: 'backup', out }, { answerTimeoutMs: 0 }));
+      return 0;
+    }
+    case 'restore': {
+      if (positionals.length !== 1) throw new UsageError('restore needs the backup file', cmd);
+      const { restoreInto } = await import('./platform/db/backup.ts');
+      print({ restored: await restoreInto(loadConfig(), resolve(positionals[0]!)) });
+      return 0;
+    }
     case 'users create':
       print(await admin({ command: 'users create', email: requireOption(cmd, values, 'email'), name: requireOption(cmd, values, 'name') }));
       return 0;

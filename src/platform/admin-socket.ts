@@ -129,7 +129,12 @@ export async function listenAdminSocket(
  * there (no socket, or one left by a process that died); a refusal by the server is thrown as an
  * HttpError with its status and message.
  */
-export async function askAdminSocket(dataDir: string, request: unknown): Promise<{ reached: false } | { reached: true; result: unknown }> {
+export async function askAdminSocket(
+  dataDir: string,
+  request: unknown,
+  opts: { answerTimeoutMs?: number } = {},
+): Promise<{ reached: false } | { reached: true; result: unknown }> {
+  const timeout = opts.answerTimeoutMs ?? ANSWER_TIMEOUT_MS;
   const path = adminSocketPath(dataDir);
   if (Buffer.byteLength(path) > MAX_SOCKET_PATH) return { reached: false };
   return new Promise((resolve, reject) => {
@@ -138,10 +143,13 @@ export async function askAdminSocket(dataDir: string, request: unknown): Promise
     let received = '';
     socket.setEncoding('utf8');
     // A server that accepted the connection but never answers (stopped under a debugger, say).
-    socket.setTimeout(ANSWER_TIMEOUT_MS, () => {
-      socket.destroy();
-      reject(new Error(`The server listening on ${path} did not answer within ${ANSWER_TIMEOUT_MS / 1000} s`));
-    });
+    // 0: no limit (a backup of a large database takes as long as it takes).
+    if (timeout > 0) {
+      socket.setTimeout(timeout, () => {
+        socket.destroy();
+        reject(new Error(`The server listening on ${path} did not answer within ${timeout / 1000} s`));
+      });
+    }
     socket.on('connect', () => {
       connected = true;
       socket.write(JSON.stringify(request) + '\n');

@@ -161,6 +161,28 @@ export async function openDatabase(
   }
 }
 
+/** Which engine a database opened by openDatabase runs on. */
+export function engineOf(db: Db): 'pglite' | 'postgres' {
+  return pools.has(db) ? 'postgres' : 'pglite';
+}
+
+/** The names of every migration this Folio knows, in the order they apply (Kysely's: by name). */
+export function migrationNames(): string[] {
+  return Object.keys(migrations).sort((a, b) => a.localeCompare(b));
+}
+
+/**
+ * Migrates on a connection inside a transaction its caller opened and will commit or roll back (a
+ * restore: the schema, the rows and the later migrations land together or not at all): to the
+ * migration `name`, or to the latest.
+ */
+export async function migrateWithin(conn: Kysely<any>, name?: string): Promise<string[]> {
+  const migrator = new Migrator({ db: conn, provider: new StaticMigrationProvider(), disableTransactions: true });
+  const { error, results } = name ? await migrator.migrateTo(name) : await migrator.migrateToLatest();
+  if (error) throw error;
+  return (results ?? []).filter((r) => r.status === 'Success').map((r) => r.migrationName);
+}
+
 /** Brings the schema to the latest migration; safe to run at every start and from several processes. */
 export async function migrate(db: Db): Promise<string[]> {
   // Every start lands here: when all migrations are recorded, one query says so (the Migrator
