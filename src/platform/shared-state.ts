@@ -1,7 +1,7 @@
 import { Redis } from 'ioredis';
 import { sql } from 'kysely';
 import { LocalBus, PostgresBus, RedisBus, type Bus } from './bus.ts';
-import type { Config } from './config.ts';
+import { ConfigError, type Config } from './config.ts';
 import type { Db } from './db/database.ts';
 import type { RateLimitStore, Window } from './rate-limit.ts';
 
@@ -68,10 +68,13 @@ export interface SharedState {
 function redisOptions() {
   return {
     lazyConnect: true,
-    // A command waits for a reconnection this long at most: the limiter then counts in the
-    // process, and a publish is given up (caches fall back on their TTLs).
+    // A command Redis does not answer within this fails: the limiter then counts in the process,
+    // and a publish is given up (caches fall back on their TTLs).
     commandTimeout: 1000,
     maxRetriesPerRequest: 1,
+    // While Redis is unreachable, commands fail at once instead of waiting in a queue: requests
+    // are counted in the process meanwhile, without each waiting for the timeout.
+    enableOfflineQueue: false,
     connectionName: 'folio',
   };
 }
@@ -86,9 +89,10 @@ function redisOptions() {
 export async function openSharedState(config: Config, db: Db): Promise<SharedState> {
   if (config.redisUrl) {
     const redis = new Redis(config.redisUrl, redisOptions());
-    const subscriber = new Redis(config.redisUrl, { ...redisOptions(), commandTimeout: undefined });
+    const subscriber = new Redis(config.redisUrl, { ...redisOptions(), commandTimeout: undefined, enableOfflineQueue: true });
     // Errors are also reported through the failing commands; without a listener ioredis prints them.
-    redis.on('error', () => {});
+    let lastError: unknown;
+    redis.on('error', (err) => (lastError = err));
     subscriber.on('error', () => {});
     try {
       await Promise.all([redis.connect(), subscriber.connect()]);
@@ -106,7 +110,10 @@ export async function openSharedState(config: Config, db: Db): Promise<SharedSta
     } catch (err) {
       redis.disconnect();
       subscriber.disconnect();
-      throw new Error(`REDIS_URL is set but Redis at ${redactedUrl(config.redisUrl)} did not answer: ${err instanceof Error ? err.message : err}`);
+      const why = lastError ?? err;
+      throw new ConfigError(
+        `REDIS_URL is set but Redis at ${redactedUrl(config.redisUrl)} did not answer (${why instanceof Error ? why.message : why}): start it, or unset REDIS_URL (docs/scaling.md)`,
+      );
     }
   }
   if (config.databaseUrl) {
