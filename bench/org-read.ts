@@ -7,7 +7,8 @@
  *   BENCH_DATABASE_URL=postgres://postgres@127.0.0.1:5432/postgres npm run bench   # PostgreSQL
  *
  * Options (environment): BENCH_DURATION (seconds measured per server, default 10),
- * BENCH_WARMUP (seconds of warm-up per server, default 2), BENCH_CONNECTIONS (default 10).
+ * BENCH_WARMUP (seconds of warm-up per server, default 2), BENCH_CONNECTIONS (default 10),
+ * BENCH_REDIS_URL (Folio counts rate limits in that Redis, as with REDIS_URL).
  *
  * Each server under test runs in its own child process (this file, started with a role argument),
  * and the load generator (autocannon) runs in this process. In-process would be simpler, but
@@ -52,6 +53,8 @@ async function runFolio(target: Target): Promise<void> {
     logLevel: 'silent',
     // High enough that the bench is never throttled.
     rateLimitMax: 1_000_000_000,
+    // BENCH_REDIS_URL: rate limits counted in Redis (shared by processes, docs/scaling.md), to measure what that costs.
+    ...(process.env.BENCH_REDIS_URL ? { redisUrl: process.env.BENCH_REDIS_URL, redisPrefix: `folio-bench-${randomBytes(4).toString('hex')}:` } : {}),
     ...(target.databaseUrl ? { databaseUrl: target.databaseUrl } : { databaseUrl: undefined, dataDir: target.dataDir! }),
   };
   const server = await startServer(config, { purpose: 'bench' });

@@ -269,7 +269,20 @@ async function admin(request: AdminRequest, opts: { answerTimeoutMs?: number } =
   const local = async () => {
     const [{ parseAdminRequest, runAdminCommand }, { Urls }] = await Promise.all([import('./admin.ts'), import('./platform/urls.ts')]);
     const ctx = (db: Db) => ({ db, urls: new Urls(config) });
-    return withDatabase(config, request.command, (db) => runAdminCommand(ctx(db), parseAdminRequest(request)), request.command !== 'migrate' && request.command !== 'backup');
+    // A command that ends tokens tells running servers at once (on PostgreSQL: through Redis or
+    // LISTEN/NOTIFY), as the server's own token routes do; the embedded database has no other process.
+    const endsTokens = request.command === 'tokens revoke' || request.command === 'users set-password';
+    const run = async (db: Db) => {
+      if (!endsTokens || !config.databaseUrl) return runAdminCommand(ctx(db), parseAdminRequest(request));
+      const [{ openSharedState }, { TokenCache }] = await Promise.all([import('./platform/shared-state.ts'), import('./platform/auth.ts')]);
+      const shared = await openSharedState(config, db);
+      try {
+        return await runAdminCommand({ ...ctx(db), tokenCache: new TokenCache(0, { bus: shared.bus }) }, parseAdminRequest(request));
+      } finally {
+        await shared.close();
+      }
+    };
+    return withDatabase(config, request.command, run, request.command !== 'migrate' && request.command !== 'backup');
   };
   if (config.databaseUrl) return local();
   const deadline = Date.now() + SERVER_STARTING_WAIT_MS;

@@ -3,6 +3,7 @@ import type { AppComposition } from './platform/composition.ts';
 import type { Services } from './platform/context.ts';
 import { askRoutes } from './ask/routes.ts';
 import { askSiteRoutes } from './ask/site-routes.ts';
+import { RESYNC, SITES_CONTENT, SITES_HOSTS, SITES_TOPIC } from './platform/bus.ts';
 import { changeRequestRoutes } from './change-requests/routes.ts';
 import { collectionRoutes } from './collections/routes.ts';
 import { commentsRoutes } from './comments/routes.ts';
@@ -72,6 +73,22 @@ const API_AREAS: Array<(api: FolioApp) => Promise<void>> = [
   storageRoutes,
 ];
 
+/**
+ * What a successful write through the API changes in the published sites, by its route:
+ * `SITES_HOSTS` when custom hostnames may change too (sites and their installations), `SITES_CONTENT`
+ * when only what a site shows may (an organization's hostname or title, a space's settings, its
+ * place or its content, a merge, an integration's installation); undefined for the rest (a change
+ * request's edits show nowhere until merged). Every process empties its site cache when it hears
+ * it (src/platform/bus.ts); a git import, which is a job, says so itself (src/git/jobs.ts).
+ */
+export function siteInvalidation(route: string | undefined): string | undefined {
+  if (!route) return undefined;
+  if (route.includes('/sites')) return SITES_HOSTS;
+  if (route === '/v1/orgs/:organizationId' || route.includes('/installations')) return SITES_CONTENT;
+  if (/^\/v1\/spaces\/:spaceId(\/(restore|move|transfer|content(\/.*)?|change-requests\/:changeRequestId\/merge))?$/.test(route)) return SITES_CONTENT;
+  return undefined;
+}
+
 /** What `folio serve` serves: the composition the platform's HTTP server is built around. */
 export function folioComposition(services: Services): AppComposition {
   return {
@@ -82,6 +99,16 @@ export function folioComposition(services: Services): AppComposition {
       await app.register(webAppRoutes);
     },
     apiRoutes: async (api) => {
+      // Once the write has committed (its handler has finished), before its answer leaves: this
+      // process forgets at once, the others when the message reaches them.
+      // (A callback hook: it runs on every answer, reads included, and costs them no promise.)
+      api.addHook('onSend', (req, reply, payload, done) => {
+        if (req.method !== 'GET' && req.method !== 'HEAD' && reply.statusCode < 400) {
+          const what = siteInvalidation(req.routeOptions.url);
+          if (what) void services.bus.publish(SITES_TOPIC, what);
+        }
+        done(null, payload);
+      });
       for (const area of API_AREAS) await area(api);
     },
     // Published sites, at PUBLIC_URL/<organization>/<basename>/ (outside the API and its tokens),
@@ -106,8 +133,11 @@ export function folioComposition(services: Services): AppComposition {
     // Content tokens (the apiToken of a resolved published URL) read one space and nothing else.
     assertScopedTokenRoute: assertContentTokenRoute,
     // Requests for a published site's custom hostname are routed to that site.
-    hostRewriter: ({ db, config }) => {
+    hostRewriter: ({ db, config, bus }) => {
       const hosts = new SiteHosts(db);
+      bus.subscribe(SITES_TOPIC, (message) => {
+        if (message === SITES_HOSTS || message === RESYNC) hosts.refresh().catch(() => {});
+      });
       return {
         rewrite: (req) => hosts.rewrite(req),
         start: async () => {

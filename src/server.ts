@@ -15,6 +15,7 @@ import type { Services } from './platform/context.ts';
 import { migrate, openDatabase, type Db, type DatabaseHandle } from './platform/db/database.ts';
 import { Jobs } from './platform/jobs.ts';
 import { openBlobs } from './platform/blob-store.ts';
+import { openSharedState, type SharedState } from './platform/shared-state.ts';
 import { Urls } from './platform/urls.ts';
 import { applySpaceLanguage, refreshStaleSearchIndexes, SEARCH_LANGUAGE_JOB } from './search/indexer.ts';
 import { PURGE_SPACE_JOB, purgeSpaceJob } from './spaces/service.ts';
@@ -91,7 +92,7 @@ function seconds(since: number): string {
   return `${((performance.now() - since) / 1000).toFixed(1)} s`;
 }
 
-async function createServices(config: Config, database: DatabaseHandle, now: () => number = Date.now): Promise<Services> {
+async function createServices(config: Config, database: DatabaseHandle, shared: SharedState, now: () => number = Date.now): Promise<Services> {
   wireAreas();
   return {
     db: database.db,
@@ -100,7 +101,9 @@ async function createServices(config: Config, database: DatabaseHandle, now: () 
     jobs: new Jobs(database.db, { pollMs: config.jobPollMs, now }),
     blobs: await openBlobs(database.db, config),
     signingKey: await signingKey(database.db),
-    tokenCache: new TokenCache(config.authCacheTtlMs, { now }),
+    tokenCache: new TokenCache(config.authCacheTtlMs, { now, bus: shared.bus }),
+    bus: shared.bus,
+    rateLimitStore: shared.rateLimits,
     prepared: database.prepared,
     now,
   };
@@ -112,11 +115,15 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
   const { database, migrations } = await openAndMigrate(config, opts.purpose ?? 'server', report, opts.initialData);
   let adminSocket: AdminSocket | undefined;
   let started: Awaited<ReturnType<typeof buildFolioApp>> | undefined;
+  let shared: SharedState | undefined;
   try {
-    const services = await createServices(config, database, opts.now);
+    shared = await openSharedState(config, database.db);
+    if (shared.describe) report(shared.describe);
+    const services = await createServices(config, database, shared, opts.now);
     const { jobs } = services;
     const app = (started = await buildFolioApp(services, { logLevel: config.logLevel, logStream: opts.logStream, lazyValidators: opts.lazyValidators }));
     jobs.logger = app.log;
+    setBusLogger(shared, app.log);
     opts.extend?.(app);
     await registerJobHandlers(services);
     // A merge killed between its commit and its search update leaves the index behind the content.
@@ -157,11 +164,13 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
           await closeConversions();
           await closeOpenAPIWorkers();
           await closeSandboxes();
+          await shared!.close();
           await database.close();
         })()),
     };
   } catch (err) {
     await adminSocket?.close();
+    await shared?.close();
     // A start that failed after the app was built (listening, the first administrator) closes it.
     await started?.close().catch(() => {});
     await database.close();
@@ -184,10 +193,15 @@ export interface RunningWorker {
 export async function startWorker(config: Config, opts: Pick<StartOptions, 'report' | 'purpose'> = {}): Promise<RunningWorker> {
   const report = opts.report ?? (() => {});
   const { database, migrations } = await openAndMigrate(config, opts.purpose ?? 'worker', report);
+  let shared: SharedState | undefined;
   try {
-    const services = await createServices(config, database);
+    // Workers publish invalidations too (a git import changes what a published site shows).
+    shared = await openSharedState(config, database.db);
+    if (shared.describe) report(shared.describe);
+    const services = await createServices(config, database, shared);
     // The same structured logs as the API's, without an HTTP server.
     services.jobs.logger = Fastify({ logger: config.logLevel === 'silent' ? false : { level: config.logLevel } }).log;
+    setBusLogger(shared, services.jobs.logger);
     await registerJobHandlers(services);
     services.jobs.start();
     let closing: Promise<void> | undefined;
@@ -200,13 +214,19 @@ export async function startWorker(config: Config, opts: Pick<StartOptions, 'repo
           await closeConversions();
           await closeOpenAPIWorkers();
           await closeSandboxes();
+          await shared!.close();
           await database.close();
         })()),
     };
   } catch (err) {
+    await shared?.close();
     await database.close();
     throw err;
   }
+}
+
+function setBusLogger(shared: SharedState, log: { warn(obj: object, msg: string): void }): void {
+  shared.bus.logger = log;
 }
 
 /** Background job types known to this version. Areas add theirs here. */

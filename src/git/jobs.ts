@@ -1,3 +1,4 @@
+import { SITES_CONTENT, SITES_TOPIC } from '../platform/bus.ts';
 import { loadRevision } from '../content/service.ts';
 import { mergeContents } from '../content/merge.ts';
 import { refreshSearchIndex } from '../search/indexer.ts';
@@ -251,6 +252,8 @@ export function importJob(services: Services) {
           return { result: { kind: result, revision: synchronised }, ids: { revisionId: merge ?? synchronised } };
         });
         log('git import: revision committed', { result: outcome.kind });
+        // Published sites showing the space show the new revision, in every process.
+        if (outcome.kind === 'replaced' || outcome.kind === 'merged') void services.bus.publish(SITES_TOPIC, SITES_CONTENT);
         if (outcome.kind !== 'standalone') {
           await refreshSearchIndex(db, t.space.id).catch((err) => services.jobs.logger?.error({ err, space: t.space.id }, 'search index refresh failed'));
         }

@@ -179,6 +179,16 @@ function serializers(lazy: boolean): SerializerFactory {
   };
 }
 
+/** Logs a failing shared rate-limit store at most once a minute (it fails for every request while Redis is down). */
+function storeErrorLog(log: FastifyBaseLogger): (err: unknown) => void {
+  let last = 0;
+  return (err) => {
+    if (Date.now() - last < 60_000) return;
+    last = Date.now();
+    log.warn({ err }, 'rate limits: the shared store (Redis) failed; counting in this process until it answers');
+  };
+}
+
 /**
  * The HTTP server: validation, errors, rate limits, authentication and the API description, with
  * the areas' routes and token kinds plugged in by `composition` (src/routes.ts). The platform
@@ -309,6 +319,8 @@ export async function buildApp(
     windowMs: services.config.rateLimitWindowMs,
     maxKeys: services.config.rateLimitMaxKeys,
     now: services.now,
+    store: services.rateLimitStore,
+    onStoreError: storeErrorLog(app.log),
   });
 
   app.setNotFoundHandler((req, reply) => {
@@ -379,7 +391,7 @@ export async function buildApp(
     if (kind) {
       // Tokens of another kind (integrations): their own table, scopes and targets.
       const found = await kind.authenticate(services.db, req.tokenHash ?? hashToken(token));
-      const refused = found ? limiter.tokenAccepted(req, reply) : limiter.tokenRefused(req, reply);
+      const refused = await (found ? limiter.tokenAccepted(req, reply) : limiter.tokenRefused(req, reply));
       if (refused) throw refused;
       if (!found) throw new UnauthorizedError(kind.invalidMessage);
       kind.assertRoute?.(req, found);
@@ -390,7 +402,7 @@ export async function buildApp(
     // The rate limiter has hashed the token already (routes it skips are public).
     const auth = await authenticateTokenHash(services.db, req.tokenHash ?? hashToken(token), services.tokenCache);
     // A token not yet known valid is counted now: against itself if valid, else against the address.
-    const limited = auth ? limiter.tokenAccepted(req, reply) : limiter.tokenRefused(req, reply);
+    const limited = await (auth ? limiter.tokenAccepted(req, reply) : limiter.tokenRefused(req, reply));
     if (limited) throw limited;
     if (!auth) throw new UnauthorizedError('Invalid, expired or revoked API token');
     // Content tokens (the apiToken of a resolved published URL) read one space and nothing else.

@@ -4,6 +4,7 @@ import { sql, type ExpressionBuilder } from 'kysely';
 import type { Db } from './db/database.ts';
 import type { ApiTokensTable, Database, UserRow } from './db/schema.ts';
 import { newId } from './ids.ts';
+import { RESYNC, type Bus } from './bus.ts';
 
 const TOKEN_PREFIX = 'folio_';
 
@@ -57,8 +58,8 @@ export const TOKEN_INFO_COLUMNS = ['id', 'user_id', 'name', 'created_at', 'expir
 
 /**
  * Revokes a token (of `userId` only, when given). Returns its row, or undefined when there was no
- * such live token. This process's cache forgets the token at once; other processes stop trusting
- * it within AUTH_CACHE_TTL_MS, when their cached entry expires.
+ * such live token. This process's cache forgets the token at once, and other processes as soon as
+ * the bus tells them (src/platform/bus.ts); with no bus across processes, when their entry expires.
  */
 export async function revokeApiToken(
   db: Db,
@@ -110,22 +111,35 @@ export interface SiteGrant {
   keyHash: string | null;
 }
 
+/** The bus topic of token invalidations: `h:<hash>` one token, `p:<token id>` the tokens derived from it, `*` all. */
+export const TOKENS_TOPIC = 'tokens';
+
 /**
  * Recently authenticated tokens, so a client making many calls costs one token lookup every few
  * seconds rather than one per request. Entries expire after `ttlMs` (0 disables the cache); the
- * cache is cleared whenever a user changes, so profiles are never served stale by this process.
+ * cache is cleared whenever a user changes, so profiles are never served stale.
+ *
+ * With a bus (src/platform/bus.ts), whatever one process forgets (a revoked token, a cleared cache)
+ * every other process forgets as soon as the message arrives, not after `ttlMs`. A lookup that
+ * raced an invalidation (it read the row before the change committed, and finishes after the
+ * message) is not cached: `set` is given the generation read before the lookup.
  */
 export class TokenCache {
   private readonly entries = new Map<string, { auth: Authenticated; expires: number }>();
   private readonly maxEntries: number;
+  private readonly bus: Bus | undefined;
+  /** Counts invalidations, local and remote: a lookup started before one must not be cached. */
+  generation = 0;
   /** The clock entries expire by (Services.now). */
   readonly now: () => number;
   constructor(
     private readonly ttlMs: number,
-    opts: { maxEntries?: number; now?: () => number } = {},
+    opts: { maxEntries?: number; now?: () => number; bus?: Bus } = {},
   ) {
     this.maxEntries = opts.maxEntries ?? 10_000;
     this.now = opts.now ?? Date.now;
+    this.bus = opts.bus;
+    this.bus?.subscribe(TOKENS_TOPIC, (message) => this.forget(message));
   }
 
   get(hash: string): Authenticated | undefined {
@@ -136,8 +150,9 @@ export class TokenCache {
     return undefined;
   }
 
-  set(hash: string, auth: Authenticated): void {
-    if (this.ttlMs <= 0) return;
+  /** Caches a lookup, unless an invalidation arrived since `generation` was read (before the lookup). */
+  set(hash: string, auth: Authenticated, generation = this.generation): void {
+    if (this.ttlMs <= 0 || generation !== this.generation) return;
     // Oldest first: a Map iterates in insertion order.
     if (this.entries.size >= this.maxEntries) this.entries.delete(this.entries.keys().next().value!);
     // Never trusted past the token's own expiry.
@@ -146,16 +161,31 @@ export class TokenCache {
   }
 
   delete(hash: string): void {
-    this.entries.delete(hash);
+    this.invalidate(`h:${hash}`);
   }
 
   /** Forgets the content tokens derived from a token (when it is revoked). */
   deleteDerived(tokenId: string): void {
-    for (const [hash, entry] of this.entries) if (entry.auth.parentTokenId === tokenId) this.entries.delete(hash);
+    this.invalidate(`p:${tokenId}`);
   }
 
   clear(): void {
-    this.entries.clear();
+    this.invalidate(RESYNC);
+  }
+
+  /** Forgets here at once, and in every other process through the bus. */
+  private invalidate(message: string): void {
+    if (this.bus) void this.bus.publish(TOKENS_TOPIC, message);
+    else this.forget(message);
+  }
+
+  private forget(message: string): void {
+    this.generation++;
+    if (message.startsWith('h:')) this.entries.delete(message.slice(2));
+    else if (message.startsWith('p:')) {
+      const tokenId = message.slice(2);
+      for (const [hash, entry] of this.entries) if (entry.auth.parentTokenId === tokenId) this.entries.delete(hash);
+    } else this.entries.clear();
   }
 }
 
@@ -167,6 +197,7 @@ export class TokenCache {
 export async function authenticateTokenHash(db: Db, hash: string, cache?: TokenCache): Promise<Authenticated | undefined> {
   const cached = cache?.get(hash);
   if (cached) return cached;
+  const generation = cache?.generation;
   const row = await db
     .selectFrom('api_tokens')
     .innerJoin('users', 'users.id', 'api_tokens.user_id')
@@ -213,7 +244,7 @@ export async function authenticateTokenHash(db: Db, hash: string, cache?: TokenC
     parentTokenId: parent_token_id,
     scopeSite: scope_site_id ? { siteId: scope_site_id, visibility: scope_site_visibility ?? '', shareLinkId: scope_share_link_id, keyHash: scope_site_key_hash } : null,
   };
-  cache?.set(hash, auth);
+  cache?.set(hash, auth, generation);
   return auth;
 }
 

@@ -15,6 +15,13 @@ export interface Config {
   dataDir: string;
   /** PostgreSQL connection string; when set, the embedded database is not used. */
   databaseUrl: string | undefined;
+  /**
+   * Redis shared by the processes of one Folio (redis:// or rediss://): rate-limit windows and
+   * invalidation messages (docs/scaling.md). Unset: PostgreSQL LISTEN/NOTIFY for invalidations.
+   */
+  redisUrl: string | undefined;
+  /** Prefix of Folio's keys and channel in Redis, so several Folio installations can share one Redis. */
+  redisPrefix: string;
   /** Base of every absolute `urls.*` field, without a trailing slash. */
   publicUrl: string;
   /** Base of the links into the (future) web application. */
@@ -292,6 +299,10 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   if (databaseUrl && !/^postgres(ql)?:\/\//.test(databaseUrl)) {
     throw new ConfigError('DATABASE_URL must start with postgres:// or postgresql://');
   }
+  const redisUrl = env.REDIS_URL || undefined;
+  if (redisUrl && !/^rediss?:\/\//.test(redisUrl)) {
+    throw new ConfigError('REDIS_URL must start with redis:// or rediss://');
+  }
   const publicUrl = trimSlash(env.PUBLIC_URL || `http://${host.includes(':') ? `[${host}]` : host}:${port}`);
   try {
     new URL(publicUrl);
@@ -303,6 +314,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     host,
     dataDir: env.DATA_DIR === MEMORY_DATA_DIR ? MEMORY_DATA_DIR : resolve(env.DATA_DIR || './data'),
     databaseUrl,
+    redisUrl,
+    redisPrefix: env.REDIS_PREFIX ?? 'folio:',
     publicUrl,
     appUrl: trimSlash(env.APP_URL || publicUrl),
     logLevel: env.LOG_LEVEL || 'info',

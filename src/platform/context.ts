@@ -1,9 +1,11 @@
 import type { SiteGrant, TokenCache } from './auth.ts';
 import type { Blobs } from './blob-store.ts';
+import type { Bus } from './bus.ts';
 import type { Config } from './config.ts';
 import type { Db, Prepared } from './db/database.ts';
 import type { UserRow } from './db/schema.ts';
 import type { Jobs } from './jobs.ts';
+import type { RateLimitStore } from './rate-limit.ts';
 import type { Urls } from './urls.ts';
 
 /** What a service needs to serve one request: the database, configuration, and who is asking. */
@@ -17,6 +19,13 @@ export interface Services {
   /** Key that signs the JWTs Folio issues (visitor claims). */
   signingKey: Uint8Array;
   tokenCache: TokenCache;
+  /**
+   * Invalidation messages to every process of this Folio (src/platform/bus.ts): publish after a
+   * change commits that other processes cache (tokens, published sites, custom hostnames).
+   */
+  bus: Bus;
+  /** Rate-limit windows shared by every API process (REDIS_URL); unset: each process counts its own. */
+  rateLimitStore?: RateLimitStore | undefined;
   /** Named prepared statements for per-request hot paths (see DatabaseHandle.prepared). */
   prepared: Prepared;
   /**

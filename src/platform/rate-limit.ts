@@ -24,11 +24,36 @@ export interface RateLimitOptions {
   maxKeys: number;
   /** The clock (Date.now by default); tests move one forward to end a window without waiting for it. */
   now?: () => number;
+  /**
+   * Windows shared by every process (Redis: `RedisRateLimitStore` in src/platform/shared-state.ts); unset: this
+   * process's own table. Knowledge of which tokens are valid always stays in the process.
+   */
+  store?: RateLimitStore | undefined;
+  /** Told when the shared store fails (its windows are then counted in this process until it answers). */
+  onStoreError?: (err: unknown) => void;
 }
 
-interface Window {
+export interface Window {
   count: number;
   resetAt: number;
+}
+
+/**
+ * Fixed windows kept outside the process, so that several API processes count one client's
+ * requests together. `hit` must be atomic: two processes counting the same key at once both count.
+ */
+export interface RateLimitStore {
+  /** Counts one request against `key` and returns its window (started now if there was none). */
+  hit(key: string, windowMs: number, now: number): Promise<Window>;
+  /** The window of `key` without counting, if there is one. */
+  peek(key: string, now: number): Promise<Window | undefined>;
+}
+
+/** A value now, or later: the process's own table answers at once, a shared store after a round trip. */
+type Maybe<T> = T | Promise<T>;
+
+function then<T, R>(value: Maybe<T>, fn: (v: T) => R): Maybe<R> {
+  return value instanceof Promise ? value.then(fn) : fn(value);
 }
 
 /**
@@ -60,7 +85,30 @@ export class RateLimiter {
     return this.windows.keys();
   }
 
-  /** Counts one request against `key` and returns its window. */
+  /**
+   * Counts one request against `key` in the shared store when there is one (in this process's
+   * table while the store fails), else in this process's table.
+   */
+  count(key: string, now = this.clock()): Maybe<Window> {
+    const store = this.opts.store;
+    if (!store) return this.hit(key, now);
+    return store.hit(key, this.opts.windowMs, now).catch((err: unknown) => {
+      this.opts.onStoreError?.(err);
+      return this.hit(key, now);
+    });
+  }
+
+  /** The window of `key` without counting, from the shared store when there is one. */
+  look(key: string, now = this.clock()): Maybe<Window | undefined> {
+    const store = this.opts.store;
+    if (!store) return this.peek(key, now);
+    return store.peek(key, now).catch((err: unknown) => {
+      this.opts.onStoreError?.(err);
+      return this.peek(key, now);
+    });
+  }
+
+  /** Counts one request against `key` in this process's table and returns its window. */
   hit(key: string, now = this.clock()): Window {
     let w = this.windows.get(key);
     if (!w || w.resetAt <= now) {
@@ -114,18 +162,18 @@ export class RateLimiter {
   }
 
   /** Authentication accepted the pending token of `req`: its requests count against the token from now on. */
-  tokenAccepted(req: FastifyRequest, reply: FastifyReply): HttpError | undefined {
+  tokenAccepted(req: FastifyRequest, reply: FastifyReply): Maybe<HttpError | undefined> {
     if (!req.rateLimitPending || !req.tokenHash) return undefined;
     req.rateLimitPending = false;
     this.rememberValidToken(req.tokenHash);
-    return this.apply(reply, this.hit(`t:${req.tokenHash}`));
+    return then(this.count(`t:${req.tokenHash}`), (w) => this.apply(reply, w));
   }
 
   /** Authentication refused the pending token of `req`: it counts against the address. */
-  tokenRefused(req: FastifyRequest, reply: FastifyReply): HttpError | undefined {
+  tokenRefused(req: FastifyRequest, reply: FastifyReply): Maybe<HttpError | undefined> {
     if (!req.rateLimitPending) return undefined;
     req.rateLimitPending = false;
-    return this.apply(reply, this.hit(`ip:${req.ip}`));
+    return then(this.count(`ip:${req.ip}`), (w) => this.apply(reply, w));
   }
 }
 
@@ -141,7 +189,9 @@ export class RateLimiter {
  *
  * Written here rather than using @fastify/rate-limit: measured on `GET /v1/orgs/{id}`, that plugin
  * cost about a fifth of the throughput, while a map lookup and three headers cost next to nothing.
- * Counters live in this process; behind several API processes each enforces its own share.
+ * Counters live in this process, unless `opts.store` shares them (REDIS_URL): then every API
+ * process counts against the same windows, one round trip to Redis per request. Without it, behind
+ * several API processes each enforces the limit on its own (docs/scaling.md).
  */
 export function registerRateLimit(app: FastifyInstance, opts: RateLimitOptions): RateLimiter {
   const limiter = new RateLimiter(opts);
@@ -158,19 +208,30 @@ export function registerRateLimit(app: FastifyInstance, opts: RateLimitOptions):
     if (config?.rateLimit === false) return done();
     const token = bearerToken(req.headers.authorization);
     const now = limiter.clock();
+    // Answers at once from this process's table, after a round trip from a shared store.
+    const count = (key: string) => {
+      const w = limiter.count(key, now);
+      if (w instanceof Promise) w.then((v) => done(limiter.apply(reply, v, now)), done);
+      else done(limiter.apply(reply, w, now));
+    };
     if (token) {
       const hash = hashToken(token);
       req.tokenHash = hash;
-      if (limiter.isValidToken(hash, now)) return done(limiter.apply(reply, limiter.hit(`t:${hash}`, now), now));
+      if (limiter.isValidToken(hash, now)) return count(`t:${hash}`);
       // Routes without authentication (public ones, unknown ones) never decide on the token.
       if (authenticates(req)) {
-        const address = limiter.peek(`ip:${req.ip}`, now);
-        if (address && address.count >= opts.max) return done(limiter.apply(reply, limiter.hit(`ip:${req.ip}`, now), now));
-        req.rateLimitPending = true;
-        return done();
+        const decide = (address: Window | undefined) => {
+          if (address && address.count >= opts.max) return count(`ip:${req.ip}`);
+          req.rateLimitPending = true;
+          done();
+        };
+        const address = limiter.look(`ip:${req.ip}`, now);
+        if (address instanceof Promise) address.then(decide, done);
+        else decide(address);
+        return;
       }
     }
-    done(limiter.apply(reply, limiter.hit(`ip:${req.ip}`, now), now));
+    count(`ip:${req.ip}`);
   });
   return limiter;
 }

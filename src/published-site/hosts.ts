@@ -6,8 +6,9 @@ import { publishedHostnames } from './store.ts';
  * Custom hostnames of published sites. A request whose Host is a site's `hostname` is routed to
  * that site (its path is rewritten to `/<organization>/<basename>/…` before routing, and marked so
  * that the site's links stay at the host's root). Routing happens before any database access, so
- * the hostnames are kept in memory and refreshed every SITE_HOSTS_REFRESH_MS: a hostname set or
- * removed through the API takes effect within that time, in every process.
+ * the hostnames are kept in memory: re-read when the bus says they may have changed (`SITES_HOSTS`
+ * on `SITES_TOPIC`, in every process at once) and every SITE_HOSTS_REFRESH_MS in case a message
+ * was lost.
  */
 export class SiteHosts {
   private sites = new Map<string, string>();
@@ -15,8 +16,13 @@ export class SiteHosts {
 
   constructor(private readonly db: Db) {}
 
+  private reads = 0;
+
   async refresh(): Promise<void> {
+    // Two refreshes at once (a message during a timed one): the one started last wins.
+    const read = ++this.reads;
     const rows = await publishedHostnames(this.db);
+    if (read !== this.reads) return;
     this.sites = new Map(rows.map((r) => [r.hostname.toLowerCase(), `/${encodeURIComponent(r.organization_id)}/${encodeURIComponent(r.basename)}`]));
   }
 

@@ -4,6 +4,7 @@ import { dirname, join, normalize } from 'node:path';
 import { Type, type Static } from '@sinclair/typebox';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { FolioApp } from '../platform/app.ts';
+import { SITES_TOPIC } from '../platform/bus.ts';
 import type { Services } from '../platform/context.ts';
 import type { SiteRow } from '../platform/db/schema.ts';
 import { sendBlob } from '../platform/downloads.ts';
@@ -82,8 +83,9 @@ function page(reply: FastifyReply, status: number, title: string, message: strin
 
 /**
  * Sites as last read, for SITE_CACHE_TTL_MS: within that time a page served from the render cache
- * costs no query at all. A merge, a publish or a settings change shows after at most that long (0
- * reads the site on every request).
+ * costs no query at all. A merge, a publish or a settings change empties it in every process as
+ * soon as the bus says so (`SITES_TOPIC`, sent by src/routes.ts and the git import); the TTL only
+ * bounds what a lost message could leave (0 reads the site on every request).
  */
 interface Published {
   site: SiteRow;
@@ -96,6 +98,8 @@ interface Published {
 }
 
 const sites = new Map<string, { at: number; value: Published | undefined }>();
+/** Counts the invalidations heard: a read that started before one is not cached (it may predate the change). */
+let generation = 0;
 
 async function readPublished(services: Services, orgKey: string, basename: string): Promise<Published | undefined> {
   const found = await publishedSiteAt(services.db, orgKey, basename);
@@ -111,8 +115,9 @@ export async function publishedSite(services: Services, orgKey: string, basename
   const now = Date.now();
   const hit = sites.get(key);
   if (ttl > 0 && hit && now - hit.at < ttl) return hit.value;
+  const started = generation;
   const value = await readPublished(services, orgKey, basename);
-  if (ttl > 0) {
+  if (ttl > 0 && started === generation) {
     sites.set(key, { at: now, value });
     if (sites.size > 10_000) sites.delete(sites.keys().next().value!);
   }
@@ -157,6 +162,11 @@ const SitePathParams = Type.Object({ ...SiteAddress.properties, '*': Type.Option
 const SiteQuery = Type.Object({ q: Type.Optional(Type.Unknown()) });
 
 export async function publishedSiteRoutes(app: FolioApp, services: Services): Promise<void> {
+  // Any message on the topic (content, hosts, resync) may change what a site shows.
+  services.bus.subscribe(SITES_TOPIC, () => {
+    generation++;
+    sites.clear();
+  });
   const handler = async (req: FastifyRequest, reply: FastifyReply, params: Static<typeof SitePathParams>, query: Static<typeof SiteQuery>) => {
     // API paths that match no route stay API answers (JSON), not site pages.
     if (params.orgKey === 'v1') return reply.callNotFound();

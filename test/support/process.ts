@@ -14,6 +14,7 @@ export const PROCESS_TIMEOUT_MS = 120_000;
 const FOLIO_ENV = [
   'DATABASE_URL', 'DATA_DIR', 'PORT', 'HOST', 'PUBLIC_URL', 'APP_URL', 'LOG_LEVEL', 'RATE_LIMIT_MAX',
   'RATE_LIMIT_WINDOW_MS', 'BODY_LIMIT', 'JOB_POLL_MS', 'WORKERS', 'AUTH_CACHE_TTL_MS', 'FOLIO_ADMIN_EMAIL',
+  'REDIS_URL', 'REDIS_PREFIX', 'SITE_CACHE_TTL_MS', 'SITE_HOSTS_REFRESH_MS',
   // Set by node's test runner for its own children; the CLI is not a test file.
   'NODE_TEST_CONTEXT',
 ];

@@ -30,6 +30,8 @@ interface FileState {
   /** Names of the tests (and suites) started at each nesting level, to name a failure by its path. */
   path: string[];
   failures: string[];
+  /** Tests skipped with a reason, as `name: reason`: listed under the file's line. */
+  skips: string[];
   /** What the file printed: shown only when the file failed. */
   output: string[];
   /** Set when the file's process has ended. */
@@ -95,7 +97,7 @@ export function createReporter(
     const summary: Summary = { files: 0, failedFiles: [], passed: 0, failed: 0, skipped: 0 };
     const state = (file: string) => {
       let s = files.get(file);
-      if (!s) files.set(file, (s = { passed: 0, failed: 0, skipped: 0, path: [], failures: [], output: [] }));
+      if (!s) files.set(file, (s = { passed: 0, failed: 0, skipped: 0, path: [], failures: [], skips: [], output: [] }));
       return s;
     };
     const failure = (s: FileState, name: string, error: unknown) => {
@@ -115,6 +117,7 @@ export function createReporter(
         s.failures.push(`${label(file)} (outside any test)\n    the test process ${signal ? `was killed by ${signal}` : `exited with code ${exitCode}`}`);
       }
       yield fileLine(label(file), s);
+      for (const text of s.skips) yield `  ﹣ skipped ${text}\n`;
       if (failed) {
         summary.failedFiles.push(label(file));
         for (const text of s.failures) yield `\n  ✖ ${text}\n`;
@@ -167,7 +170,10 @@ export function createReporter(
           } else if (data.details?.type === 'suite') {
             // A suite passes or fails through its tests, unless one of its hooks failed.
             if (type === 'test:fail' && error?.failureType !== 'subtestsFailed') failure(s, testName(s, data), error);
-          } else if (data.skip !== undefined || data.todo !== undefined) s.skipped++;
+          } else if (data.skip !== undefined || data.todo !== undefined) {
+            s.skipped++;
+            if (typeof data.skip === 'string') s.skips.push(`${testName(s, data)}: ${data.skip}`);
+          }
           else if (type === 'test:pass') s.passed++;
           else if (error?.failureType !== 'subtestsFailed') failure(s, testName(s, data), error);
           // (a test failing through its subtests: they are reported themselves)

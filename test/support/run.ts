@@ -113,7 +113,7 @@ async function main(): Promise<void> {
  * Files that keep a process of their own: they run `folio serve` processes, drive a browser, check
  * CPU limits or send thousands of requests, and would slow or disturb the files beside them.
  */
-const ALONE = new Set(['app', 'backup', 'app-flows', 'app-flows-editor', 'cli', 'durability', 'fuzz', 'published-site', 'integrations-runtime', 'hardening-content', 'git-sync', 'git-sync-two-way']);
+const ALONE = new Set(['app', 'backup', 'app-flows', 'app-flows-editor', 'cli', 'durability', 'multi-process', 'fuzz', 'published-site', 'integrations-runtime', 'hardening-content', 'git-sync', 'git-sync-two-way']);
 /** Files per shared process. A process costs ~6 s of CPU before its first test (loading the server, its database); sharing it among files pays that once. */
 const BUNDLE_SIZE = 5;
 
