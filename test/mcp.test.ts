@@ -111,6 +111,13 @@ test("a share-link site's MCP server needs its key and a visitor-auth site's a v
   assert.match(plans, /For everyone\./);
   assert.doesNotMatch(plans, /Pro features|visitor\.claims/);
   assert.doesNotMatch((await call(free, 'table_of_contents')).text, /Pro/);
+  // Nor are they found or quoted by the site's search: only the visitor who meets the condition
+  // finds the page by its words.
+  assert.match((await call(pro, 'search_documentation', { query: 'features' })).text, /Plans/);
+  assert.doesNotMatch((await call(free, 'search_documentation', { query: 'features' })).text, /Plans/);
+  const everyone = (await call(free, 'search_documentation', { query: 'everyone' })).text;
+  assert.match(everyone, /Plans/);
+  assert.doesNotMatch(everyone, /Pro features/);
   await pro.close();
   await free.close();
 });

@@ -5,7 +5,7 @@ import type { Db } from '../platform/db/database.ts';
 import type { SiteRow, SiteSectionRow, SiteSpaceRow, SpaceRow } from '../platform/db/schema.ts';
 import type { Urls } from '../platform/urls.ts';
 import { effectiveCustomization } from '../sites/customization.ts';
-import { markdownToDocumentForRead } from '../content/convert.ts';
+import { markdownToDocumentForRead, searchTextOf } from '../content/convert.ts';
 import { readBody, storedText } from '../content/documents.ts';
 import { ContentReader } from '../content/model.ts';
 import { withFrontMatter } from '../content/markdown/front-matter.ts';
@@ -326,12 +326,24 @@ async function visibleMarkdown(markdown: string, scope: Record<string, unknown>)
   return documentToMarkdown({ ...document, nodes: keep(document.nodes as Node[]) } as typeof document);
 }
 
+/** What adaptive-content conditions read on a page: the visitor's claims, the space's and the page's variables. */
+const conditionScope = (nav: Navigation, page: NavPage, visitor: Visitor) => ({ visitor: { claims: visitor.claims }, space: { vars: nav.variables }, page: { vars: page.entry.variables ?? {} } });
+
+/**
+ * The searchable text (sections) of a page as `visitor` may read it, when the page holds `if`
+ * blocks; undefined when it holds none (the search index's text is then what the visitor reads).
+ */
+export async function visibleSearchText(db: Db, nav: Navigation, page: NavPage, visitor: Visitor): Promise<{ sections: { id: string; title: string; body: string }[] } | undefined> {
+  const source = await storedText(db, page.entry.doc);
+  if (!/\{%-?\s*if\b/.test(source)) return undefined;
+  return searchTextOf(await visibleMarkdown(source, conditionScope(nav, page, visitor)));
+}
+
 /** A page as markdown (`<page>.md`), with its front matter and links relative to it, as `visitor` may read it. */
 export async function pageMarkdown(db: Db, nav: Navigation, page: NavPage, visitor: Visitor): Promise<string> {
   const reader = new ContentReader(db, nav.root);
   const source = await storedText(db, page.entry.doc);
   const directory = await pageDirectory(reader, page.entry);
-  const scope = { visitor: { claims: visitor.claims }, space: { vars: nav.variables }, page: { vars: page.entry.variables ?? {} } };
-  const body = await relativeLinks(reader, await visibleMarkdown(await readBody(reader, source, page.entry, { dereferenced: true }), scope), directory);
+  const body = await relativeLinks(reader, await visibleMarkdown(await readBody(reader, source, page.entry, { dereferenced: true }), conditionScope(nav, page, visitor)), directory);
   return withFrontMatter(await relativeCover(reader, frontMatterOf(page.entry), directory), `# ${page.title}\n\n${body}`);
 }

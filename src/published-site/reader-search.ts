@@ -3,11 +3,11 @@ import type { Db } from '../platform/db/database.ts';
 import type { SiteIntegration } from '../integrations/site-scripts.ts';
 import type { SiteRow } from '../platform/db/schema.ts';
 import type { Urls } from '../platform/urls.ts';
-import { searchHits } from '../search/service.ts';
+import { searchHits, stillMatches } from '../search/service.ts';
 import type { ParsedQuery } from '../search/segment.ts';
 import type { Hit } from '../search/store.ts';
 import type { Navigation, NavPage } from './navigation.ts';
-import { navigationFor, pageAt, reachableSiteSpaces, type Located, type SiteStructure } from './published.ts';
+import { navigationFor, pageAt, reachableSiteSpaces, visibleSearchText, type Located, type SiteStructure } from './published.ts';
 import type { Visitor } from './visitor.ts';
 
 /**
@@ -66,7 +66,13 @@ export async function readerHits(reader: ReaderSite, visitor: Visitor, query: st
       }
       const target = pageAt(nav, hit.path, visitor);
       if (!target || target.hidden) continue;
-      results.push({ hit, query: found.query, located, nav, page: target, path: `${located.prefix}${hit.path}` });
+      // The index holds a page's whole text. Text inside `if` blocks this visitor does not meet is
+      // neither shown nor found: such a page is read as the visitor may read it, and kept only
+      // when the query still matches what they can see.
+      const visible = await visibleSearchText(db, nav, target, visitor);
+      const seen = visible ? { ...hit, sections: visible.sections } : hit;
+      if (visible && !stillMatches(seen, found.query)) continue;
+      results.push({ hit: seen, query: found.query, located, nav, page: target, path: `${located.prefix}${hit.path}` });
       if (results.length === max) break;
     }
     if (!found.next) break;

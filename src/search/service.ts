@@ -73,6 +73,12 @@ export function matchingSections(hit: Hit, query: ParsedQuery, max = 3) {
   return found.map(({ section, inBody }) => ({ ...section, ...snippet(section.body, inBody) }));
 }
 
+/** Whether the query's words are in the hit's title, description or sections (after its text was narrowed, e.g. to what a visitor may read). */
+export function stillMatches(hit: Hit, query: ParsedQuery): boolean {
+  const matcher = matcherFor(hit.query_text, query.highlight);
+  return findMatches(hit.title, matcher).length > 0 || findMatches(hit.description, matcher).length > 0 || matchingSections(hit, query, 1).length > 0;
+}
+
 /** A snippet of a page that matched on its own fields (title, description): its description or start. */
 export function pageSnippet(hit: Hit, query: ParsedQuery) {
   const matcher = matcherFor(hit.query_text, query.highlight);
