@@ -37,7 +37,9 @@ export function findMatches(text: string, matcher: Matcher): Range[] {
   const lower = text.toLowerCase();
   // toLowerCase keeps offsets for the scripts indexed here, except a few (İ): then match on the text itself.
   const source = lower.length === text.length ? lower : text;
-  if (matcher.starts.length) {
+  // A word starting with a term holds it: texts without any (most sections of a long page) are
+  // passed over without cutting them into words.
+  if (matcher.starts.length && matcher.starts.some((t) => lower.includes(t))) {
     for (const m of source.matchAll(/[\p{L}\p{N}]+/gu)) {
       const word = m[0].toLowerCase();
       if (matcher.starts.some((t) => word.startsWith(t))) ranges.push({ start: m.index, end: m.index + m[0].length });

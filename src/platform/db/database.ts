@@ -25,6 +25,7 @@ import * as m0018 from './migrations/0018_translation_page_fingerprints.ts';
 import * as m0019 from './migrations/0019_passwords.ts';
 import * as m0020 from './migrations/0020_search_languages.ts';
 import * as m0021 from './migrations/0021_oidc.ts';
+import * as m0022 from './migrations/0022_organization_language.ts';
 import { PGliteDialect } from './pglite-dialect.ts';
 import type { Database } from './schema.ts';
 
@@ -89,6 +90,7 @@ const migrations: Record<string, Migration> = {
   '0019_passwords': m0019,
   '0020_search_languages': m0020,
   '0021_oidc': m0021,
+  '0022_organization_language': m0022,
 };
 
 class StaticMigrationProvider implements MigrationProvider {
