@@ -256,12 +256,16 @@ export async function vocabularyNear(db: Db, spaces: Expression<unknown> | strin
   if (!words.length || (Array.isArray(spaces) && spaces.length === 0)) return near;
   const inSpaces = Array.isArray(spaces) ? sql`sw.space_id IN (${sql.join(spaces)})` : sql`sw.space_id IN (${spaces})`;
   // One statement, no transaction: its one-time filter sets the trigram threshold (for this
-  // statement's transaction only) before the index is scanned.
+  // statement's transaction only) before the index is scanned. A word of the vocabulary itself
+  // needs no correction (correctionsOf), so its similar words are not looked for: one probe of
+  // the primary key instead of a trigram scan with a low threshold, which is the costly part.
+  const exactly = Array.isArray(spaces) ? sql`e.space_id IN (${sql.join(spaces)})` : sql`e.space_id IN (${spaces})`;
   const rows = await sql<{ typed: string; word: string; pages: number }>`
     SELECT q.typed, c.word, c.pages FROM unnest(${words}::text[]) AS q(typed)
     CROSS JOIN LATERAL (
       SELECT sw.word, sum(sw.pages)::int AS pages FROM search_words sw
       WHERE (SELECT set_config('pg_trgm.similarity_threshold', '0.2', true)) IS NOT NULL AND ${inSpaces} AND sw.word % q.typed
+        AND NOT EXISTS (SELECT 1 FROM search_words e WHERE ${exactly} AND e.word = q.typed)
       GROUP BY sw.word ORDER BY similarity(sw.word, q.typed) DESC, sw.word LIMIT 30
     ) c`.execute(db);
   for (const row of rows.rows) near.set(row.typed, [...(near.get(row.typed) ?? []), { word: row.word, pages: row.pages }]);
