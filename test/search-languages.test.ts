@@ -74,8 +74,11 @@ describe('search in every language', () => {
     const fr = await spaceWith(ann, org.id, 'Guide', 'fr', [
       { title: 'Relecture', markdown: 'Chaque document est relu avant sa publication.\n' },
       { title: 'Accueil', markdown: 'Bienvenue.\n' },
+      { title: 'Exploitation', markdown: "Débordement d'entier.\n" },
     ]);
     assert.deepEqual(await titles(ann, fr.id, 'documents'), ['Relecture']);
+    // An elision while typing: "d'ent" is "d" and the start of "entier".
+    assert.deepEqual(await titles(ann, fr.id, "débordement d'ent"), ['Exploitation']);
     assert.deepEqual(await highlighted(ann, fr.id, 'documents'), ['document']);
 
     // Written in French but indexed as English (no language): "activées" is not "activer" in English.
