@@ -5,7 +5,8 @@ import { applyTemplate } from './templates/service.ts';
 import { contentExtensions } from './content/extensions.ts';
 import { grantRoleOnSpace } from './integrations/grants.ts';
 import { mayHoldOpenAPIBlocks, resolveOpenAPIBlocks } from './openapi/blocks.ts';
-import { reindexSpace, SEARCH_LANGUAGE_JOB } from './search/indexer.ts';
+import { followOrganizationLanguage, reindexSpace, SEARCH_LANGUAGE_JOB } from './search/indexer.ts';
+import { organizationHooks } from './orgs/hooks.ts';
 import { siteIntegrations, siteScripts } from './integrations/site-scripts.ts';
 import { siteGrantHolds } from './sites/content-token.ts';
 import { siteExtensions } from './sites/hooks.ts';
@@ -32,6 +33,8 @@ export function wireAreas(): void {
     await jobs.enqueue(SEARCH_LANGUAGE_JOB, { spaceId }, { db: trx });
   });
   resolveSpaceGrantsWith({ integrationRole: grantRoleOnSpace, siteGrantHolds });
+  // Organizations: a new default language re-indexes the spaces that have none of their own.
+  organizationHooks.on('languageChanged', (trx, { organizationId, jobs }) => followOrganizationLanguage(trx, jobs, organizationId));
 
   // Content: OpenAPI blocks are filled on computed reads; a merge revision names its change request.
   contentExtensions.computedBlocks.push({ mayHold: mayHoldOpenAPIBlocks, resolve: resolveOpenAPIBlocks });

@@ -74,8 +74,11 @@ describe('search in every language', () => {
     const fr = await spaceWith(ann, org.id, 'Guide', 'fr', [
       { title: 'Relecture', markdown: 'Chaque document est relu avant sa publication.\n' },
       { title: 'Accueil', markdown: 'Bienvenue.\n' },
+      { title: 'Exploitation', markdown: "Débordement d'entier.\n" },
     ]);
     assert.deepEqual(await titles(ann, fr.id, 'documents'), ['Relecture']);
+    // An elision while typing: "d'ent" is "d" and the start of "entier".
+    assert.deepEqual(await titles(ann, fr.id, "débordement d'ent"), ['Exploitation']);
     assert.deepEqual(await highlighted(ann, fr.id, 'documents'), ['document']);
 
     // Written in French but indexed as English (no language): "activées" is not "activer" in English.
@@ -89,6 +92,61 @@ describe('search in every language', () => {
     assert.equal(state.ts_config, 'french');
     const rows = await db.selectFrom('search_pages').select('ts_config').where('space_id', '=', untagged.id).execute();
     assert.deepEqual(rows.map((r) => String(r.ts_config)), ['french']);
+  });
+
+  test("an organization's default language: new spaces take it; spaces without one are searched in it", async () => {
+    const ann = await t.user('Ann');
+    const { data: org } = await ann.api.orgs.createOrganization({ title: 'Défaut' });
+    const before = await spaceWith(ann, org.id, 'Avant', undefined, [{ title: 'Réglages', markdown: 'Activer les options avancées.\n' }]);
+    const english = await spaceWith(ann, org.id, 'English', 'en', [{ title: 'Settings', markdown: 'Activées options.\n' }]);
+    assert.deepEqual(await titles(ann, before.id, 'activées'), []);
+    const { data: updated } = await ann.api.orgs.updateOrganizationById(org.id, { language: 'fr' } as never);
+    assert.equal((updated as { language?: string }).language, 'fr');
+    await settleJobs(t);
+    // The space without a language follows the organization's; one with its own keeps it.
+    assert.deepEqual(await titles(ann, before.id, 'activées'), ['Réglages']);
+    const rows = await t.server.services.db.selectFrom('search_pages').select('ts_config').where('space_id', 'in', [before.id, english.id]).orderBy('title').execute();
+    assert.deepEqual(rows.map((r) => String(r.ts_config)), ['french', 'english']);
+    const { data: created } = await ann.api.orgs.createSpace(org.id, { title: 'Après' });
+    assert.equal(created.language, 'fr');
+    // Guests and non-admins cannot change it; a code outside the list is refused.
+    const bad = await t.request('PATCH', `/v1/orgs/${org.id}`, { token: ann.token, body: { language: 'xx' } });
+    assert.equal(bad.status, 400);
+  });
+
+  test("support conversations are clustered in the organization's language, with related pages found in it", async () => {
+    const ann = await t.user('Ann');
+    const { data: org } = await ann.api.orgs.createOrganization({ title: 'Assistance' });
+    await ann.api.orgs.updateOrganizationById(org.id, { language: 'fr' } as never);
+    await spaceWith(ann, org.id, 'Aide', undefined, [
+      { title: 'Exporter en PDF', markdown: "L'exportation des documents en PDF.\n" },
+      { title: 'Connexion', markdown: 'Se connecter avec le SSO.\n' },
+    ]);
+    const said = (id: string, body: string) => ({ id, subject: '', parts: [{ type: 'message', role: 'user', body }] });
+    const res = await t.request('POST', `/v1/orgs/${org.id}/conversations`, {
+      token: ann.token,
+      body: [
+        said('pdf-1', "L'exportation de mes documents en PDF échoue."),
+        said('pdf-2', "L'exportation d'un document en PDF donne une erreur."),
+        said('pdf-3', "L'exportation PDF des documents échoue encore."),
+        said('sso-1', 'La connexion avec le SSO échoue.'),
+        said('sso-2', 'La connexion SSO donne une erreur 403.'),
+      ],
+    });
+    assert.equal(res.status, 204, JSON.stringify(res.body));
+    await settleJobs(t);
+    const issues = (await t.request('GET', `/v1/orgs/${org.id}/conversations-issues?limit=100`, { token: ann.token })).body.items as { issue: { cluster: string }; conversation: { id: string } }[];
+    const clusterOf = new Map(issues.map((i) => [i.conversation.id, i.issue.cluster]));
+    assert.equal(clusterOf.size, 5);
+    assert.equal(clusterOf.get('pdf-2'), clusterOf.get('pdf-1'));
+    assert.equal(clusterOf.get('pdf-3'), clusterOf.get('pdf-1'));
+    assert.equal(clusterOf.get('sso-2'), clusterOf.get('sso-1'));
+    assert.notEqual(clusterOf.get('sso-1'), clusterOf.get('pdf-1'));
+    const cluster = (await t.request('GET', `/v1/orgs/${org.id}/conversations-clusters/${clusterOf.get('pdf-1')}`, { token: ann.token })).body;
+    // French stop words are no keywords; the related page is found through French stems.
+    const { keywords } = await t.server.services.db.selectFrom('issues_clusters').select('keywords').where('id', '=', clusterOf.get('pdf-1')!).executeTakeFirstOrThrow();
+    assert.ok((keywords as string[]).length > 0 && !(keywords as string[]).some((k) => ['de', 'des', 'les', 'mes', 'en', 'un'].includes(k)), JSON.stringify(keywords));
+    assert.equal(cluster.pages[0]?.title, 'Exporter en PDF', JSON.stringify(cluster.pages));
   });
 
   test('misspelled words, prefixes while typing, quoted phrases and exclusions', async () => {

@@ -70,6 +70,23 @@ const LOW = [
   /\bwhen will\b/, /\bhow long (does|will|should)\b/, /\bis there (a|an) (setting|option|limit)\b/, /\b(can|could) you (please )?(raise|reset|fix|resend|reissue|restore|recover|undo)\b/,
 ];
 
+/**
+ * Cues in other languages than English, for the built-in engine to find the problems of
+ * conversations written in them: the common words of failure, blocking and loss in French, German,
+ * Spanish, Portuguese, Italian and Dutch (whole words: letters on neither side), and in Japanese,
+ * Chinese and Korean (written without spaces: anywhere in the sentence). A first set, not a
+ * translation of every English cue; the OpenAI-compatible engine reads any language.
+ */
+const word = (alternatives: string) => new RegExp(`(?<![\\p{L}\\p{N}])(${alternatives})(?![\\p{L}\\p{N}])`, 'u');
+const HIGH_OTHER = [
+  word("perte de données|plantage|plante|inutilisable|complètement bloqué(e|s|es)?|urgente?|datenverlust|abgestürzt|absturz|stürzt ab|unbenutzbar|dringend|pérdida de datos|se cuelga|inutilizable|perda de dados|trava tudo|perdita di dati|si blocca|gegevensverlies|crasht"),
+  /データ(が|を)?(消え|失)|クラッシュ|落ちて|緊急|数据丢失|崩溃|闪退|紧急|데이터 (손실|유실)|충돌|긴급/u,
+];
+const MEDIUM_OTHER = [
+  word("erreurs?|échecs?|échoue(nt)?|a échoué|ne (fonctionne|marche|s'affiche|charge|répond) (pas|plus)|ne peux pas|n'arrive pas|impossible|bug(s|gé|gue)?|bogues?|bloqué(e|s|es)?|manquant(e|s|es)?|introuvable|lent(e|s)?|fehler|fehlgeschlagen|schlägt fehl|funktioniert (nicht|nie)|geht nicht|kaputt|kann (nicht|keine?n?)|hängt|fehlt|langsam|falla(n)?|fallo|no funciona|no (puedo|carga|aparece)|roto|bloqueado|lento|erro(s)?|falha(s)?|não (funciona|consigo|carrega|aparece)|quebrado|travado|errore|non (funziona|riesco|carica)|bloccato|guasto|fout(en)?|werkt niet|kapot|mislukt|kan niet|traag"),
+  /エラー|失敗|できません|できない|動かない|動きません|表示されな|表示されません|不具合|バグ|遅い|错误|失败|无法|不能|报错|出错|打不开|异常|卡住|오류|에러|실패|안 ?돼|안 ?됩니다|작동하지|작동 안|안 열/u,
+];
+
 /** What says a problem is absent or over; removed before cues are looked for. */
 const ABSENCE = [
   /\b(no|without any|without|zero|never had any|not any|haven't had any|never any) (real )?(problems?|issues?|errors?|bugs?|complaints?|trouble|hiccups?|questions?)\b/g,
@@ -111,8 +128,8 @@ export function scoreSentence(sentence: string): Impact | undefined {
   let text = sentence.toLowerCase().replace(/[’`]/g, '\'');
   if (RESOLVED.test(text)) return undefined;
   for (const pattern of ABSENCE) text = text.replace(pattern, ' ');
-  if (HIGH.some((p) => p.test(text))) return 'high';
-  if (MEDIUM.some((p) => p.test(text))) return 'medium';
+  if (HIGH.some((p) => p.test(text)) || HIGH_OTHER.some((p) => p.test(text))) return 'high';
+  if (MEDIUM.some((p) => p.test(text)) || MEDIUM_OTHER.some((p) => p.test(text))) return 'medium';
   if (LOW.some((p) => p.test(text))) return 'low';
   return undefined;
 }

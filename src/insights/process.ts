@@ -8,7 +8,8 @@ import { clusterSummary, iconFor, issueDetails } from './documents.ts';
 import { builtInEngine, engineFor, type Engine } from './engine.ts';
 import { strongerImpact, type ConversationText, type ExtractedIssue } from './extract.ts';
 import * as store from './store.ts';
-import { idf, termVector, terms as termsOf, type SparseVector } from './text.ts';
+import { analyzerFor } from './analyzer.ts';
+import { idf, termVector, terms as termsOf, type Analyzer, type SparseVector } from './text.ts';
 
 export const PROCESS_CONVERSATIONS_JOB = 'insights.process';
 export const RECLUSTER_JOB = 'insights.recluster';
@@ -53,23 +54,29 @@ function denseToSparse(vector: number[]): SparseVector {
 }
 
 /** Extraction (and embeddings) for conversations, outside any transaction: an engine may be slow. */
-async function prepare(engine: Engine, rows: { id: string; subject: string; source: string; parts: unknown; content_hash: string; created_at: Date }[]): Promise<Prepared[]> {
-  const prepared: Prepared[] = [];
+async function prepare(
+  engine: Engine,
+  rows: { id: string; subject: string; source: string; parts: unknown; content_hash: string; created_at: Date }[],
+  /** How the issues' words are read, in the organization's language (analyzer.ts). */
+  analyzer: (texts: string[]) => Promise<Analyzer>,
+): Promise<Prepared[]> {
+  const extractions = [];
   for (const row of rows) {
     const conversation: ConversationText = { subject: row.subject, parts: row.parts as ConversationText['parts'] };
-    const extracted = await engine.extract(conversation);
-    prepared.push({
-      conversationId: row.id,
-      hash: row.content_hash,
-      subject: row.subject,
-      source: row.source,
-      createdAt: row.created_at,
-      issues: extracted.map((e) => {
-        const { counts, surface } = termsOf(e.text);
-        return { extracted: e, counts, surface, terms: termVector(counts) };
-      }),
-    });
+    extractions.push({ row, extracted: await engine.extract(conversation) });
   }
+  const analyze = await analyzer(extractions.flatMap((x) => x.extracted.map((e) => e.text)));
+  const prepared: Prepared[] = extractions.map(({ row, extracted }) => ({
+    conversationId: row.id,
+    hash: row.content_hash,
+    subject: row.subject,
+    source: row.source,
+    createdAt: row.created_at,
+    issues: extracted.map((e) => {
+      const { counts, surface } = termsOf(e.text, analyze);
+      return { extracted: e, counts, surface, terms: termVector(counts) };
+    }),
+  }));
   if (engine.embed) {
     const all = prepared.flatMap((p) => p.issues);
     for (let i = 0; i < all.length; i += 64) {
@@ -177,20 +184,22 @@ export function processConversationsJob(services: Services) {
     const rows = await store.unprocessedConversations(db, organizationId, ids);
     if (rows.length === 0) return;
     let engine = engineFor(services.config);
+    const language = await store.organizationLanguage(db, organizationId);
+    const analyzer = (texts: string[]) => analyzerFor(db, language, texts);
     // A chunk per transaction: the embedded database serves one transaction at a time, so a
     // large batch must not hold it for long.
     for (let start = 0; start < rows.length; start += CHUNK) {
       const chunk = rows.slice(start, start + CHUNK);
       let prepared: Prepared[];
       try {
-        prepared = await prepare(engine, chunk);
+        prepared = await prepare(engine, chunk, analyzer);
       } catch (err) {
         // The configured engine failed on every attempt: the built-in engine processes the
         // conversations rather than leaving them unprocessed for good.
         if (job.attempt < ((await store.maxAttemptsOf(db, job.jobId)) ?? 1)) throw err;
         services.jobs.logger?.warn({ err: (err as Error).message, organizationId }, 'insights engine failed on the last attempt: built-in engine used');
         engine = builtInEngine;
-        prepared = await prepare(engine, chunk);
+        prepared = await prepare(engine, chunk, analyzer);
       }
       const created: { id: string; sample: { titles: string[]; evidence: string[]; keywords: string[] } }[] = [];
       await db.transaction().execute(async (trx) => {

@@ -1,5 +1,7 @@
 import { createHash } from 'node:crypto';
 import type { Ctx } from '../platform/context.ts';
+import { searchConfigFor } from '../search/language.ts';
+import { searchConfigsOf } from '../search/store.ts';
 import type { ConversationRow, IssuesClusterRow } from '../platform/db/schema.ts';
 import { BadRequestError, NotFoundError } from '../platform/errors.ts';
 import { assertCanIngestConversations, assertCanReadConversations } from '../platform/policy.ts';
@@ -170,10 +172,12 @@ async function clusterFigures(ctx: Ctx, organizationId: string, role: Parameters
   for (const s of sources) figures.get(s.cluster_id!)!.sources[s.source] = Number(s.n);
   for (const s of stats) figures.get(s.cluster_id!)!.stats = { issues: Number(s.issues), conversations: Number(s.conversations) };
   const spaces = visibleSpaces(ctx.db, organizationId, ctx.user.id, role).clearSelect().select('spaces.id');
+  // The pages are found in the languages of the spaces, as search finds them.
+  const configs = [...new Set((await searchConfigsOf(ctx.db, spaces)).flatMap((s) => [searchConfigFor(s.language), ...(s.indexed ? [s.indexed] : [])]))].sort();
   for (const row of rows) {
     const keywords = (row.keywords as string[]).filter((k) => /^[\p{L}\p{N}][\p{L}\p{N}' -]*$/u.test(k)).slice(0, 8);
     if (keywords.length === 0) continue;
-    const found = await store.pagesMatching(ctx.db, spaces, keywords, RELATED_PAGES);
+    const found = await store.pagesMatching(ctx.db, spaces, keywords, RELATED_PAGES, configs);
     figures.get(row.id)!.pages = found.map((p) => ({
       space: p.space_id,
       page: p.page_id,

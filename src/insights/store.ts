@@ -287,10 +287,16 @@ export async function issueAndConversationCounts(db: Db, clusterIds: string[]) {
     .execute();
 }
 
-/** The pages of the given spaces that best match some keywords (full-text search), at most `limit`. */
-export async function pagesMatching(db: Db, spaceIds: Expression<unknown>, keywords: string[], limit: number) {
+/**
+ * The pages of the given spaces that best match some keywords (full-text search, in `configs`:
+ * the text search configurations of those spaces' languages), at most `limit`.
+ */
+export async function pagesMatching(db: Db, spaceIds: Expression<unknown>, keywords: string[], limit: number, configs: string[]) {
+  if (configs.length === 0) return [];
+  const text = keywords.join(' or ');
+  const query = sql.join(configs.map((cfg) => sql`websearch_to_tsquery(${cfg}::regconfig, ${text})`), sql` || `);
   const found = await sql<{ space_id: string; page_id: string; title: string; path: string }>`
-      WITH q AS (SELECT websearch_to_tsquery('english', ${keywords.join(' or ')}) AS query),
+      WITH q AS (SELECT ${query} AS query),
       candidates AS (
         SELECT sp.space_id, sp.page_id, sp.title, sp.path, sp.tsv FROM search_pages sp, q
         WHERE sp.space_id IN (${spaceIds}) AND sp.tsv @@ q.query LIMIT 1000
@@ -356,4 +362,20 @@ export async function rescheduleJob(db: Db, jobId: number, runAt: Date): Promise
 
 export async function maxAttemptsOf(db: Db, jobId: number): Promise<number | undefined> {
   return (await db.selectFrom('jobs').select('max_attempts').where('id', '=', jobId).executeTakeFirst())?.max_attempts;
+}
+
+/** An organization's default content language (null: none), the language its conversations are read in. */
+export async function organizationLanguage(db: Db, organizationId: string): Promise<string | null> {
+  const row = await db.selectFrom('organizations').select('language').where('id', '=', organizationId).executeTakeFirst();
+  return row?.language ?? null;
+}
+
+/**
+ * Each word's lexeme in a Snowball dictionary of PostgreSQL (`french_stem`…), the one search's
+ * configuration of that language uses; null for a stop word.
+ */
+export async function stemsOf(db: Db, dictionary: string, words: string[]): Promise<Map<string, string | null>> {
+  const rows = await sql<{ word: string; lexemes: string[] | null }>`
+    SELECT w.word, ts_lexize(${dictionary}::regdictionary, w.word) AS lexemes FROM unnest(${words}::text[]) AS w(word)`.execute(db);
+  return new Map(rows.rows.map((r) => [r.word, r.lexemes === null ? r.word : (r.lexemes[0] ?? null)]));
 }

@@ -3,9 +3,12 @@ import { eng } from 'stopword';
 
 /**
  * Text processing of the built-in engine: sentences and words by the platform's own Unicode
- * segmentation (Intl.Segmenter, UAX #29), English stop words from `stopword`, Porter stems from
- * `stemmer`. A text becomes a sparse term-frequency vector of stems (and of pairs of adjacent
- * stems, which tell "api key" from "api rate"), weighted by inverse document frequency when compared.
+ * segmentation (Intl.Segmenter, UAX #29; ICU's dictionaries cut Chinese, Japanese and Thai into
+ * words), then each word through an `Analyzer`: its stem, or nothing for a stop word. English (an
+ * organization without a language, or `en`): Porter stems from `stemmer`, stop words from
+ * `stopword` and support chatter; other languages: see analyzer.ts. A text becomes a sparse
+ * term-frequency vector of stems (and of pairs of adjacent stems, which tell "api key" from "api
+ * rate"), weighted by inverse document frequency when compared.
  */
 
 const sentenceSegmenter = new Intl.Segmenter('en', { granularity: 'sentence' });
@@ -55,17 +58,34 @@ export interface Terms {
   surface: Map<string, string>;
 }
 
+/** A word's stem, or null for a word that says nothing (a stop word). */
+export type Analyzer = (word: string) => string | null;
+
+/** English, as the engine always read it: Porter stems, stop words and support chatter dropped. */
+export const english: Analyzer = (word) => (STOP.has(word) ? null : stemmer(word));
+
+/**
+ * The words an analyzer reads. In English a word keeps its apostrophe ("don't" is a stop word);
+ * in other languages it is cut there, as PostgreSQL's parser cuts it for search: French and
+ * Italian elisions ("l'exportation", "j'exporte") leave the word itself.
+ */
+export function wordsFor(text: string, analyze: Analyzer): string[] {
+  const all = words(text);
+  return analyze === english ? all : all.flatMap((w) => (w.includes('\'') ? w.split('\'').filter(Boolean) : [w]));
+}
+
 /** Content terms of a text: stop words and chatter dropped, words stemmed, adjacent pairs added. */
-export function terms(text: string): Terms {
+export function terms(text: string, analyze: Analyzer = english): Terms {
   const counts = new Map<string, number>();
   const surface = new Map<string, string>();
   let previous: string | undefined;
-  for (const word of words(text)) {
-    if (word.length < 2 || STOP.has(word) || /^\d+$/.test(word) && word.length < 3) {
+  for (const word of wordsFor(text, analyze)) {
+    // One letter says nothing, except in scripts where a character is a word (Chinese 库, 错).
+    const stem = (word.length < 2 && !/^\p{Script=Han}$/u.test(word)) || (/^\d+$/.test(word) && word.length < 3) ? null : analyze(word);
+    if (!stem) {
       previous = undefined;
       continue;
     }
-    const stem = stemmer(word);
     counts.set(stem, (counts.get(stem) ?? 0) + 1);
     if (!surface.has(stem)) surface.set(stem, word);
     if (previous !== undefined && previous !== stem) {

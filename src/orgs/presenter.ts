@@ -35,6 +35,7 @@ export function presentOrganization(urls: Urls, org: OrganizationRow, membership
     },
     trial: { status: 'notapplicable', count: 0 },
     permissions: organizationPermissions(membership),
+    ...(org.language ? { language: org.language } : {}),
   };
 }
 

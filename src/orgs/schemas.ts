@@ -1,5 +1,6 @@
 import { Type, type Static } from '@sinclair/typebox';
 import { asEnum, Document, MergeRule, MergeRulesRules, RoleOrGuest, Timestamp } from '../platform/schemas.ts';
+import { LANGUAGES } from '../spaces/schemas.ts';
 
 export const OrganizationTitle = Type.String({ minLength: 2, maxLength: 255, pattern: '\\S.*\\S', description: 'Name of the organization' });
 
@@ -14,6 +15,9 @@ export const Hostname = Type.String({
   pattern: '^[a-z0-9][a-z0-9-]*[a-z0-9]$',
   description: 'Default hostname for public content (lowercase letters, digits, dashes)',
 });
+
+const OrganizationLanguageDoc =
+  "Folio's addition: the organization's default content language. New spaces take it; search (and the insights engine) use it for a space that has no language of its own";
 
 export const DefaultContent = Type.Object({ type: Type.Literal('site'), site: Type.String({ maxLength: 100 }) });
 
@@ -63,6 +67,7 @@ export const Organization = Type.Object({
   urls: Type.Object({ location: Type.String(), app: Type.String(), logo: Type.Optional(Type.String()) }),
   trial: Type.Object({ status: Type.String(), count: Type.Integer() }),
   permissions: OrganizationPermissions,
+  language: Type.Optional(Type.String({ description: OrganizationLanguageDoc })),
 });
 export type OrganizationResource = Static<typeof Organization>;
 
@@ -82,6 +87,7 @@ export const UpdateOrganizationBody = Type.Object({
   ai: Type.Optional(Type.Boolean()),
   inviteLinks: Type.Optional(Type.Boolean()),
   mergeRules: Type.Optional(OrganizationMergeRules),
+  language: Type.Optional(Type.Union([asEnum(Type.Union(LANGUAGES.map((l) => Type.Literal(l)))), Type.Null()], { description: `${OrganizationLanguageDoc}. null: none (English for search)` })),
 });
 export type UpdateOrganizationInput = Static<typeof UpdateOrganizationBody>;
 

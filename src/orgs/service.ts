@@ -9,6 +9,7 @@ import { assertAdmin, type Membership } from '../platform/policy.ts';
 import { emailDomain } from '../users/service.ts';
 import { requireMembership, requireOrganization } from '../access/organizations.ts';
 import { assertMembers } from '../access/organizations.ts';
+import { organizationHooks } from './hooks.ts';
 import type { UpdateOrganizationInput } from './schemas.ts';
 import * as store from './store.ts';
 
@@ -46,7 +47,7 @@ async function validateMergeRules(ctx: Ctx, organizationId: string, rules: Updat
 }
 
 export async function updateOrganization(ctx: Ctx, organizationId: string, input: UpdateOrganizationInput) {
-  const { membership } = await requireOrganization(ctx, organizationId);
+  const { org: current, membership } = await requireOrganization(ctx, organizationId);
   assertAdmin(membership, 'change the organization');
   await validateMergeRules(ctx, organizationId, input.mergeRules);
   if (input.defaultContent) {
@@ -63,12 +64,18 @@ export async function updateOrganization(ctx: Ctx, organizationId: string, input
   if (input.sso !== undefined) patch.sso = input.sso;
   if (input.ai !== undefined) patch.ai = input.ai;
   if (input.inviteLinks !== undefined) patch.invite_links = input.inviteLinks;
+  if (input.language !== undefined) patch.language = input.language;
   if (input.mergeRules !== undefined) {
     const rules: MergeRules = input.mergeRules.type === 'rules' ? input.mergeRules : { type: 'none' };
     patch.merge_rules = json(rules) as never;
   }
   try {
-    const org = await store.updateOrganizationRow(ctx.db, organizationId, patch);
+    const languageChanged = input.language !== undefined && input.language !== current.language;
+    const org = await ctx.db.transaction().execute(async (trx) => {
+      const row = await store.updateOrganizationRow(trx, organizationId, patch);
+      if (languageChanged) await organizationHooks.run('languageChanged', trx, { organizationId, jobs: ctx.jobs });
+      return row;
+    });
     // Which tokens may reach the organization depends on its SSO enforcement (see sso-gate.ts).
     if (input.sso !== undefined) ctx.tokenCache.clear();
     return { org, membership };

@@ -38,7 +38,7 @@ export const operationDocs: Record<string, readonly [summary: string, descriptio
   listOrganizationsForAuthenticatedUser: ['List my organizations', 'The organizations the calling user is a member of, paginated.'],
   createOrganization: ['Create an organization', 'Creates an organization; the caller becomes its first admin.'],
   getOrganizationById: ['Get an organization', 'An organization the caller belongs to. Outsiders get 404, so the organization\'s existence is not revealed.'],
-  updateOrganizationById: ['Update an organization', 'Changes the title or other settings of an organization, such as its merge rules. Admins only.'],
+  updateOrganizationById: ['Update an organization', 'Changes the title or other settings of an organization, such as its merge rules or (Folio\'s addition) its default content language. Admins only.'],
   joinOrganization: ['Join through an email domain', 'Joins an organization that accepts members from the caller\'s verified email domain. An organization that does not accept the caller answers 404, as a missing one does.'],
   getOrganizationsForEmailDomain: ['Find organizations by email domain', 'Organizations that let users of this email domain join, among those the caller may discover.'],
   updateOrganizationMemberLastSeenAt: ['Record activity in an organization', 'Marks the caller as seen now and returns signed visitor claims (a JWT) for the organization\'s published content.'],

@@ -31,18 +31,45 @@ export function matcherFor(queryText: string, words: string[]): Matcher {
   };
 }
 
-/** The ranges of `text` the query matches, in order, not overlapping. */
+const WORD_CHAR = /[\p{L}\p{N}]/u;
+const WORD_REST = /[\p{L}\p{N}]*/uy;
+const WORD_ONLY = /^[\p{L}\p{N}]+$/u;
+
+/** Whether a word (letters and digits) starts at `at`: the code point before it is none of those. */
+function startsWord(text: string, at: number): boolean {
+  if (at === 0) return true;
+  const before = at >= 2 && /[\uDC00-\uDFFF]/.test(text[at - 1]!) ? text.slice(at - 2, at) : text[at - 1]!;
+  return !WORD_CHAR.test(before);
+}
+
+/**
+ * The ranges of `text` the query matches, in order, not overlapping: each word (a run of letters
+ * and digits) starting with a term, and each occurrence of a spaceless-script term. Words are
+ * found from the terms' occurrences (indexOf), not by cutting the whole text into words: a long
+ * page's sections cost little when the query's terms are rare in them.
+ */
 export function findMatches(text: string, matcher: Matcher): Range[] {
   const ranges: Range[] = [];
   const lower = text.toLowerCase();
-  // toLowerCase keeps offsets for the scripts indexed here, except a few (İ): then match on the text itself.
-  const source = lower.length === text.length ? lower : text;
-  if (matcher.starts.length) {
-    for (const m of source.matchAll(/[\p{L}\p{N}]+/gu)) {
+  const { starts } = matcher;
+  if (starts.length && lower.length === text.length) {
+    // Only a term of letters and digits can start a word of letters and digits.
+    for (const term of starts.filter((t) => WORD_ONLY.test(t))) {
+      for (let at = lower.indexOf(term); at >= 0; at = lower.indexOf(term, at + 1)) {
+        if (!startsWord(lower, at)) continue;
+        WORD_REST.lastIndex = at + term.length;
+        const rest = WORD_REST.exec(lower)![0];
+        ranges.push({ start: at, end: at + term.length + rest.length });
+      }
+    }
+  } else if (starts.length) {
+    // toLowerCase changed the length (a few letters such as İ): offsets follow the text itself.
+    for (const m of text.matchAll(/[\p{L}\p{N}]+/gu)) {
       const word = m[0].toLowerCase();
-      if (matcher.starts.some((t) => word.startsWith(t))) ranges.push({ start: m.index, end: m.index + m[0].length });
+      if (starts.some((t) => word.startsWith(t))) ranges.push({ start: m.index, end: m.index + m[0].length });
     }
   }
+  const source = lower.length === text.length ? lower : text;
   for (const term of matcher.anywhere) {
     for (let at = source.indexOf(term); at >= 0; at = source.indexOf(term, at + term.length)) ranges.push({ start: at, end: at + term.length });
   }

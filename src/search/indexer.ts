@@ -4,7 +4,8 @@ import { ContentReader, getDocuments, type PageEntry } from '../content/model.ts
 import { EMPTY } from '../content/tree.ts';
 import { searchConfigFor } from './language.ts';
 import { indexText } from './segment.ts';
-import { lockIndexedRoot, reconfigureRows, setIndexedConfig, spaceIndexState, spaceLanguage, staleIndexes, writeIndexRows, type SearchRow } from './store.ts';
+import type { Jobs } from '../platform/jobs.ts';
+import { lockIndexedRoot, reconfigureRows, setIndexedConfig, spaceIndexState, spaceLanguage, spacesFollowingOrganization, staleIndexes, writeIndexRows, type SearchRow } from './store.ts';
 
 /** A row before its configuration is known: that is read in the transaction that writes it. */
 type UnconfiguredRow = Omit<SearchRow, 'ts_config'>;
@@ -162,4 +163,12 @@ export async function applySpaceLanguage(db: Db, spaceId: string): Promise<void>
     while ((await reconfigureRows(trx, spaceId, config, 1000)) > 0);
     await setIndexedConfig(trx, spaceId, config);
   });
+}
+
+/**
+ * After an organization's default language changed (in the caller's transaction): the spaces
+ * without a language of their own move to the new one, each by its `search.language` job.
+ */
+export async function followOrganizationLanguage(trx: Db, jobs: Jobs, organizationId: string): Promise<void> {
+  for (const spaceId of await spacesFollowingOrganization(trx, organizationId)) await jobs.enqueue(SEARCH_LANGUAGE_JOB, { spaceId }, { db: trx });
 }

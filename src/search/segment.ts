@@ -107,9 +107,15 @@ export function parseQuery(query: string): ParsedQuery {
 function splitWords(text: string): string[] {
   const words: string[] = [];
   for (const { segment, isWordLike } of wordSegmenter.segment(text.toLowerCase())) {
-    // Backslashes and quotes would be syntax to to_tsquery; they never make a word.
-    const word = segment.replace(/[\\'"]/g, '');
-    if (isWordLike && word) words.push(word);
+    if (!isWordLike) continue;
+    // An apostrophe inside a word cuts it, as PostgreSQL's parser cuts the indexed text: French
+    // and Italian elisions ("d'einher", "l'explo") leave the word itself, so it can be a prefix
+    // while typed (deleting the apostrophe made "deinher", which matches nothing).
+    for (const part of segment.split(/['\u2019]/)) {
+      // Backslashes and quotes would be syntax to to_tsquery; they never make a word.
+      const word = part.replace(/[\\"]/g, '');
+      if (word) words.push(word);
+    }
   }
   return words;
 }

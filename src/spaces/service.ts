@@ -28,6 +28,7 @@ import {
   markSpaceDeleted,
   moveGrants,
   moveRevisions,
+  organizationLanguage,
   revisionRoot,
   spaceCounts,
   updateSpaceRow,
@@ -85,7 +86,8 @@ export async function createSpace(ctx: Ctx, organizationId: string, input: Creat
       icon: null,
       visibility: input.visibility ?? 'private',
       edit_mode: input.editMode ?? 'live',
-      language: input.language ?? null,
+      // No language given: the organization's default (Folio's `language` on the organization).
+      language: input.language ?? (await organizationLanguage(trx, organizationId)),
       default_level: 'inherit',
       merge_rules: json<MergeRules>({ type: 'inherit' }),
       revision_id: revision,

@@ -84,6 +84,12 @@ export async function revisionRoot(db: Db, revisionId: string): Promise<string> 
 
 export type NewSpace = Omit<InsertObject<Database, 'spaces'>, 'organization_id'>;
 
+/** An organization's default content language (null: none), which a new space takes. */
+export async function organizationLanguage(db: Db, organizationId: string): Promise<string | null> {
+  const row = await db.selectFrom('organizations').select('language').where('id', '=', organizationId).executeTakeFirst();
+  return row?.language ?? null;
+}
+
 export async function insertSpace(db: Db, organizationId: string, space: NewSpace): Promise<SpaceRow> {
   return db
     .insertInto('spaces')

@@ -152,6 +152,8 @@ export interface OrganizationsTable {
   ai: Generated<boolean>;
   invite_links: Generated<boolean>;
   merge_rules: MergeRules;
+  /** Default content language (a TranslationLanguage code): new spaces take it; search and insights fall back to it. */
+  language: Generated<string | null>;
   created_at: Date;
 }
 
