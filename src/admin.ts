@@ -2,6 +2,7 @@ import { isAbsolute } from 'node:path';
 import { sql } from 'kysely';
 import { revokeApiToken, type TokenCache } from './platform/auth.ts';
 import { writeBackup } from './platform/db/backup.ts';
+import { FILES_SECTION } from './platform/backup-files.ts';
 import { migrate, type Db } from './platform/db/database.ts';
 import { BadRequestError, HttpError } from './platform/errors.ts';
 import { version } from './platform/home.ts';
@@ -81,7 +82,7 @@ export async function runAdminCommand(ctx: AdminContext, req: AdminRequest): Pro
       return { applied: await migrate(ctx.db) };
     case 'backup':
       // A server runs it when it passes its token cache: its requests share an embedded database's session.
-      return { backup: await writeBackup(ctx.db, req.out, { folio: version(), shared: ctx.tokenCache !== undefined }) };
+      return { backup: await writeBackup(ctx.db, req.out, { folio: version(), shared: ctx.tokenCache !== undefined, sections: [FILES_SECTION] }) };
     case 'users create': {
       const out = await createUser(ctx.db, { email: req.email, name: req.name });
       return { user: presentUser(ctx.urls, out.user), token: out.token };

@@ -560,8 +560,13 @@ export async function main(argv: string[]): Promise<number> {
     }
     case 'restore': {
       if (positionals.length !== 1) throw new UsageError('restore needs the backup file', cmd);
-      const { restoreInto } = await import('./platform/db/backup.ts');
-      print({ restored: await restoreInto(loadConfig(), resolve(positionals[0]!)) });
+      const [{ restoreInto }, { emptyFilesReport, filesSectionHandler }] = await Promise.all([import('./platform/db/backup.ts'), import('./platform/backup-files.ts')]);
+      const config = loadConfig();
+      const files = emptyFilesReport();
+      const restored = await restoreInto(config, resolve(positionals[0]!), { sections: { files: filesSectionHandler(config, files) } });
+      print({ restored: { ...restored, files } });
+      if (files.inBucket > 0 && !files.checked) process.stderr.write(`${files.inBucket} files are in an S3 bucket: set the S3_* settings (as the server has them) and they are served from it; this restore could not check it holds them\n`);
+      if (files.missingCount > 0) process.stderr.write(`The bucket does not hold ${files.missingCount} of the backup's files (first: ${files.missing.slice(0, 3).join(', ')}): restore the bucket from its own backup\n`);
       return 0;
     }
     case 'users create':

@@ -1,7 +1,12 @@
 import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
 import { after, before, test } from 'node:test';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { emptyFilesReport, FILES_SECTION, filesSectionHandler } from '../src/platform/backup-files.ts';
 import { moveBlobs, openBlobs } from '../src/platform/blob-store.ts';
+import { restoreInto, writeBackup } from '../src/platform/db/backup.ts';
 import { blobKey } from '../src/platform/blob-store-s3.ts';
 import { editPages, newSite, newSpace, openChangeRequest, orgWithSpace } from './support/factories.ts';
 import { startS3, type TestS3 } from './support/s3-server.ts';
@@ -166,6 +171,22 @@ test('storage migrate moves every file to the bucket, verified by hash; then FIL
     assert.match(followed.type ?? '', /^text\/plain/);
   } finally {
     t.server.services.config.fileDownloads = 'proxy';
+  }
+
+  // A backup names the files in the bucket (its files manifest); a restore checks the bucket holds
+  // each of them and says which it does not.
+  const inBucket = await t.server.services.db.selectFrom('blobs').select('hash').where('data', 'is', null).execute();
+  assert.ok(inBucket.length >= 3);
+  const scratch = mkdtempSync(join(tmpdir(), 'folio-backup-s3-'));
+  try {
+    await writeBackup(t.server.services.db, join(scratch, 'folio.backup.gz'), { folio: 'test', sections: [FILES_SECTION] });
+    await s3.store.delete(sha(same));
+    const report = emptyFilesReport();
+    await restoreInto({ databaseUrl: undefined, dataDir: join(scratch, 'data') }, join(scratch, 'folio.backup.gz'), { sections: { files: filesSectionHandler({ s3: s3.settings }, report) } });
+    assert.deepEqual(report, { inBucket: inBucket.length, checked: true, missing: [sha(same)], missingCount: 1 });
+  } finally {
+    await s3.store.put(sha(same), same);
+    rmSync(scratch, { recursive: true, force: true });
   }
 
   // And back into the database: every file verified, the bucket's objects left as they were.
