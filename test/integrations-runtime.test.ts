@@ -215,13 +215,12 @@ export default { async fetch() {
       await publish(ann, spinner, { title: 'Spinner', organization: org.id, script: 'export default { async fetch() { const end = Date.now() + 6000; while (Date.now() < end) {} return new Response("done"); } };' });
       // Waits 1.2 s, four times its CPU limit, on a timer: no CPU spent, so it answers.
       await publish(ann, waiter, { title: 'Waiter', organization: org.id, script: 'export default { async fetch() { await new Promise((r) => setTimeout(r, 1200)); return new Response("waited"); } };' });
-      const started = Date.now();
       await ann.api.integrations.installIntegration(spinner, { organization: org.id });
       await ann.api.integrations.installIntegration(waiter, { organization: org.id });
       const spun = await eventsUntil(ann, spinner, (items) => items.length === 1 && items[0]!.status !== 'pending');
       assert.equal(spun[0]!.status, 'failed');
-      // Stopped by its CPU time, well before the 6 s it would spin and the 8 s time limit.
-      assert.ok(Date.now() - started < 5000, `stopped after ${Date.now() - started} ms`);
+      // Stopped by its CPU time (not by the 8 s time limit, whose message differs). No wall-clock
+      // bound here: on a loaded machine installing and starting workerd alone can take seconds.
       const { data: detail } = await ann.api.integrations.getIntegrationEvent(spinner, spun[0]!.id);
       assert.match(detail.trace!.logs.map((l) => l.message).join('\n'), /The script used more than 300 ms of CPU time; it was stopped/);
       const waited = await eventsUntil(ann, waiter, (items) => items.length === 1 && items[0]!.status !== 'pending');
