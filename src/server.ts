@@ -28,6 +28,7 @@ import { GIT_EXPORT_JOB, GIT_IMPORT_JOB } from './git/auto-export.ts';
 import { exportJob, importJob } from './git/jobs.ts';
 import { registerIntegrationJobs } from './integrations/dispatch.ts';
 import { closeSandboxes } from './integrations/sandbox.ts';
+import { startCollab, type CollabServer } from './collab/server.ts';
 
 /** The key that signs JWTs, created once and kept in the database so it survives restarts. */
 async function signingKey(db: Db): Promise<Uint8Array> {
@@ -46,6 +47,8 @@ export interface RunningServer {
   firstAdmin: Awaited<ReturnType<typeof createFirstAdmin>>;
   /** Path of the administration socket (embedded database with opts.adminSocket). */
   adminSocket: string | undefined;
+  /** Live co-editing's server (src/collab/), on this server's `/collab`. */
+  collab: CollabServer;
   /** Stops accepting requests, finishes those in flight and the running job, closes the database. */
   close(): Promise<void>;
 }
@@ -116,6 +119,7 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
   let adminSocket: AdminSocket | undefined;
   let started: Awaited<ReturnType<typeof buildFolioApp>> | undefined;
   let shared: SharedState | undefined;
+  let collab: CollabServer | undefined;
   try {
     shared = await openSharedState(config, database.db);
     if (shared.describe) report(shared.describe);
@@ -125,6 +129,7 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
     jobs.logger = app.log;
     setBusLogger(shared, app.log);
     opts.extend?.(app);
+    collab = startCollab(services, app.server, app.log);
     await registerJobHandlers(services);
     // A merge killed between its commit and its search update leaves the index behind the content.
     await refreshStaleSearchIndexes(database.db);
@@ -156,9 +161,12 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
       migrations,
       firstAdmin,
       adminSocket: adminSocket?.path,
+      collab,
       close: () =>
         (closing ??= (async () => {
           await adminSocket?.close();
+          // What editors typed and the delay has not saved yet is saved before the database closes.
+          await collab!.close();
           await app.close();
           await jobs.stop();
           await closeConversions();
@@ -170,6 +178,7 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
     };
   } catch (err) {
     await adminSocket?.close();
+    await collab?.close().catch(() => {});
     await shared?.close();
     // A start that failed after the app was built (listening, the first administrator) closes it.
     await started?.close().catch(() => {});

@@ -15,6 +15,7 @@ import { checkMarkdownLimits } from '../platform/document-limits.ts';
 import type { ContentChangeInput } from './schemas.ts';
 import { assertLive, assertOpen, newRevision, requireChangeRequest } from './service.ts';
 import * as store from './store.ts';
+import { announceChangeRequest } from './hooks.ts';
 
 /** Edits of a change request's content: each batch (or tree edit) one new head revision. */
 
@@ -54,8 +55,18 @@ async function markdownOf(input: DocumentInput | undefined): Promise<string | un
   return '';
 }
 
+/**
+ * What a writer that keeps its own state beside the content (live co-editing, src/collab/) runs
+ * inside the edit's transaction, with the change request locked: `guard` sees the head the batch
+ * applies to (and may refuse it by throwing), `after` the edited content before it commits.
+ */
+export interface EditHooks {
+  guard?(trx: Db, head: ContentReader): Promise<void>;
+  after?(trx: Db, edited: ContentEditor): Promise<void>;
+}
+
 /** Applies a batch of content changes to a change request as one new head revision, all or nothing. */
-export async function editContent(ctx: Ctx, spaceId: string, idOrNumber: string, changes: ContentChangeInput[]) {
+export async function editContent(ctx: Ctx, spaceId: string, idOrNumber: string, changes: ContentChangeInput[], hooks: EditHooks = {}) {
   const { space, cr } = await requireChangeRequest(ctx, spaceId, idOrNumber, 'edit', 'edit the change request');
   assertLive(space, 'edit its content');
   assertOpen(cr, 'edit the content');
@@ -130,11 +141,12 @@ export async function editContent(ctx: Ctx, spaceId: string, idOrNumber: string,
   const blobs: string[] = [];
   for (const f of files) blobs.push(await ctx.blobs.put(f.data));
 
-  return ctx.db.transaction().execute(async (trx) => {
+  const result = await ctx.db.transaction().execute(async (trx) => {
     // One edit at a time per change request: the head we edit is the head we replace.
     const current = await store.lockChangeRequest(trx, cr.organization_id, cr.id);
     assertOpen(current, 'edit the content');
     const head = await loadRevision(trx, space.id, current.revision);
+    await hooks.guard?.(trx, new ContentReader(trx, head.root));
     const editor = new ContentEditor(trx, head.root);
     for (const [i, f] of files.entries()) {
       const blob = blobs[i]!;
@@ -159,6 +171,7 @@ export async function editContent(ctx: Ctx, spaceId: string, idOrNumber: string,
       }
     }
     await storeLinksById(trx, editor, space.id, written);
+    await hooks.after?.(trx, editor);
     const root = await editor.commit(trx);
     const revision = await newRevision(trx, space, root, [head.id], 'edits', ctx.user.id);
     // A page is resolved once its markdown no longer holds conflict markers.
@@ -180,6 +193,8 @@ export async function editContent(ctx: Ctx, spaceId: string, idOrNumber: string,
     const row = await store.updateChangeRequest(trx, cr.organization_id, cr.id, { revision, updated_at: new Date(), conflicts });
     return { cr: row, outcome, root };
   });
+  announceChangeRequest({ organizationId: cr.organization_id, spaceId: space.id, changeRequestId: cr.id });
+  return result;
 }
 
 /**
@@ -362,7 +377,7 @@ export async function editChangeRequestTree(
   const { space, cr } = await requireChangeRequest(ctx, spaceId, idOrNumber, 'edit', 'edit the change request');
   assertLive(space, 'edit its content');
   assertOpen(cr, 'edit the content');
-  return ctx.db.transaction().execute(async (trx) => {
+  const row = await ctx.db.transaction().execute(async (trx) => {
     const current = await store.lockChangeRequest(trx, cr.organization_id, cr.id);
     assertOpen(current, 'edit the content');
     const head = await loadRevision(trx, space.id, current.revision);
@@ -373,4 +388,6 @@ export async function editChangeRequestTree(
     await store.addContributor(trx, cr.id, ctx.user.id);
     return store.updateChangeRequest(trx, cr.organization_id, cr.id, { revision, updated_at: new Date() });
   });
+  announceChangeRequest({ organizationId: cr.organization_id, spaceId: space.id, changeRequestId: cr.id });
+  return row;
 }

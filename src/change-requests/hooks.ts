@@ -13,5 +13,36 @@ export const changeRequestHooks = new Hooks<{
  * done by src/templates/, which builds on change requests. Until wired, naming a template fails.
  */
 export const changeRequestExtensions: {
+  /** Saves what is being typed live into the change request in this process (src/collab/), before a merge reads it. */
+  saveLiveEdits?(changeRequestId: string): Promise<void>;
   applyTemplate?(ctx: Ctx, spaceId: string, input: { id: string; params?: { contentRefs?: Record<string, { kind: string; file?: string | undefined; space?: string | undefined }> | undefined } | undefined; changeRequestId: string }): Promise<void>;
 } = {};
+
+/** A change request whose content or status changed, after the change committed. */
+export interface ChangeRequestChanged {
+  organizationId: string;
+  spaceId: string;
+  changeRequestId: string;
+}
+
+/**
+ * Who follows change requests as they change, in this process (live co-editing, src/collab/,
+ * which brings an API write into the editors of the page). Told after the commit; a watcher must
+ * not throw, and what it starts runs on its own.
+ */
+const watchers = new Set<(event: ChangeRequestChanged) => void>();
+
+export function watchChangeRequests(watcher: (event: ChangeRequestChanged) => void): () => void {
+  watchers.add(watcher);
+  return () => watchers.delete(watcher);
+}
+
+export function announceChangeRequest(event: ChangeRequestChanged): void {
+  for (const watcher of watchers) {
+    try {
+      watcher(event);
+    } catch {
+      // A follower's failure is its own: the change has committed.
+    }
+  }
+}

@@ -7,7 +7,7 @@ import type { Ctx } from '../platform/context.ts';
 import type { Db } from '../platform/db/database.ts';
 import type { ChangeRequestRow, MergeRules, SpaceRow } from '../platform/db/schema.ts';
 import { ConflictError, ForbiddenError } from '../platform/errors.ts';
-import { changeRequestHooks } from './hooks.ts';
+import { announceChangeRequest, changeRequestExtensions, changeRequestHooks } from './hooks.ts';
 import { assertLive, assertOpen, newRevision, requireChangeRequest } from './service.ts';
 import * as store from './store.ts';
 
@@ -52,6 +52,8 @@ export async function mergeChangeRequest(ctx: Ctx, spaceId: string, idOrNumber: 
   const { space, cr } = await requireChangeRequest(ctx, spaceId, idOrNumber, 'review', 'merge the change request');
   assertLive(space, 'merge');
   assertOpen(cr, 'merge');
+  // What people are typing into it here and not yet saved goes in first (src/collab/).
+  await changeRequestExtensions.saveLiveEdits?.(cr.id).catch((err) => ctx.jobs.logger?.warn({ err, changeRequest: cr.id }, 'live edits not saved before the merge'));
   const merged = await ctx.db.transaction().execute(async (trx) => {
     const locked = await store.lockSpace(trx, space.organization_id, space.id);
     assertLive(locked, 'merge');
@@ -93,6 +95,7 @@ export async function mergeChangeRequest(ctx: Ctx, spaceId: string, idOrNumber: 
   await changeRequestHooks
     .run('merged', ctx.db, { organizationId: space.organization_id, spaceId: space.id, message: `${cr.subject || 'Change request'} (#${cr.number})`, jobs: ctx.jobs })
     .catch((err) => ctx.jobs.logger?.error({ err, space: space.id }, 'git export after merge not queued'));
+  announceChangeRequest({ organizationId: space.organization_id, spaceId: space.id, changeRequestId: cr.id });
   return merged;
 }
 
@@ -104,7 +107,7 @@ export async function updateFromSpace(ctx: Ctx, spaceId: string, idOrNumber: str
   const { space, cr } = await requireChangeRequest(ctx, spaceId, idOrNumber, 'edit', 'update the change request');
   assertLive(space, 'update change requests');
   assertOpen(cr, 'update');
-  return ctx.db.transaction().execute(async (trx) => {
+  const updated = await ctx.db.transaction().execute(async (trx) => {
     const locked = await store.lockSpace(trx, space.organization_id, space.id);
     const current = await store.lockChangeRequest(trx, cr.organization_id, cr.id);
     const baseId = current.revision_merged_ancestor ?? current.revision_initial;
@@ -123,5 +126,7 @@ export async function updateFromSpace(ctx: Ctx, spaceId: string, idOrNumber: str
     await store.updateChangeRequest(trx, cr.organization_id, cr.id, { revision, revision_merged_ancestor: main.id, conflicts: conflicted, updated_at: new Date() });
     return { revision, result: outcome.conflicts.length ? ('conflicts' as const) : ('update' as const), conflicts: outcome.conflicts };
   });
+  announceChangeRequest({ organizationId: cr.organization_id, spaceId: space.id, changeRequestId: cr.id });
+  return updated;
 }
 

@@ -9,6 +9,7 @@ import { loadSpace, type SpaceAccess } from '../spaces/access.ts';
 import { visibleSpaces } from '../spaces/service.ts';
 import { normalizeDocumentInput } from '../content/convert.ts';
 import * as store from './store.ts';
+import { announceChangeRequest } from './hooks.ts';
 import type { ChangeRequestFilters } from './store.ts';
 import { clusterExists } from '../insights/service.ts';
 
@@ -117,12 +118,14 @@ export async function updateChangeRequest(
   const cluster = await clusterLink(ctx.db, cr.organization_id, input.conversationsIssuesCluster);
   if (cr.status === 'merged' && input.status) throw new BadRequestError('status: a merged change request keeps its status');
   const description = input.description !== undefined ? await normalizeDocumentInput(input.description, 'description') : undefined;
-  return store.updateChangeRequest(ctx.db, cr.organization_id, cr.id, {
+  const row = await store.updateChangeRequest(ctx.db, cr.organization_id, cr.id, {
     ...(input.subject !== undefined ? { subject: input.subject } : {}),
     ...(description !== undefined ? { description } : {}),
     ...(input.status !== undefined ? { status: input.status } : {}),
     ...(cluster !== undefined ? { conversations_issues_cluster: cluster } : {}),
     updated_at: new Date(),
   });
+  if (input.status !== undefined) announceChangeRequest({ organizationId: cr.organization_id, spaceId, changeRequestId: cr.id });
+  return row;
 }
 

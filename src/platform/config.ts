@@ -134,6 +134,21 @@ export interface Config {
   uploadMaxBytes: number;
   /** The bucket's settings, when S3_BUCKET is set (needed by FILE_STORAGE=s3 and by `folio storage migrate`). */
   s3: S3Settings | undefined;
+  /** Live co-editing (src/collab/): how it saves, checks access and bounds what clients send. */
+  collab: CollabSettings;
+}
+
+export interface CollabSettings {
+  /** Quiet time after the last keystroke before the shared page is saved (COLLAB_SAVE_DELAY_MS). */
+  saveDelayMs: number;
+  /** Longest time typing goes unsaved while someone keeps typing (COLLAB_SAVE_MAX_DELAY_MS). */
+  saveMaxDelayMs: number;
+  /** How often each connection's access is checked again (COLLAB_RECHECK_MS): a removed member is disconnected within it. */
+  recheckMs: number;
+  /** Largest message a client may send (COLLAB_MAX_MESSAGE_BYTES); bigger closes its connection. */
+  maxMessageBytes: number;
+  /** Messages per second a connection may send, on average over a few seconds (COLLAB_MAX_MESSAGES_PER_SECOND). */
+  maxMessagesPerSecond: number;
 }
 
 export interface S3Settings {
@@ -352,6 +367,13 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     integrationRetryBaseMs: intFrom(env, 'INTEGRATION_RETRY_BASE_MS', 1000, 0),
     ssoSessionTtlMs: intFrom(env, 'SSO_SESSION_TTL_MS', 8 * 3600 * 1000, 60_000),
     appSessionTtlMs: intFrom(env, 'APP_SESSION_TTL_MS', 7 * 24 * 3600 * 1000, 60_000),
+    collab: {
+      saveDelayMs: intFrom(env, 'COLLAB_SAVE_DELAY_MS', 2000, 0),
+      saveMaxDelayMs: intFrom(env, 'COLLAB_SAVE_MAX_DELAY_MS', 10_000, 0),
+      recheckMs: intFrom(env, 'COLLAB_RECHECK_MS', 5000, 50),
+      maxMessageBytes: intFrom(env, 'COLLAB_MAX_MESSAGE_BYTES', 4 * 1024 * 1024, 1024),
+      maxMessagesPerSecond: intFrom(env, 'COLLAB_MAX_MESSAGES_PER_SECOND', 200, 1),
+    },
     ssoTokenTtlMs: intFrom(env, 'SSO_TOKEN_TTL_MS', 30 * 24 * 3600 * 1000, 60_000),
     ...aiFrom(env),
     ...storageFrom(env),

@@ -1,4 +1,4 @@
-import type { Generated, Insertable, Selectable, Updateable } from 'kysely';
+import type { ColumnType, Generated, Insertable, Selectable, Updateable } from 'kysely';
 
 /** Checked-in description of the tables; test/migrations.test.ts verifies it matches the migrations. */
 export interface Database {
@@ -61,6 +61,8 @@ export interface Database {
   site_share_links: SiteShareLinksTable;
   site_redirects: SiteRedirectsTable;
   site_mcp_servers: SiteMcpServersTable;
+  collab_documents: CollabDocumentsTable;
+  collab_relay: CollabRelayTable;
   conversations: ConversationsTable;
   issues_clusters: IssuesClustersTable;
   conversation_issues: ConversationIssuesTable;
@@ -1116,3 +1118,20 @@ export interface SiteEventsTable {
 export type SiteQuestionRow = Selectable<SiteQuestionsTable>;
 export type SiteQuestionAnswerRow = Selectable<SiteQuestionAnswersTable>;
 export type SiteQuestionAnswerSourceRow = Selectable<SiteQuestionAnswerSourcesTable>;
+
+/** A page being co-edited in a change request: its Yjs state and the hash of the markdown it was last saved as (src/collab/). */
+export interface CollabDocumentsTable {
+  change_request_id: string;
+  page_id: string;
+  organization_id: string;
+  state: Uint8Array;
+  base_hash: string;
+  updated_at: ColumnType<Date, Date | undefined, Date>;
+}
+
+/** A co-editing update too big for a NOTIFY payload, read by the other processes (src/collab/relay.ts). */
+export interface CollabRelayTable {
+  id: Generated<string>;
+  data: Uint8Array;
+  created_at: ColumnType<Date, Date | undefined, Date>;
+}
