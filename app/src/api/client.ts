@@ -42,6 +42,11 @@ export function onSessionEnded(listener: Listener): () => void {
   return () => sessionEndedListeners.delete(listener);
 }
 
+/** Tells the app the session ended (a call answered 401, or the co-editing server refused it). */
+export function sessionEnded(): void {
+  for (const listener of sessionEndedListeners) listener();
+}
+
 export interface RequestOptions {
   method?: 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
   body?: unknown;
@@ -75,7 +80,7 @@ export async function request<T>(path: string, options: RequestOptions = {}): Pr
   const json: unknown = text ? safeJson(text) : undefined;
   if (!response.ok) {
     const message = errorMessage(json) ?? `${response.status} ${response.statusText}`;
-    if (response.status === 401 && !path.startsWith('/app/api/sign-in')) for (const listener of sessionEndedListeners) listener();
+    if (response.status === 401 && !path.startsWith('/app/api/sign-in')) sessionEnded();
     throw new ApiError(response.status, message, errorConflicts(json));
   }
   return json as T;

@@ -8,6 +8,9 @@
 import type { Editor } from '@tiptap/core';
 import { EditorContent, useEditor } from '@tiptap/react';
 import { StarterKit } from '@tiptap/starter-kit';
+import { Collaboration } from '@tiptap/extension-collaboration';
+import type * as Y from 'yjs';
+import { CollabCarets, type Awareness } from './collab.ts';
 import { useEffect, useId, useLayoutEffect, useMemo, useRef, useState } from 'react';
 import { Behaviour, type SlashHandlers, SlashKeys, type Upload } from './behaviour.ts';
 import { type InsertContext, containerAt, imagesJson } from './blocks.ts';
@@ -32,6 +35,11 @@ export interface PageEditorProps {
   fileURL?: (fileId: string) => string | undefined;
   /** The accessible name of the page's content. */
   label?: string;
+  /**
+   * Edited live with others (a page of a change request): the content is this shared document
+   * (already synced), not `document`, and the server saves it; `onChange` is not called.
+   */
+  shared?: { doc: Y.Doc; awareness: Awareness | null };
 }
 
 function useLatest<T>(value: T) {
@@ -63,7 +71,7 @@ const ONLY_HISTORY_AND_CURSORS = {
 } as const;
 
 export function PageEditor(props: PageEditorProps) {
-  const { document: doc, editable, label = 'Page content' } = props;
+  const { document: doc, editable, label = 'Page content', shared } = props;
   const onChange = useLatest(props.onChange);
   const uploadFile = useLatest(props.uploadFile);
   const fileURL = useLatest(props.fileURL);
@@ -83,17 +91,19 @@ export function PageEditor(props: PageEditorProps) {
   const extensions = useMemo(
     () => [
       ...viewExtensions({ editable, fileURL: (id) => fileURL.current?.(id) ?? uploaded.current.get(id) }),
+      // Shared: the document is the Yjs one, with its own undo (one's own changes only) and the others' carets.
+      ...(shared ? [Collaboration.configure({ document: shared.doc, field: 'default' }), ...(shared.awareness ? [CollabCarets.configure({ awareness: shared.awareness })] : [])] : []),
       ...(editable
         ? [
-            StarterKit.configure(ONLY_HISTORY_AND_CURSORS),
+            StarterKit.configure(shared ? { ...ONLY_HISTORY_AND_CURSORS, undoRedo: false } : ONLY_HISTORY_AND_CURSORS),
             SlashKeys.configure({ slash: () => slashHandlers.current }),
             Behaviour.configure({ upload: () => uploadRef.current, openLink: () => setLinkOpen(true) }),
           ]
         : []),
     ],
-    // The views are made for one mode: switching mode makes a new editor.
+    // The views are made for one mode: switching mode (or shared document) makes a new editor.
     // eslint-disable-next-line react-hooks/exhaustive-deps
-    [editable],
+    [editable, shared?.doc, shared?.awareness],
   );
 
   const flush = (editor: Editor) => {
@@ -118,7 +128,7 @@ export function PageEditor(props: PageEditorProps) {
   const options = useMemo(
     () => ({
       extensions,
-      content: EMPTY_DOC,
+      content: shared ? undefined : EMPTY_DOC,
       editable,
       injectCSS: false,
       shouldRerenderOnTransaction: false,
@@ -128,7 +138,7 @@ export function PageEditor(props: PageEditorProps) {
           : { role: 'article', 'aria-label': label, class: 'gb-page gb-readonly' }) as Record<string, string>,
       },
       onUpdate: ({ editor: e }: { editor: Editor }) => {
-        if (cancelPending.current) return;
+        if (shared || cancelPending.current) return;
         cancelPending.current = whenIdle(() => flushRef.current(e));
       },
     }),
@@ -138,7 +148,8 @@ export function PageEditor(props: PageEditorProps) {
   const editor = useEditor(options, [extensions]);
 
   useLayoutEffect(() => {
-    if (loaded.has(editor) || editor.isDestroyed) return;
+    // A shared document draws itself from the Yjs document.
+    if (shared || loaded.has(editor) || editor.isDestroyed) return;
     loaded.add(editor);
     loadDocument(editor, current.current);
   }, [editor]);
@@ -157,7 +168,7 @@ export function PageEditor(props: PageEditorProps) {
   // A document from outside (another version read). While a writer has changes not yet sent, it
   // never replaces them: what they typed wins, and their next save carries it.
   useEffect(() => {
-    if (doc === current.current || editor.isDestroyed) return;
+    if (shared || doc === current.current || editor.isDestroyed) return;
     if (JSON.stringify(doc) === JSON.stringify(current.current)) {
       current.current = doc;
       return;
@@ -165,7 +176,7 @@ export function PageEditor(props: PageEditorProps) {
     if (editable && cancelPending.current) return;
     current.current = doc;
     loadDocument(editor, doc, { keepSelection: editable });
-  }, [doc, editor, editable]);
+  }, [doc, editor, editable, shared]);
 
   useEffect(() => {
     if (editor.isDestroyed) return;

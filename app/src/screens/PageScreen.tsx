@@ -3,7 +3,8 @@ import { useCallback, useEffect, useMemo, useState } from 'react';
 import { Link, useLocation } from 'wouter';
 import type { ChangeRequest, JSONDocument, RevisionPage, RevisionPageDocument, Space } from '@gitbook/api';
 import { ApiError, errorText } from '../api/client.ts';
-import { saveStateText, storedDraft, useAutosave } from '../api/autosave.ts';
+import { saveStateText } from '../api/save-state.ts';
+import { sharedDocument, useSharedPage } from '../api/collab.ts';
 import { createdPageId, editContent, fileBase64, openChangeRequest, type ContentChange } from '../api/edits.ts';
 import { findPage, flattenPages, keys, refreshPages, useChangeRequest, useChangeRequests, useFiles, usePageDocument, usePages, type ContentScope } from '../api/queries.ts';
 import { Dialog } from '../components/Dialog.tsx';
@@ -114,7 +115,14 @@ export default function PageScreen({ space, changeRequest, revision, path }: { s
             {/* In a change request, the page waits to know whether it may be edited: an editor made
                 read-only, then editable, would draw a big page twice (and miss a kept draft). */}
             {changeRequest === undefined || cr.data || cr.isError ? (
-              <DocumentPage key={`${page.id}:${changeRequest ?? revision ?? 'main'}`} scope={scope} page={page} editable={editable} onRenamed={(p) => navigate(`${base}/${p}`)} />
+              <DocumentPage
+                key={`${page.id}:${changeRequest ?? revision ?? 'main'}`}
+                scope={scope}
+                page={page}
+                editable={editable}
+                changeRequestId={cr.data && EDITABLE.has(cr.data.status) ? cr.data.id : undefined}
+                onRenamed={(p) => navigate(`${base}/${p}`)}
+              />
             ) : (
               <p className="loading" role="status">Loading the page…</p>
             )}
@@ -222,26 +230,59 @@ function ChangeRequestBanner({ space, cr }: { space: Space; cr: ChangeRequest })
   );
 }
 
-/** A document page: its title and its content in the editor, saved into the change request as it is typed. */
-function DocumentPage({ scope, page, editable, onRenamed }: { scope: ContentScope; page: RevisionPage; editable: boolean; onRenamed: (path: string) => void }) {
+/** A document page read (main content, a past revision, a closed change request): its title and its content. */
+function DocumentPage({ scope, page, editable, changeRequestId, onRenamed }: { scope: ContentScope; page: RevisionPage; editable: boolean; changeRequestId?: string; onRenamed: (path: string) => void }) {
   const read = usePageDocument(scope, page.id, 'path' in page ? page.path : undefined);
   const files = useFiles(scope);
+  const fileURL = useCallback((id: string) => files.data?.get(id)?.downloadURL, [files.data]);
+  if (changeRequestId) return <SharedDocumentPage scope={scope} page={page} editable={editable} changeRequestId={changeRequestId} fileURL={fileURL} onRenamed={onRenamed} />;
+  if (read.isError) return <p role="alert" className="error">{read.error instanceof ApiError ? read.error.message : 'Could not load the page.'}</p>;
+  if (!read.data) return <p className="loading" role="status">Loading the page…</p>;
+  const doc = page as RevisionPageDocument;
+  return (
+    <article className="page">
+      <h1 className="page-title">{page.title}</h1>
+      {doc.description && <p className="page-description">{doc.description}</p>}
+      <PageEditor document={read.data.document ?? EMPTY} editable={false} fileURL={fileURL} label={`Content of ${page.title}`} />
+    </article>
+  );
+}
+
+/**
+ * A page of an open change request, edited live with everyone on it (src/collab/ on the server):
+ * the editor binds to the shared document once it has arrived; the server saves it.
+ */
+function SharedDocumentPage({
+  scope,
+  page,
+  editable,
+  changeRequestId,
+  fileURL,
+  onRenamed,
+}: {
+  scope: ContentScope;
+  page: RevisionPage;
+  editable: boolean;
+  changeRequestId: string;
+  fileURL: (id: string) => string | undefined;
+  onRenamed: (path: string) => void;
+}) {
+  const { session } = useSession();
   const queryClient = useQueryClient();
-  const draftKey = `folio:draft:${scope.spaceId}:${scope.changeRequest}:${page.id}`;
   const number = scope.changeRequest;
-
-  const autosave = useAutosave<JSONDocument>(draftKey, async (document) => {
-    if (number === undefined) return;
-    await editContent(scope.spaceId, number, [{ operation: 'update_page', page: page.id, document: { document } }]);
-    void queryClient.invalidateQueries({ queryKey: keys.changeRequest(scope.spaceId, number) });
+  const user = session ? { id: session.user.id, name: session.user.displayName || 'Someone' } : undefined;
+  const shared = useSharedPage({
+    name: `${scope.spaceId}/${changeRequestId}/${page.id}`,
+    draftKey: `folio:draft:${scope.spaceId}:${number}:${page.id}`,
+    user,
+    documentOf: sharedDocument,
   });
+  const writable = editable && !shared.readOnly;
 
-  // An edit not yet saved when the tab closed (or the session ended) comes back, and saves.
-  const [initial] = useState(() => (editable ? storedDraft<JSONDocument>(draftKey) : undefined));
+  // Saves by the server change the change request: its lists and review follow.
   useEffect(() => {
-    if (initial) autosave.change(initial);
-    // eslint-disable-next-line react-hooks/exhaustive-deps
-  }, []);
+    if (shared.state === 'saved' && number !== undefined) void queryClient.invalidateQueries({ queryKey: keys.changeRequest(scope.spaceId, number) });
+  }, [shared.state, number, scope.spaceId, queryClient]);
 
   const uploadFile = useCallback(
     async (file: File) => {
@@ -256,33 +297,43 @@ function DocumentPage({ scope, page, editable, onRenamed }: { scope: ContentScop
     },
     [number, scope, queryClient],
   );
-  const fileURL = useCallback((id: string) => files.data?.get(id)?.downloadURL, [files.data]);
-
-  if (read.isError) return <p role="alert" className="error">{read.error instanceof ApiError ? read.error.message : 'Could not load the page.'}</p>;
-  if (!read.data) return <p className="loading" role="status">Loading the page…</p>;
+  const sharedDoc = useMemo(() => ({ doc: shared.doc, awareness: shared.provider?.awareness ?? null }), [shared.doc, shared.provider]);
   const doc = page as RevisionPageDocument;
+
   return (
     <article className="page">
-      {editable ? (
-        <TitleField page={page} scope={scope} onRenamed={onRenamed} />
-      ) : (
-        <h1 className="page-title">{page.title}</h1>
-      )}
+      {writable ? <TitleField page={page} scope={scope} onRenamed={onRenamed} /> : <h1 className="page-title">{page.title}</h1>}
       {doc.description && <p className="page-description">{doc.description}</p>}
+      {shared.peers.length > 0 && (
+        <ul className="collab-peers" aria-label="Also on this page">
+          {shared.peers.map((peer) => (
+            <li key={peer.clientId} className={`collab-peer collab-color-${peer.color}`}>
+              {peer.name}
+            </li>
+          ))}
+        </ul>
+      )}
       {editable && (
         <p className="save-state" role="status" aria-live="polite">
-          {initial ? 'Restored your unsaved changes. ' : ''}
-          {saveStateText(autosave.state, autosave.error)}
+          {shared.readOnly ? 'You can follow along: editing is not allowed here' : saveStateText(shared.state, shared.error)}
         </p>
       )}
-      <PageEditor
-        document={initial ?? read.data.document ?? EMPTY}
-        editable={editable}
-        onChange={editable ? autosave.change : undefined}
-        uploadFile={editable ? uploadFile : undefined}
-        fileURL={fileURL}
-        label={`Content of ${page.title}`}
-      />
+      {!editable && shared.error && <p role="alert" className="error">{shared.error}</p>}
+      {shared.synced && shared.provider ? (
+        <PageEditor
+          key={`${writable}`}
+          document={EMPTY}
+          editable={writable}
+          shared={sharedDoc}
+          uploadFile={writable ? uploadFile : undefined}
+          fileURL={fileURL}
+          label={`Content of ${page.title}`}
+        />
+      ) : (
+        <p className="loading" role="status">
+          Loading the page…
+        </p>
+      )}
     </article>
   );
 }
