@@ -74,6 +74,10 @@ export class S3BlobStore implements BlobStore {
     await this.client.send(new DeleteObjectCommand({ Bucket: this.bucket, Key: key }));
   }
 
+  close(): void {
+    this.client.destroy();
+  }
+
   private async getKey(key: string): Promise<Readable | undefined> {
     try {
       const out = await this.client.send(new GetObjectCommand({ Bucket: this.bucket, Key: key }));

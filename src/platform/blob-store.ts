@@ -31,6 +31,8 @@ export interface BlobStore {
   /** What a direct upload left at `key`, as a stream, or undefined while nothing arrived there. */
   getUpload(key: string): Promise<Readable | undefined>;
   deleteUpload(key: string): Promise<void>;
+  /** Lets go of the store's connections (the bucket's sockets); nothing to do for the embedded one. */
+  close(): void;
 }
 
 /** The content address of bytes. */
@@ -94,6 +96,8 @@ export class EmbeddedBlobStore implements BlobStore {
   }
 
   async deleteUpload(): Promise<void> {}
+
+  close(): void {}
 }
 
 /** How long a presigned download URL works (a redirect is followed at once). */
@@ -182,11 +186,24 @@ export class Blobs {
     const stream = await this.fromBucket(hash);
     return stream ? { stream, size: row.size } : undefined;
   }
+
+  /** Lets go of the bucket's connections (at shutdown, or when a command is done with the files). */
+  close(): void {
+    this.bucket?.close();
+  }
+}
+
+/**
+ * The S3 bucket the configuration names, or undefined without S3 settings. The one place a bucket
+ * is opened (the AWS SDK is loaded only then); close it when done.
+ */
+export async function openBucket(config: Pick<Config, 's3'>): Promise<BlobStore | undefined> {
+  return config.s3 ? new (await import('./blob-store-s3.ts')).S3BlobStore(config.s3) : undefined;
 }
 
 /** The stores the configuration names; the AWS SDK is loaded only when a bucket is configured. */
 export async function openBlobs(db: Db, config: Pick<Config, 'fileStorage' | 'fileDownloads' | 's3'>): Promise<Blobs> {
-  const bucket = config.s3 ? new (await import('./blob-store-s3.ts')).S3BlobStore(config.s3) : undefined;
+  const bucket = await openBucket(config);
   const primary = config.fileStorage === 's3' && bucket ? bucket : new EmbeddedBlobStore(db);
   return new Blobs(db, primary, bucket, config);
 }
