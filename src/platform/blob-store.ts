@@ -131,13 +131,19 @@ export class Blobs {
    */
   async put(data: Uint8Array): Promise<string> {
     const hash = hashOf(data);
+    const record = (bytes: Uint8Array | null) =>
+      this.db.insertInto('blobs').values({ hash, data: bytes, size: data.byteLength }).onConflict((oc) => oc.column('hash').doNothing()).execute();
+    if (this.primary.kind === 'embedded') {
+      // One statement: bytes already known (in the database or the bucket) are left as they are.
+      await record(data);
+      return hash;
+    }
+    // Known bytes are not sent over the network again: one read by primary key spares the upload.
     const known = await this.db.selectFrom('blobs').select('hash').where('hash', '=', hash).executeTakeFirst();
     if (known) return hash;
     await this.primary.put(hash, data);
     // The record after the bytes: a row always names bytes that are stored somewhere.
-    if (this.primary.kind !== 'embedded') {
-      await this.db.insertInto('blobs').values({ hash, data: null, size: data.byteLength }).onConflict((oc) => oc.column('hash').doNothing()).execute();
-    }
+    await record(null);
     return hash;
   }
 
