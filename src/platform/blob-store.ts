@@ -273,7 +273,8 @@ export async function moveBlobs(blobs: Blobs, db: Db, to: 'embedded' | 's3', rep
         progress.moved++;
         progress.bytes += data.byteLength;
       } catch (err) {
-        progress.failed.push({ hash: row.hash, reason: err instanceof Error ? err.message : String(err) });
+        const cause = err instanceof Error && err.cause instanceof Error ? ` (${err.cause.message})` : '';
+        progress.failed.push({ hash: row.hash, reason: err instanceof Error ? `${err.message}${cause}` : String(err) });
       }
       progress.remaining--;
     }
