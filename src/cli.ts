@@ -309,7 +309,11 @@ async function migrateStorage(to: 's3' | 'embedded') {
     'storage migrate',
     async (db) => {
       const blobs = await openBlobs(db, config);
-      return moveBlobs(blobs, db, to, (p) => say(`storage migrate: ${p.moved} moved (${(p.bytes / 1048576).toFixed(1)} MB), ${p.remaining} to go, ${p.failed.length} failed`));
+      try {
+        return await moveBlobs(blobs, db, to, (p) => say(`storage migrate: ${p.moved} moved (${(p.bytes / 1048576).toFixed(1)} MB), ${p.remaining} to go, ${p.failed.length} failed`));
+      } finally {
+        blobs.close();
+      }
     },
     true,
   );

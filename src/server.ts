@@ -173,6 +173,7 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
           await closeOpenAPIWorkers();
           await closeSandboxes();
           await shared!.close();
+          services.blobs.close();
           await database.close();
         })()),
     };
@@ -224,6 +225,7 @@ export async function startWorker(config: Config, opts: Pick<StartOptions, 'repo
           await closeOpenAPIWorkers();
           await closeSandboxes();
           await shared!.close();
+          services.blobs.close();
           await database.close();
         })()),
     };

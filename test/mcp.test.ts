@@ -9,6 +9,8 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import { CallToolRequestSchema, ListToolsRequestSchema, type CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import { sql, type Kysely } from 'kysely';
+import * as sealing from '../src/platform/db/migrations/0027_mcp_headers_sealed.ts';
 import { mergePages, newMember, newOrg, newSpace, pagesChanges } from './support/factories.ts';
 import { expectStatus, startTestServer, type TestServer } from './support/server.ts';
 import { publishedSite } from './support/site.ts';
@@ -204,6 +206,19 @@ test("a site's MCP server settings: CRUD through the official client, and the co
     assert.equal((await admin.api.orgs.getSiteMcpServerById(org.id, site.id, created.id)).data.url, external.url);
     const { data: list } = await admin.api.orgs.listSiteMcpServers(org.id, site.id);
     assert.deepEqual(list.items.map((s) => s.id), [created.id]);
+
+    // The headers are credentials: sealed at rest with the instance's secret key, never in plain text.
+    const db = t.server.services.db;
+    const stored = async () => (await db.selectFrom('site_mcp_servers').select('headers_sealed').where('id', '=', created.id).executeTakeFirstOrThrow()).headers_sealed;
+    assert.match(await stored(), /^v1\./);
+    assert.ok(!(await stored()).includes('sekret'));
+    // Rows from before the migration (plain headers) are sealed by it, and read back the same.
+    await sealing.down(db as Kysely<any>);
+    const plain = await sql<{ headers: unknown }>`SELECT headers FROM site_mcp_servers WHERE id = ${created.id}`.execute(db);
+    assert.deepEqual(plain.rows[0]!.headers, { 'x-api-key': 'sekret' });
+    await sealing.up(db as Kysely<any>);
+    assert.ok(!(await stored()).includes('sekret'));
+    assert.deepEqual((await admin.api.orgs.getSiteMcpServerById(org.id, site.id, created.id)).data.headers, { 'x-api-key': 'sekret' });
 
     // Its tools join the site's own, and calls reach it with its headers (never shown to visitors).
     const client = await connect(`${t.url}${base}~gitbook/mcp`);

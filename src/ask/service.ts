@@ -7,7 +7,8 @@ import { visibleSpaces } from '../spaces/service.ts';
 import { pageTitlesOf } from '../search/store.ts';
 import { readableSite } from '../sites/access.ts';
 import { publishedSiteAt } from '../published-site/store.ts';
-import { navigationFor, pageAt, reachableSiteSpaces, type SiteStructure } from '../published-site/published.ts';
+import type { SiteStructure } from '../published-site/published.ts';
+import { everyPage } from '../published-site/reader.ts';
 import type { ReaderSite } from '../published-site/reader-search.ts';
 import type { Visitor } from '../published-site/visitor.ts';
 import type { SiteRow } from '../platform/db/schema.ts';
@@ -258,21 +259,13 @@ export async function askInSite(ctx: Ctx, organizationId: string, siteId: string
 
 /** Questions a site's readers might ask: its most asked answered questions, then its pages' titles. */
 export async function recommendedOnSite(services: Services, reading: SiteReading, siteSpaceId?: string): Promise<string[]> {
-  const site = reading.reader.site;
+  const { site, structure, base } = reading.reader;
   const popular = await store.popularQuestions(services.db, site.organization_id, site.id, 5);
-  const only = siteSpaceId ? scopeFilter(reading.reader.structure, { mode: 'specific', siteSpaceIds: [siteSpaceId] }) : undefined;
-  const titles: string[] = [];
-  for (const located of reachableSiteSpaces(reading.reader.structure, reading.visitor)) {
-    if (only ? !only(located.siteSpace.id) : !located.siteSpace.is_default) continue;
-    const { db, blobs, urls, site: s, structure, base } = reading.reader;
-    const nav = await navigationFor({ db, blobs, urls, site: s, base, structure, located, visitor: reading.visitor, integrations: [] });
-    for (const p of nav.order) {
-      if (p.entry.type !== 'document' || p.hidden || !pageAt(nav, p.path, reading.visitor)) continue;
-      titles.push(p.title);
-      if (titles.length >= 40) break;
-    }
-  }
-  return questionsFromTitles(titles, popular);
+  // One site space when named, else the default ones (a reader's first view of the site).
+  const only = scopeFilter(structure, siteSpaceId ? { mode: 'specific', siteSpaceIds: [siteSpaceId] } : { mode: 'default' });
+  const pages = await everyPage(services, site, base, structure, reading.visitor, only);
+  const titles = pages.filter(({ page }) => page.entry.type === 'document' && !page.hidden).map(({ page }) => page.title);
+  return questionsFromTitles(titles.slice(0, 40), popular);
 }
 
 export async function recommendedInSite(ctx: Ctx, organizationId: string, siteId: string, siteSpaceId: string | undefined, shareKey: string | undefined) {

@@ -11,7 +11,7 @@ import { exportPlan, importTree, type Manifest } from './convert.ts';
 import { readGitbookConfig, repoPath } from './format.ts';
 import { GitError, GitTimeoutError, redactRemote, type Remote } from './git.ts';
 import { FetchedRepo } from './repo.ts';
-import { decryptSecret } from './secrets.ts';
+import { decryptSecret } from '../platform/secrets.ts';
 import { GitSyncEvents } from './events.ts';
 import { emitSpaceEvent } from '../events/outbox.ts';
 import { presentUser } from '../users/presenter.ts';

@@ -6,7 +6,7 @@ import type { GitSyncRow, SpaceRow } from '../platform/db/schema.ts';
 import { BadRequestError, NotFoundError, UnauthorizedError } from '../platform/errors.ts';
 import { projectDirectory } from './format.ts';
 import { checkRef, parseRemote, vetRemoteForRequest, type Remote } from './git.ts';
-import { decryptSecret, encryptSecret } from './secrets.ts';
+import { decryptSecret, encryptSecret } from '../platform/secrets.ts';
 import { GIT_EXPORT_JOB, GIT_IMPORT_JOB, type GitJobPayload } from './auto-export.ts';
 import * as store from './store.ts';
 

@@ -8,7 +8,7 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 import type { FetchLike, Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import type { Services } from '../platform/context.ts';
-import type { SiteMcpServerRow } from '../platform/db/schema.ts';
+import type { McpServer } from './store.ts';
 import { pinnedLookup, vettedAddresses, type FetchConfig } from '../content/files.ts';
 import { conditionHolds } from '../published-site/conditions.ts';
 import type { Visitor } from '../published-site/visitor.ts';
@@ -86,13 +86,13 @@ export function vettedFetch(config: FetchConfig): FetchLike {
   };
 }
 
-function transportFor(config: FetchConfig, server: SiteMcpServerRow): Transport {
-  const options = { fetch: vettedFetch(config), requestInit: { headers: (server.headers ?? {}) as Record<string, string> } };
+function transportFor(config: FetchConfig, server: McpServer): Transport {
+  const options = { fetch: vettedFetch(config), requestInit: { headers: server.headers } };
   return server.transport === 'sse' ? new SSEClientTransport(new URL(server.url), options) : new StreamableHTTPClientTransport(new URL(server.url), options);
 }
 
 /** Runs `work` with a client connected to `server`, then disconnects. */
-async function withClient<T>(config: FetchConfig, server: SiteMcpServerRow, work: (client: Client) => Promise<T>): Promise<T> {
+async function withClient<T>(config: FetchConfig, server: McpServer, work: (client: Client) => Promise<T>): Promise<T> {
   const client = new Client({ name: 'folio', version: '1.0.0' });
   const transport = transportFor(config, server);
   try {
@@ -106,18 +106,18 @@ async function withClient<T>(config: FetchConfig, server: SiteMcpServerRow, work
 }
 
 /** The tools of the servers connected to a site that this visitor is offered; undefined when none. */
-export function connectedTools(services: Services, servers: SiteMcpServerRow[], visitor: Visitor, log: FastifyRequest['log']): ForwardedTools | undefined {
+export function connectedTools(services: Services, servers: McpServer[], visitor: Visitor, log: FastifyRequest['log']): ForwardedTools | undefined {
   const offered = servers.filter((s) => conditionHolds(s.condition, { visitor: { claims: visitor.claims } }));
   if (!offered.length) return undefined;
   const config = services.config;
   // Unique prefixes, in the servers' order.
-  const byPrefix = new Map<string, SiteMcpServerRow>();
+  const byPrefix = new Map<string, McpServer>();
   for (const server of offered) {
     let prefix = prefixOf(server.name);
     for (let n = 2; byPrefix.has(prefix); n++) prefix = `${prefixOf(server.name)}_${n}`;
     byPrefix.set(prefix, server);
   }
-  const toolsOf = async (prefix: string, server: SiteMcpServerRow): Promise<Listed[]> => {
+  const toolsOf = async (prefix: string, server: McpServer): Promise<Listed[]> => {
     const key = `${server.id}:${server.updated_at?.getTime() ?? server.created_at.getTime()}`;
     const hit = lists.get(key);
     if (hit && Date.now() - hit.at < LIST_TTL_MS) return hit.tools.map((t) => ({ ...t, name: `${prefix}${SEPARATOR}${t.name}` }));

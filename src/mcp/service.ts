@@ -49,29 +49,29 @@ const conditionOf = (condition: string | null | undefined) => (condition && cond
 
 export async function listSiteMcpServers(ctx: Ctx, organizationId: string, siteId: string, page: PageRequest) {
   const { site } = await requireSite(ctx, organizationId, siteId, 'admin', 'see the MCP servers of the site');
-  const found = await store.pageMcpServers(ctx.db, site.organization_id, site.id, page);
+  const found = await store.pageMcpServers(ctx.db, ctx.config, site.organization_id, site.id, page);
   return { ...found, items: found.items.map((row) => presentMcpServer(ctx.urls, row)) };
 }
 
 export async function createSiteMcpServer(ctx: Ctx, organizationId: string, siteId: string, input: CreateSiteMcpServerInput) {
   const { site } = await requireSite(ctx, organizationId, siteId, 'admin', 'connect MCP servers to the site');
   const values = { name: input.name, url: checkUrl(input.url), transport: input.transport ?? 'sse', headers: checkHeaders(input.headers), condition: conditionOf(input.condition) };
-  if ((await store.siteMcpServers(ctx.db, site.organization_id, site.id)).length >= MAX_SERVERS_PER_SITE) {
+  if ((await store.countMcpServers(ctx.db, site.organization_id, site.id)) >= MAX_SERVERS_PER_SITE) {
     throw new BadRequestError(`A site connects at most ${MAX_SERVERS_PER_SITE} MCP servers: delete one first`);
   }
-  return presentMcpServer(ctx.urls, await store.insertMcpServer(ctx.db, site.organization_id, site.id, values));
+  return presentMcpServer(ctx.urls, await store.insertMcpServer(ctx.db, ctx.config, site.organization_id, site.id, values));
 }
 
 export async function getSiteMcpServer(ctx: Ctx, organizationId: string, siteId: string, id: string) {
   const { site } = await requireSite(ctx, organizationId, siteId, 'admin', 'see the MCP servers of the site');
-  const row = await store.findMcpServer(ctx.db, site.organization_id, site.id, id);
+  const row = await store.findMcpServer(ctx.db, ctx.config, site.organization_id, site.id, id);
   if (!row) throw new NotFoundError('MCP server');
   return presentMcpServer(ctx.urls, row);
 }
 
 export async function updateSiteMcpServer(ctx: Ctx, organizationId: string, siteId: string, id: string, input: UpdateSiteMcpServerInput) {
   const { site } = await requireSite(ctx, organizationId, siteId, 'admin', 'change the MCP servers of the site');
-  const row = await store.updateMcpServer(ctx.db, site.organization_id, site.id, id, {
+  const row = await store.updateMcpServer(ctx.db, ctx.config, site.organization_id, site.id, id, {
     ...(input.name !== undefined ? { name: input.name } : {}),
     ...(input.url !== undefined ? { url: checkUrl(input.url) } : {}),
     ...(input.transport !== undefined ? { transport: input.transport } : {}),

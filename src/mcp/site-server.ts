@@ -127,7 +127,7 @@ export async function answerSiteMcp(
   }
   const reading: SiteReading = { site, structure: published.structure, integrations: published.integrations, base: siteBase(req, address) };
   const origin = siteOrigin(services, req);
-  const connected = req.method === 'POST' ? connectedTools(services, await siteMcpServers(services.db, site.organization_id, site.id), visitor, req.log) : undefined;
+  const connected = req.method === 'POST' ? connectedTools(services, await siteMcpServers(services.db, services.config, site.organization_id, site.id), visitor, req.log) : undefined;
   return answerMcp(req, reply, () =>
     mcpServer(
       { name: `folio-site-${site.id}`, title: site.title, version: SERVER_VERSION },

@@ -1,3 +1,4 @@
+import { openBucket } from './blob-store.ts';
 import type { Config } from './config.ts';
 import type { BackupSection, SectionHandler } from './db/backup.ts';
 
@@ -31,16 +32,20 @@ export interface FilesReport {
  */
 export function filesSectionHandler(config: Pick<Config, 's3'>, report: FilesReport): SectionHandler {
   return async (_meta, rows) => {
-    const bucket = config.s3 ? new (await import('./blob-store-s3.ts')).S3BlobStore(config.s3) : undefined;
+    const bucket = await openBucket(config);
     report.checked = !!bucket;
-    for await (const row of rows) {
-      const hash = (row as { hash?: unknown }).hash;
-      if (typeof hash !== 'string') continue;
-      report.inBucket++;
-      if (bucket && !(await bucket.exists(hash))) {
-        report.missingCount++;
-        if (report.missing.length < 20) report.missing.push(hash);
+    try {
+      for await (const row of rows) {
+        const hash = (row as { hash?: unknown }).hash;
+        if (typeof hash !== 'string') continue;
+        report.inBucket++;
+        if (bucket && !(await bucket.exists(hash))) {
+          report.missingCount++;
+          if (report.missing.length < 20) report.missing.push(hash);
+        }
       }
+    } finally {
+      bucket?.close();
     }
   };
 }

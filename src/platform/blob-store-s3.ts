@@ -3,12 +3,28 @@ import { DeleteObjectCommand, GetObjectCommand, HeadObjectCommand, PutObjectComm
 import { getSignedUrl } from '@aws-sdk/s3-request-presigner';
 import type { BlobStore } from './blob-store.ts';
 import type { S3Settings } from './config.ts';
+import { UnavailableError } from './errors.ts';
 
 /** Where a hash's bytes are in the bucket: content-addressed, so the same bytes are one object. */
 export const blobKey = (hash: string) => `blobs/${hash}`;
 
 function missing(err: unknown): boolean {
   return err instanceof S3ServiceException && (err.name === 'NoSuchKey' || err.name === 'NotFound' || err.$metadata.httpStatusCode === 404);
+}
+
+/**
+ * The bucket's failures that are an outage (no answer, or a 5xx from the service) become a 503 the
+ * client may retry, the SDK's error kept as the cause for the log; the rest (a missing object, a
+ * refused signature: a configuration to fix) stay as the SDK threw them.
+ */
+async function reaching<T>(work: Promise<T>): Promise<T> {
+  try {
+    return await work;
+  } catch (err) {
+    const answered = err instanceof S3ServiceException && err.$fault === 'client';
+    if (answered) throw err;
+    throw new UnavailableError('The file storage (S3 bucket) did not answer: try again shortly', err);
+  }
 }
 
 /** File bytes in an S3-compatible bucket, through the AWS SDK. */
@@ -36,7 +52,7 @@ export class S3BlobStore implements BlobStore {
   }
 
   async put(hash: string, data: Uint8Array): Promise<void> {
-    await this.client.send(new PutObjectCommand({ Bucket: this.bucket, Key: blobKey(hash), Body: data, ContentLength: data.byteLength }));
+    await reaching(this.client.send(new PutObjectCommand({ Bucket: this.bucket, Key: blobKey(hash), Body: data, ContentLength: data.byteLength })));
   }
 
   async get(hash: string): Promise<Readable | undefined> {
@@ -45,7 +61,7 @@ export class S3BlobStore implements BlobStore {
 
   async exists(hash: string): Promise<boolean> {
     try {
-      await this.client.send(new HeadObjectCommand({ Bucket: this.bucket, Key: blobKey(hash) }));
+      await reaching(this.client.send(new HeadObjectCommand({ Bucket: this.bucket, Key: blobKey(hash) })));
       return true;
     } catch (err) {
       if (missing(err)) return false;
@@ -54,7 +70,7 @@ export class S3BlobStore implements BlobStore {
   }
 
   async delete(hash: string): Promise<void> {
-    await this.client.send(new DeleteObjectCommand({ Bucket: this.bucket, Key: blobKey(hash) }));
+    await reaching(this.client.send(new DeleteObjectCommand({ Bucket: this.bucket, Key: blobKey(hash) })));
   }
 
   async presignGet(hash: string, o: { expiresIn: number; contentType: string; disposition: string }): Promise<string> {
@@ -71,12 +87,16 @@ export class S3BlobStore implements BlobStore {
   }
 
   async deleteUpload(key: string): Promise<void> {
-    await this.client.send(new DeleteObjectCommand({ Bucket: this.bucket, Key: key }));
+    await reaching(this.client.send(new DeleteObjectCommand({ Bucket: this.bucket, Key: key })));
+  }
+
+  close(): void {
+    this.client.destroy();
   }
 
   private async getKey(key: string): Promise<Readable | undefined> {
     try {
-      const out = await this.client.send(new GetObjectCommand({ Bucket: this.bucket, Key: key }));
+      const out = await reaching(this.client.send(new GetObjectCommand({ Bucket: this.bucket, Key: key })));
       return out.Body as Readable;
     } catch (err) {
       if (missing(err)) return undefined;

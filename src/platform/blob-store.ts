@@ -31,6 +31,8 @@ export interface BlobStore {
   /** What a direct upload left at `key`, as a stream, or undefined while nothing arrived there. */
   getUpload(key: string): Promise<Readable | undefined>;
   deleteUpload(key: string): Promise<void>;
+  /** Lets go of the store's connections (the bucket's sockets); nothing to do for the embedded one. */
+  close(): void;
 }
 
 /** The content address of bytes. */
@@ -94,6 +96,8 @@ export class EmbeddedBlobStore implements BlobStore {
   }
 
   async deleteUpload(): Promise<void> {}
+
+  close(): void {}
 }
 
 /** How long a presigned download URL works (a redirect is followed at once). */
@@ -127,13 +131,19 @@ export class Blobs {
    */
   async put(data: Uint8Array): Promise<string> {
     const hash = hashOf(data);
+    const record = (bytes: Uint8Array | null) =>
+      this.db.insertInto('blobs').values({ hash, data: bytes, size: data.byteLength }).onConflict((oc) => oc.column('hash').doNothing()).execute();
+    if (this.primary.kind === 'embedded') {
+      // One statement: bytes already known (in the database or the bucket) are left as they are.
+      await record(data);
+      return hash;
+    }
+    // Known bytes are not sent over the network again: one read by primary key spares the upload.
     const known = await this.db.selectFrom('blobs').select('hash').where('hash', '=', hash).executeTakeFirst();
     if (known) return hash;
     await this.primary.put(hash, data);
     // The record after the bytes: a row always names bytes that are stored somewhere.
-    if (this.primary.kind !== 'embedded') {
-      await this.db.insertInto('blobs').values({ hash, data: null, size: data.byteLength }).onConflict((oc) => oc.column('hash').doNothing()).execute();
-    }
+    await record(null);
     return hash;
   }
 
@@ -182,11 +192,24 @@ export class Blobs {
     const stream = await this.fromBucket(hash);
     return stream ? { stream, size: row.size } : undefined;
   }
+
+  /** Lets go of the bucket's connections (at shutdown, or when a command is done with the files). */
+  close(): void {
+    this.bucket?.close();
+  }
+}
+
+/**
+ * The S3 bucket the configuration names, or undefined without S3 settings. The one place a bucket
+ * is opened (the AWS SDK is loaded only then); close it when done.
+ */
+export async function openBucket(config: Pick<Config, 's3'>): Promise<BlobStore | undefined> {
+  return config.s3 ? new (await import('./blob-store-s3.ts')).S3BlobStore(config.s3) : undefined;
 }
 
 /** The stores the configuration names; the AWS SDK is loaded only when a bucket is configured. */
 export async function openBlobs(db: Db, config: Pick<Config, 'fileStorage' | 'fileDownloads' | 's3'>): Promise<Blobs> {
-  const bucket = config.s3 ? new (await import('./blob-store-s3.ts')).S3BlobStore(config.s3) : undefined;
+  const bucket = await openBucket(config);
   const primary = config.fileStorage === 's3' && bucket ? bucket : new EmbeddedBlobStore(db);
   return new Blobs(db, primary, bucket, config);
 }
@@ -250,7 +273,8 @@ export async function moveBlobs(blobs: Blobs, db: Db, to: 'embedded' | 's3', rep
         progress.moved++;
         progress.bytes += data.byteLength;
       } catch (err) {
-        progress.failed.push({ hash: row.hash, reason: err instanceof Error ? err.message : String(err) });
+        const cause = err instanceof Error && err.cause instanceof Error ? ` (${err.cause.message})` : '';
+        progress.failed.push({ hash: row.hash, reason: err instanceof Error ? `${err.message}${cause}` : String(err) });
       }
       progress.remaining--;
     }

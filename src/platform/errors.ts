@@ -38,6 +38,14 @@ export class ConflictError extends HttpError {
   }
 }
 
+/** A service Folio stores in did not answer (the S3 bucket): the client may try again shortly. */
+export class UnavailableError extends HttpError {
+  constructor(message: string, cause?: unknown) {
+    super(503, message);
+    if (cause !== undefined) this.cause = cause;
+  }
+}
+
 /** Postgres unique violation, for turning a race on a unique key into a 409 rather than a 500. */
 export function isUniqueViolation(err: unknown): boolean {
   return typeof err === 'object' && err !== null && (err as { code?: string }).code === '23505';

@@ -22,10 +22,14 @@ export interface SiteReading {
   base: string;
 }
 
-/** Every page a visitor may read, with its URL, across the site spaces the visitor can reach. */
-export async function everyPage(services: Services, site: SiteRow, base: string, structure: SiteStructure, visitor: Visitor) {
+/**
+ * Every page a visitor may read, with its URL, across the site spaces the visitor can reach (those
+ * `only` keeps, by site space id, when given).
+ */
+export async function everyPage(services: Services, site: SiteRow, base: string, structure: SiteStructure, visitor: Visitor, only?: (siteSpaceId: string) => boolean) {
   const out: { url: string; title: string; description?: string | undefined; page: NavPage; nav: Navigation }[] = [];
   for (const located of reachableSiteSpaces(structure, visitor)) {
+    if (only && !only(located.siteSpace.id)) continue;
     const nav = await navigationFor({ db: services.db, blobs: services.blobs, urls: services.urls, site, base, structure, located, visitor, integrations: [] });
     for (const p of nav.order) {
       if (!pageAt(nav, p.path, visitor)) continue;

@@ -5,7 +5,7 @@ import type { Db } from '../platform/db/database.ts';
 import type { OidcProviderRow, UserRow } from '../platform/db/schema.ts';
 import { isUniqueViolation } from '../platform/errors.ts';
 import { appPathOf } from '../platform/app-paths.ts';
-import { decryptSecret } from '../git/secrets.ts';
+import { decryptSecret } from '../platform/secrets.ts';
 import { admitAndOpenSession, displayNameOf, emailOf, resolveUser } from './accounts.ts';
 import { SsoLoginError } from './errors.ts';
 import * as store from './oidc-store.ts';

@@ -5,7 +5,7 @@ import type { PageRequest } from '../platform/paging.ts';
 import { assertAdmin, type Membership } from '../platform/policy.ts';
 import type { Urls } from '../platform/urls.ts';
 import { requireMembership } from '../access/organizations.ts';
-import { encryptSecret } from '../git/secrets.ts';
+import { encryptSecret } from '../platform/secrets.ts';
 import { presentTeam } from '../teams/presenter.ts';
 import { CONTROL_CHARS, findTeam, type TeamView } from '../teams/store.ts';
 import * as ssoStore from './store.ts';

@@ -379,9 +379,12 @@ export async function readBackupHeader(file: string): Promise<BackupHeader> {
 
 function checkHeader(line: string | undefined, file: string): BackupHeader {
   const header = line === undefined ? undefined : (() => { try { return JSON.parse(line); } catch { return undefined; } })();
-  if (!header || header.format !== BACKUP_FORMAT) throw new BackupError(`${file} is not a Folio backup (folio backup --out FILE writes one)`);
+  if (!header || typeof header !== 'object' || header.format !== BACKUP_FORMAT) throw new BackupError(`${file} is not a Folio backup (folio backup --out FILE writes one)`);
   if (header.version !== BACKUP_VERSION) {
     throw new BackupError(`${file} is a Folio backup of format version ${header.version}; this Folio reads version ${BACKUP_VERSION}: restore it with the Folio version that wrote it (${header.folio})`);
+  }
+  if (!Array.isArray(header.migrations) || !header.migrations.every((m: unknown) => typeof m === 'string')) {
+    throw new BackupError(`${file} is damaged: its first line does not list its migrations`);
   }
   const known = migrationNames();
   const unknown = (header.migrations as string[]).filter((m) => !known.includes(m));
@@ -474,6 +477,8 @@ export async function restoreBackup(db: Db, file: string, opts: { sections?: Rec
 
       for (let line = await next(); line !== undefined; line = await next()) {
         const head = parseLine(line, `line ${lineNo}`);
+        // An altered line (null, a number, a list) is refused as damage, not met as a TypeError.
+        if (!head || typeof head !== 'object' || Array.isArray(head)) throw new BackupError(`The backup is damaged: line ${lineNo} starts no section`);
         if (head.end === 'backup') {
           if (head.tables !== tables || head.rows !== rows) throw new BackupError(`The backup is damaged: it announces ${head.tables} tables and ${head.rows} rows, it holds ${tables} and ${rows}`);
           ended = true;
@@ -482,6 +487,7 @@ export async function restoreBackup(db: Db, file: string, opts: { sections?: Rec
         if (head.section === 'table') {
           const columns = target.get(head.name);
           if (!columns) throw new BackupError(`The backup has a table "${head.name}" that its schema version does not have: it was altered`);
+          if (!Array.isArray(head.columns)) throw new BackupError(`The backup is damaged: table "${head.name}" lists no columns`);
           const missing = (head.columns as string[]).filter((c) => !columns.includes(c));
           if (missing.length) throw new BackupError(`The backup's table "${head.name}" has columns ${missing.join(', ')} that its schema version does not have`);
           const list = (head.columns as string[]).map(ident).join(', ');
@@ -513,6 +519,7 @@ export async function restoreBackup(db: Db, file: string, opts: { sections?: Rec
           continue;
         }
         if (head.section === 'sequences') {
+          if (!Array.isArray(head.items)) throw new BackupError(`The backup is damaged: line ${lineNo} lists no sequences`);
           for (const s of head.items as { name: string; value: string; called: boolean }[]) {
             await sql`SELECT setval(${ident(s.name)}::regclass, ${s.value}::bigint, ${s.called})`.execute(trx);
           }

@@ -30,6 +30,7 @@ import * as m0023 from './migrations/0023_site_mcp_servers.ts';
 import * as m0024 from './migrations/0024_ask_site_questions.ts';
 import * as m0025 from './migrations/0025_organization_language.ts';
 import * as m0026 from './migrations/0026_collab_documents.ts';
+import * as m0027 from './migrations/0027_mcp_headers_sealed.ts';
 import { PGliteDialect } from './pglite-dialect.ts';
 import type { Database } from './schema.ts';
 
@@ -99,6 +100,7 @@ const migrations: Record<string, Migration> = {
   '0024_ask_site_questions': m0024,
   '0025_organization_language': m0025,
   '0026_collab_documents': m0026,
+  '0027_mcp_headers_sealed': m0027,
 };
 
 class StaticMigrationProvider implements MigrationProvider {

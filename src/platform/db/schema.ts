@@ -598,7 +598,7 @@ export interface OidcProvidersTable {
   /** The issuer identifier; its /.well-known/openid-configuration is read (discovery). */
   issuer: string | null;
   client_id: string | null;
-  /** The client secret, sealed with the instance's secret key (git/secrets.ts); null for a public client. */
+  /** The client secret, sealed with the instance's secret key (platform/secrets.ts); null for a public client. */
   client_secret_sealed: string | null;
   enabled: boolean;
   default_team: string | null;
@@ -748,7 +748,8 @@ export interface SiteMcpServersTable {
   name: string;
   url: string;
   transport: 'sse' | 'http';
-  headers: Json;
+  /** The headers sent to the server (its credentials): their JSON object, sealed with the instance's secret key (platform/secrets.ts). */
+  headers_sealed: string;
   condition: string | null;
   created_at: Date;
   updated_at: Date | null;
@@ -895,7 +896,7 @@ export interface GitSyncsTable {
   url: string | null;
   ref: string | null;
   project_directory: Generated<string>;
-  /** Encrypted `username:password` (src/git/secrets.ts). */
+  /** Encrypted `username:password` (src/platform/secrets.ts). */
   credentials: string | null;
   /** Encrypted secret that push webhooks must prove they know. */
   webhook_secret: string | null;

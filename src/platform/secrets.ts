@@ -1,12 +1,14 @@
 import { createCipheriv, createDecipheriv, randomBytes } from 'node:crypto';
-import type { Config } from '../platform/config.ts';
-import type { Db } from '../platform/db/database.ts';
-import { insertSettingIfAbsent, readSetting } from '../platform/settings.ts';
+import type { Config } from './config.ts';
+import type { Db } from './db/database.ts';
+import { insertSettingIfAbsent, readSetting } from './settings.ts';
 
 /**
- * Git credentials and webhook secrets are stored encrypted (AES-256-GCM). The key is
- * GIT_SECRET_KEY when set (keep it outside the database: a stolen database dump then holds no
- * usable credential), else a random key created once in the `settings` table.
+ * The instance's secret box: what Folio keeps of others' secrets is stored encrypted (AES-256-GCM):
+ * git credentials and webhook secrets, OIDC client secrets, the headers of the MCP servers
+ * connected to sites. The key is GIT_SECRET_KEY when set (keep it outside the database: a stolen
+ * database dump then holds no usable credential), else a random key created once in the
+ * `settings` table.
  */
 const keys = new WeakMap<Db, Buffer>();
 
@@ -32,4 +34,12 @@ export async function decryptSecret(db: Db, config: Pick<Config, 'gitSecretKey'>
   const decipher = createDecipheriv('aes-256-gcm', await keyFor(db, config), raw.subarray(0, 12));
   decipher.setAuthTag(raw.subarray(12, 28));
   return Buffer.concat([decipher.update(raw.subarray(28)), decipher.final()]).toString('utf8');
+}
+
+/**
+ * The secret key's setting as a migration finds it: GIT_SECRET_KEY from the environment, as the
+ * configuration reads it (a migration is given no configuration).
+ */
+export function secretKeyFromEnvironment(env: NodeJS.ProcessEnv = process.env): Pick<Config, 'gitSecretKey'> {
+  return { gitSecretKey: env.GIT_SECRET_KEY || undefined };
 }
