@@ -392,6 +392,8 @@ export class CollabServer {
           page.baseMarkdown = saved!.markdown;
         }
         for (const writer of writers) if (page.writers.get(writer.user.id) === writer) page.writers.delete(writer.user.id);
+        // Editors learn what is saved: each compares the state vector with what it typed.
+        document.broadcastStateless(JSON.stringify({ type: 'saved', sv: Buffer.from(Y.encodeStateVectorFromUpdate(state)).toString('base64') }));
         return;
       } catch (err) {
         if (err instanceof PageGone) return;
