@@ -19,6 +19,7 @@ import { WebSocketServer, type WebSocket } from 'ws';
 import * as Y from 'yjs';
 import { applyAwarenessUpdate, encodeAwarenessUpdate } from 'y-protocols/awareness';
 import type { Ctx, Services } from '../platform/context.ts';
+import { authenticateTokenHash, hashToken, TOKENS_TOPIC } from '../platform/auth.ts';
 import type { Db } from '../platform/db/database.ts';
 import { ContentReader, getDocuments } from '../content/model.ts';
 import { loadRevision } from '../content/service.ts';
@@ -82,6 +83,8 @@ export class CollabServer {
   readonly hocuspocus: Hocuspocus;
   private readonly sockets: WebSocketServer;
   private readonly pages = new Map<string, LivePage>();
+  /** The credential each writer's context was authenticated with (checked again before saving for them). */
+  private readonly credentials = new WeakMap<Ctx, string>();
   private readonly relay: Relay;
   private readonly unwatch: () => void;
   private readonly recheckTimer: NodeJS.Timeout;
@@ -111,6 +114,8 @@ export class CollabServer {
     changeRequestExtensions.saveLiveEdits = (changeRequestId) => this.saveChangeRequest(changeRequestId);
     this.recheckTimer = setInterval(() => void this.recheck(), settings.recheckMs);
     this.recheckTimer.unref();
+    // A revoked token or an ended session (in any process) ends its connections at once.
+    services.bus.subscribe(TOKENS_TOPIC, () => this.recheckSoon());
   }
 
   /** Serves `/collab` upgrades of `server`; other upgrade paths are refused. */
@@ -253,6 +258,7 @@ export class CollabServer {
     const page = this.pages.get(data.documentName);
     const access = (data.context as ConnectionContext | undefined)?.access;
     if (page && access && data.transactionOrigin) {
+      this.credentials.set(access.ctx, (data.context as ConnectionContext).credential!);
       page.writers.set(access.ctx.user.id, access.ctx);
       page.lastWriter = access.ctx;
     }
@@ -337,6 +343,17 @@ export class CollabServer {
     return this.enqueue(page, () => this.saveNow(page, document));
   }
 
+  /** The writers whose credential still authenticates (a save never acts for an ended session). */
+  private async stillValid(writers: Ctx[]): Promise<Ctx[]> {
+    const valid: Ctx[] = [];
+    for (const writer of writers) {
+      const credential = this.credentials.get(writer);
+      const auth = credential ? await authenticateTokenHash(this.services.db, hashToken(credential), this.services.tokenCache) : undefined;
+      if (auth && auth.user.id === writer.user.id) valid.push(writer);
+    }
+    return valid;
+  }
+
   private async saveChangeRequest(changeRequestId: string): Promise<void> {
     const saves: Promise<void>[] = [];
     for (const [name, page] of this.pages) {
@@ -352,7 +369,7 @@ export class CollabServer {
       const state = Y.encodeStateAsUpdate(document);
       const json = documentOf(document);
       const markdown = await documentInputToMarkdown(json, 'document');
-      const writers = [...page.writers.values()];
+      const writers = await this.stillValid([...page.writers.values()]);
       // The stored page must still be what this process last saw, holding nothing it lacks.
       const guard = async (trx: Db, storedHash: string) => {
         const row = await lockState(trx, ids.changeRequestId, ids.pageId);
@@ -364,7 +381,12 @@ export class CollabServer {
         if (row && absorb(document, row.state, STORED)) throw new StaleState(false);
       };
       try {
-        if (markdown === page.baseMarkdown || writers.length === 0) {
+        if (markdown !== page.baseMarkdown && writers.length === 0) {
+          // Typed by people whose session has since ended: kept in the live page (their editors
+          // send it again once they sign in), never saved in their name, never stored as if saved.
+          return;
+        }
+        if (markdown === page.baseMarkdown) {
           // The text is what is stored: keep the shared state only (a restart resumes it).
           await this.services.db.transaction().execute(async (trx) => {
             const stored = await this.storedPage(trx, page.organizationId, page.address);
@@ -423,6 +445,17 @@ export class CollabServer {
     page.baseHash = outcome.stored.hash;
     page.baseMarkdown = outcome.stored.markdown;
     return outcome.stored;
+  }
+
+  private recheckQueued = false;
+
+  private recheckSoon(): void {
+    if (this.recheckQueued || this.closed) return;
+    this.recheckQueued = true;
+    setImmediate(() => {
+      this.recheckQueued = false;
+      void this.recheck();
+    });
   }
 
   /** Checks every connection's access again: a revoked token, an ended session or a removed member is disconnected; a lost edit right leaves it reading. */

@@ -93,6 +93,13 @@ export function useSharedPage(opts: {
   const [peers, setPeers] = useState<Peer[]>([]);
   const dirty = useRef(false);
   const signedOut = useRef(false);
+  const askTimer = useRef<ReturnType<typeof setTimeout>>(undefined);
+  const askWhenIdle = useCallback(() => {
+    clearTimeout(askTimer.current);
+    askTimer.current = setTimeout(() => {
+      if (signedOut.current) sessionEnded();
+    }, 1500);
+  }, []);
 
   // What was kept from an earlier visit goes back into the document before it connects.
   useEffect(() => {
@@ -111,8 +118,14 @@ export function useSharedPage(opts: {
 
   const keep = useCallback(() => {
     if (!dirty.current) return;
+    let readable: unknown;
     try {
-      const kept: KeptDraft = { yjs: toBase64(Y.encodeStateAsUpdate(doc)), document: documentOf.current?.(doc) };
+      readable = documentOf.current?.(doc);
+    } catch {
+      // The Yjs state alone is enough to bring the typing back.
+    }
+    try {
+      const kept: KeptDraft = { yjs: toBase64(Y.encodeStateAsUpdate(doc)), document: readable };
       localStorage.setItem(draftKey, JSON.stringify(kept));
     } catch {
       // Storage full or denied: the server still has what it received.
@@ -125,10 +138,17 @@ export function useSharedPage(opts: {
       if (origin === provider || origin === 'kept') return;
       dirty.current = true;
       setState((s) => (s === 'signed-out' ? s : 'unsaved'));
+      // Signed out, nothing reaches the server: the browser keeps the typing as it goes, and asks
+      // to sign in again once the person pauses (a dialog taking the focus mid-word would take
+      // the next keystrokes too).
+      if (signedOut.current) {
+        keep();
+        askWhenIdle();
+      }
     };
     doc.on('update', changed);
     return () => doc.off('update', changed);
-  }, [doc, provider]);
+  }, [doc, provider, keep, askWhenIdle]);
 
   useEffect(() => {
     signedOut.current = false;
@@ -137,7 +157,7 @@ export function useSharedPage(opts: {
         signedOut.current = true;
         setState('signed-out');
         keep();
-        sessionEnded();
+        askWhenIdle();
       } else {
         setState('error');
         setError(/not-found/.test(reason) ? 'You no longer have access to this page' : reason.replace(/^access ended: /, ''));
@@ -183,7 +203,7 @@ export function useSharedPage(opts: {
     return () => {
       next.destroy();
     };
-  }, [doc, name, generation, keep, draftKey]);
+  }, [doc, name, generation, keep, askWhenIdle, draftKey]);
 
   // Signed in again: a new connection (the new session cookie) sends what was typed meanwhile.
   useOnSignedIn(
