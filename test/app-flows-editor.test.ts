@@ -9,6 +9,7 @@ import { test } from 'node:test';
 import type { Locator, Page } from 'playwright-core';
 import { expectNoA11yViolations, screenshot, useAppBrowser } from './support/app-browser.ts';
 import { spaceWithPages } from './support/app-flows.ts';
+import { addMember } from './support/factories.ts';
 import type { TestUser } from './support/server.ts';
 import { eventually } from './support/wait.ts';
 
@@ -182,4 +183,40 @@ test('the session ends mid-edit: typing goes on, "Your session has ended", sign 
   );
   await saved.waitFor();
   assert.deepEqual(await page.evaluate(() => Object.keys(localStorage).filter((k) => k.startsWith('folio:draft:'))), [], 'the draft is dropped once saved');
+});
+
+test('two people type into one page of a change request at once: both see every character, each other’s names, and the API reads it', async () => {
+  const ada = await app.userWithPassword('Ada Author');
+  const { org, space, pageIds } = await spaceWithPages(app.t, ada, [{ title: 'Shared notes', markdown: 'Top.\n\nBottom.\n' }], { org: 'Together Inc' });
+  const ben = await app.userWithPassword('Ben Builder');
+  await addMember(app.t, org.id, ben, 'edit');
+  const { data: cr } = await ada.api.spaces.createChangeRequest(space.id, { subject: 'Together' });
+  const path = `/app/s/${space.id}/~/changes/${cr.number}/shared-notes`;
+  const [first, second] = await Promise.all([app.signedInPage(ada, { via: 'api', path }), app.signedInPage(ben, { via: 'api', path })]);
+  const editors = [first.page, second.page].map((p) => p.getByRole('textbox', { name: 'Content of Shared notes' }));
+  await Promise.all(editors.map((e) => e.getByText('Bottom.', { exact: true }).waitFor()));
+  // Each sees the other on the page.
+  await first.page.getByRole('list', { name: 'Also on this page' }).getByText('Ben Builder').waitFor();
+  await second.page.getByRole('list', { name: 'Also on this page' }).getByText('Ada Author').waitFor();
+
+  // At the same time: Ada at the end of the first paragraph, Ben at the end of the second.
+  const typeAfter = async (page: Page, editor: Locator, anchor: string, words: string) => {
+    await editor.getByText(anchor, { exact: true }).click();
+    await page.keyboard.press('End');
+    await page.keyboard.type(words, { delay: 20 });
+  };
+  await Promise.all([typeAfter(first.page, editors[0]!, 'Top.', ' Ada was here.'), typeAfter(second.page, editors[1]!, 'Bottom.', ' Ben too.')]);
+
+  const expected = ['Top. Ada was here.', 'Bottom. Ben too.'];
+  for (const editor of editors) {
+    // The text of each paragraph, without the others' carets (their names are drawn in the text).
+    const texts = () => editor.locator('p').evaluateAll((ps) => ps.map((p) => [...p.childNodes].filter((n) => !(n instanceof Element && n.classList.contains('collab-caret'))).map((n) => n.textContent).join('')));
+    await eventually(async () => assert.deepEqual(await texts(), expected), { what: 'both editors holding every character' });
+  }
+  await eventually(async () => assert.equal(textOf(await documentOf(ada, space.id, cr.id, pageIds[0]!)), expected.join('\n')), {
+    what: 'the change request reading what both typed',
+    timeoutMs: 15_000,
+  });
+  await first.page.getByRole('status').filter({ hasText: 'All changes saved' }).waitFor();
+  await screenshot(first.page, 'flow-co-editing');
 });

@@ -19,6 +19,8 @@ export function paletteIndex(color: unknown): number {
 function caret(user: { name?: string; color?: string }): HTMLElement {
   const cursor = document.createElement('span');
   cursor.className = `collab-caret collab-color-${paletteIndex(user.color)}`;
+  // The list of people on the page names them for assistive technology; the caret is decoration.
+  cursor.setAttribute('aria-hidden', 'true');
   const label = document.createElement('span');
   label.className = 'collab-caret-name';
   label.textContent = user.name ?? 'Someone';
