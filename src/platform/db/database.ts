@@ -29,6 +29,7 @@ import * as m0022 from './migrations/0022_object_storage.ts';
 import * as m0023 from './migrations/0023_site_mcp_servers.ts';
 import * as m0024 from './migrations/0024_ask_site_questions.ts';
 import * as m0025 from './migrations/0025_organization_language.ts';
+import * as m0026 from './migrations/0026_import_runs.ts';
 import { PGliteDialect } from './pglite-dialect.ts';
 import type { Database } from './schema.ts';
 
@@ -97,6 +98,7 @@ const migrations: Record<string, Migration> = {
   '0023_site_mcp_servers': m0023,
   '0024_ask_site_questions': m0024,
   '0025_organization_language': m0025,
+  '0026_import_runs': m0026,
 };
 
 class StaticMigrationProvider implements MigrationProvider {
