@@ -153,7 +153,7 @@ export function buildVirtualRepo(files: SourceTree, project: Project, opts: { ca
     for (const base of bases) {
       if (base.startsWith('..')) continue;
       const b = base.replace(/\/$/, '');
-      for (const c of [b, `${b}.md`, `${b}.mdx`, `${b}/README.md`, `${b}/index.md`, `${b}/index.mdx`]) if (files.has(c)) return c;
+      for (const c of [b, b.replace(/\.md$/i, ".mdx"), `${b}.md`, `${b}.mdx`, `${b}/README.md`, `${b}/index.md`, `${b}/index.mdx`]) if (files.has(c)) return c;
     }
     return undefined;
   };

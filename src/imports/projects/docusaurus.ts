@@ -174,7 +174,7 @@ export function docusaurusProject(files: SourceTree, root: string, warn: Warn): 
         const children = items(o.items, depth + 1);
         const link = o.link as Record<string, unknown> | undefined;
         const linked = link && link.type === 'doc' && str(link.id) ? docs.get(String(link.id)) : undefined;
-        if (linked) return [{ kind: 'page', path: linked.path, title, children }];
+        if (linked) return [{ kind: 'page', path: linked.path, title, children: children.filter((c) => !(c.kind === 'page' && c.path === linked.path)) }];
         return [depth === 0 ? { kind: 'group', title, children } : { kind: 'page', title, children }];
       }
       default:
