@@ -43,7 +43,7 @@ function zipFixture(name: string): Buffer {
 
 async function upload(user: TestUser, organizationId: string, name: string, bytes: Buffer, type = 'application/zip'): Promise<string> {
   const { data } = await user.api.orgs.generateStorageUploadUrl(organizationId, { file: { name, type, size: bytes.length }, kind: 'import_file' as never });
-  const res = await fetch(data.url, { method: 'PUT', body: bytes, headers: { 'content-type': type } });
+  const res = await fetch(data.url, { method: 'PUT', body: new Uint8Array(bytes), headers: { 'content-type': type } });
   assert.equal(res.status, 200);
   return data.key;
 }
