@@ -32,7 +32,7 @@ function folderZip(count: number, salt: string): Buffer {
       `---\ndescription: About ${title}\n---\n\n# ${title}\n\n${title} (${salt}): the first paragraph, with **bold** text and a [sibling](${sibling}).\n\n` +
         `!!! note "Remember"\n    An admonition that becomes a hint.\n\n:::tip\nA Docusaurus tip.\n:::\n\n` +
         '```js title="example.js"\nconsole.log("hello");\n```\n\n- a list\n- of items\n' +
-        (image ? `\n![diagram](../images/diagram.png)\n` : ''),
+        (image ? `\n![diagram](../../images/diagram.png)\n` : ""),
     );
   files['README.md'] = enc(`# Handbook ${salt}\n\nThe start.\n`);
   files['images/diagram.png'] = Buffer.concat([Buffer.from([0x89, 0x50, 0x4e, 0x47]), Buffer.from(salt)]);

@@ -3,7 +3,11 @@ import type { Urls } from '../platform/urls.ts';
 import type { ContentImportRunResource } from './schemas.ts';
 import { NO_PROGRESS, type ImportProgress } from './store.ts';
 
-export function presentImportRun(urls: Urls, row: ImportRunRow): ContentImportRunResource {
+/** The reason of a run whose job ended without it reporting back (see store.abandonedRuns). */
+export const ABANDONED = 'The import stopped without reporting back (its job ended): start it again';
+
+export function presentImportRun(urls: Urls, row: ImportRunRow, abandoned = false): ContentImportRunResource {
+  if (abandoned) row = { ...row, status: 'failed', reason: row.reason ?? ABANDONED };
   return {
     object: 'import-run',
     id: row.id,

@@ -13,8 +13,8 @@ export async function importRoutes(app: FolioApp): Promise<void> {
     { schema: { operationId: 'listImportRuns', tags, params: OrgParams, querystring: ListImportRunsQuery, response: { 200: ListOf(ContentImportRun), ...errorResponses } } },
     async (req) => {
       const ctx = req.ctx();
-      const page = await listImportRuns(ctx, req.params.organizationId, req.query);
-      return { ...page, items: page.items.map((row) => presentImportRun(ctx.urls, row)) };
+      const { abandoned, ...page } = await listImportRuns(ctx, req.params.organizationId, req.query);
+      return { ...page, items: page.items.map((row) => presentImportRun(ctx.urls, row, abandoned.has(row.id))) };
     },
   );
 
@@ -34,7 +34,8 @@ export async function importRoutes(app: FolioApp): Promise<void> {
     { schema: { operationId: 'getImportRun', tags, params: ImportRunParams, response: { 200: ContentImportRun, ...errorResponses } } },
     async (req) => {
       const ctx = req.ctx();
-      return presentImportRun(ctx.urls, await getImportRun(ctx, req.params.organizationId, req.params.importRunId));
+      const { row, abandoned } = await getImportRun(ctx, req.params.organizationId, req.params.importRunId);
+      return presentImportRun(ctx.urls, row, abandoned);
     },
   );
 

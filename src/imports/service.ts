@@ -73,8 +73,8 @@ export async function startImportRun(ctx: Ctx, organizationId: string, input: St
       createdBy: ctx.user.id,
       at: new Date(ctx.now()),
     });
-    await ctx.jobs.enqueue(IMPORT_RUN_JOB, { run: row.id }, { db: trx });
-    return row;
+    const jobId = await ctx.jobs.enqueue(IMPORT_RUN_JOB, { run: row.id }, { db: trx });
+    return (await store.updateImportRun(trx, organizationId, row.id, { job_id: jobId }))!;
   });
 }
 
@@ -90,8 +90,10 @@ async function visibleRun(ctx: Ctx, organizationId: string, id: string) {
   return { row, access };
 }
 
-export async function getImportRun(ctx: Ctx, organizationId: string, id: string): Promise<ImportRunRow> {
-  return (await visibleRun(ctx, organizationId, id)).row;
+/** The run, and whether it was abandoned (its job ended without it reporting back: shown as failed). */
+export async function getImportRun(ctx: Ctx, organizationId: string, id: string): Promise<{ row: ImportRunRow; abandoned: boolean }> {
+  const { row } = await visibleRun(ctx, organizationId, id);
+  return { row, abandoned: (await store.abandonedRuns(ctx.db, [row])).has(row.id) };
 }
 
 export async function listImportRuns(ctx: Ctx, organizationId: string, query: Omit<store.ImportRunFilters, 'spaceIds'> & PageRequest) {
@@ -104,7 +106,8 @@ export async function listImportRuns(ctx: Ctx, organizationId: string, query: Om
     const roles = await spaceRoles(ctx.db, organizationId, { userId: ctx.user.id, orgRole: membership.role }, spaces);
     spaceIds = spaces.filter((s) => atLeast(roles.get(s.id) ?? null, 'read')).map((s) => s.id);
   }
-  return store.listImportRuns(ctx.db, organizationId, { ...query, spaceIds }, query);
+  const page = await store.listImportRuns(ctx.db, organizationId, { ...query, spaceIds }, query);
+  return { ...page, abandoned: await store.abandonedRuns(ctx.db, page.items) };
 }
 
 /**

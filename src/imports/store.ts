@@ -42,6 +42,7 @@ export async function insertImportRun(db: Db, organizationId: string, run: NewIm
       warnings: json([]),
       pages: null,
       result_revision: null,
+      job_id: null,
       created_by: run.createdBy,
       created_at: run.at,
       updated_at: run.at,
@@ -103,4 +104,21 @@ export async function updateImportRun(db: Db, organizationId: string, id: string
     .where('id', '=', id)
     .returningAll()
     .executeTakeFirst();
+}
+
+/**
+ * Runs still pending or in progress whose job is over (it failed past its attempts, or its worker
+ * died past them): they never reported back, and are shown as failed.
+ */
+export async function abandonedRuns(db: Db, rows: ImportRunRow[]): Promise<Set<string>> {
+  const active = rows.filter((r) => (r.status === 'pending' || r.status === 'in-progress') && r.job_id !== null);
+  if (!active.length) return new Set();
+  const over = await db
+    .selectFrom('jobs')
+    .select('id')
+    .where('id', 'in', active.map((r) => r.job_id!))
+    .where('status', 'in', ['done', 'failed'])
+    .execute();
+  const ids = new Set(over.map((j) => Number(j.id)));
+  return new Set(active.filter((r) => ids.has(Number(r.job_id))).map((r) => r.id));
 }

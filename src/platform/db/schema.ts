@@ -543,6 +543,8 @@ export interface ImportRunsTable {
   /** The official `pages` of the run once it completed. */
   pages: Json | null;
   result_revision: string | null;
+  /** The job running the import (a run whose job ended without a word is shown as failed). */
+  job_id: number | null;
   created_by: string | null;
   created_at: Date;
   updated_at: Date;

@@ -23,6 +23,7 @@ export async function up(db: Kysely<any>): Promise<void> {
       warnings jsonb NOT NULL,
       pages jsonb,
       result_revision text,
+      job_id bigint,
       created_by text REFERENCES users(id) ON DELETE SET NULL,
       created_at timestamptz NOT NULL,
       updated_at timestamptz NOT NULL,
