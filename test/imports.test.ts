@@ -6,6 +6,7 @@ import { zipSync, type Zippable } from 'fflate';
 import { importRunJob, IMPORT_RUN_JOB } from '../src/imports/jobs.ts';
 import { docusaurusProject, readSidebars } from '../src/imports/projects/docusaurus.ts';
 import type { NavItem } from '../src/imports/projects/nav.ts';
+import { CONVERTERS } from '../src/imports/sources.ts';
 import { newMember, openChangeRequest, orgWithSpace } from './support/factories.ts';
 import { expectStatus, startTestServer, type TestServer, type TestUser } from './support/server.ts';
 import { settleJobs } from './support/wait.ts';
@@ -335,4 +336,18 @@ test('Docusaurus sidebars are read as data: TypeScript, shorthand categories, au
     ['Get started', [['docs/intro.md', []], ['Set up', []]]],
     ['More', [['Sub section', [['docs/more/sub/c.md', []]]], ['docs/more/b.md', []], ['docs/more/a.md', []]]],
   ]);
+});
+
+test('a converter registered for an extension makes those files importable (how HTML and Word plug in)', async () => {
+  const { admin, org, space } = await orgWithSpace(t);
+  const html = await upload(admin, org.id, 'page.html', Buffer.from('<h1>From HTML</h1><p>Body.</p>'), 'text/html');
+  await expectStatus(admin.api.org.startImportRun(org.id, { source: { type: 'file', files: [html] }, target: { space: space.id } }), 400, /not supported yet/);
+  CONVERTERS.set('.html', async (file) => [{ path: file.path.replace(/^.*\//, '').replace(/\.html$/, '.md'), data: Buffer.from(`# ${/<h1>(.*?)<\/h1>/.exec(file.data.toString())![1]}\n\nConverted.\n`) }]);
+  try {
+    const run = await importFiles(admin, org.id, { space: space.id }, [html]);
+    assert.equal(run.status, 'completed', run.reason);
+    assert.ok(findMaybe(await pagesOf(admin, space.id), 'From HTML'));
+  } finally {
+    CONVERTERS.delete('.html');
+  }
 });

@@ -31,6 +31,15 @@ type FileKind = {
 
 const ext = (name: string) => posix.extname(name).toLowerCase();
 
+/**
+ * Converters of other formats into Markdown files of the tree, by extension (`.html`, `.docx`):
+ * each turns one file (uploaded, or inside an archive) into Markdown files and the assets they
+ * reference, paths relative to the file's folder. Registering one makes uploads of that
+ * extension accepted; the converted files then go through project recognition like any other.
+ */
+export type Converter = (file: { path: string; data: Buffer }, warn: Warn) => Promise<{ path: string; data: Buffer }[]>;
+export const CONVERTERS = new Map<string, Converter>();
+
 export const FILE_KINDS: FileKind[] = [
   {
     test: (u) => ext(u.name) === '.zip' || /zip/.test(u.contentType),
@@ -53,6 +62,7 @@ export const FILE_KINDS: FileKind[] = [
 
 /** Why an upload of this name cannot be imported, or undefined when it can. */
 export function unsupportedReason(name: string, contentType = ''): string | undefined {
+  if (CONVERTERS.has(ext(name))) return undefined;
   const kind = FILE_KINDS.find((k) => k.test({ name, contentType }))!;
   return kind.unsupported ? `${name}: ${kind.unsupported}` : undefined;
 }
@@ -71,7 +81,7 @@ export async function sourceTree(uploads: Upload[], opts: { limits?: ArchiveLimi
   const tree: SourceTree = new Map();
   let total = 0;
   for (const u of uploads) {
-    const kind = FILE_KINDS.find((k) => k.test(u))!;
+    const kind = CONVERTERS.has(ext(u.name)) ? FILE_KINDS.at(-1)! : FILE_KINDS.find((k) => k.test(u))!;
     if (!kind.read) throw new ImportError(`${u.name}: ${kind.unsupported}`);
     const entries = await kind.read(u, { limits, warn: opts.warn });
     const isArchive = entries.length !== 1 || entries[0]!.path !== posix.basename(u.name);
@@ -84,6 +94,17 @@ export async function sourceTree(uploads: Upload[], opts: { limits?: ArchiveLimi
     }
     if (tree.size > limits.maxFiles) throw new ImportError(`the files hold more than ${limits.maxFiles} entries, more than an import takes`);
     if (total > limits.maxBytes) throw new ImportError(`the files expand to more than ${limits.maxBytes} bytes, more than an import takes`);
+  }
+  // Files of other formats (uploaded or archived) become Markdown where a converter is registered.
+  for (const [path, data] of [...tree]) {
+    const convert = CONVERTERS.get(ext(path));
+    if (!convert) continue;
+    tree.delete(path);
+    const dir = posix.dirname(path) === '.' ? '' : posix.dirname(path);
+    for (const out of await convert({ path, data }, (message) => opts.warn(`${path}: ${message}`))) {
+      const target = dir ? `${dir}/${safeEntryPath(out.path)}` : safeEntryPath(out.path);
+      if (!tree.has(target)) tree.set(target, out.data);
+    }
   }
   if (![...tree.keys()].some(isMarkdown)) throw new ImportError('no Markdown file (.md, .mdx) in the files to import');
   return tree;
