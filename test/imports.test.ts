@@ -6,7 +6,9 @@ import { zipSync, type Zippable } from 'fflate';
 import { importRunJob, IMPORT_RUN_JOB } from '../src/imports/jobs.ts';
 import { docusaurusProject, readSidebars } from '../src/imports/projects/docusaurus.ts';
 import type { NavItem } from '../src/imports/projects/nav.ts';
-import { CONVERTERS } from '../src/imports/sources.ts';
+import { CONVERTERS, websiteImports } from '../src/imports/sources.ts';
+import { websiteProject } from '../src/imports/projects/website.ts';
+import { buildVirtualRepo } from '../src/imports/virtual-build.ts';
 import { newMember, openChangeRequest, orgWithSpace } from './support/factories.ts';
 import { expectStatus, startTestServer, type TestServer, type TestUser } from './support/server.ts';
 import { settleJobs } from './support/wait.ts';
@@ -349,5 +351,59 @@ test('a converter registered for an extension makes those files importable (how 
     assert.ok(findMaybe(await pagesOf(admin, space.id), 'From HTML'));
   } finally {
     CONVERTERS.delete('.html');
+  }
+});
+
+test('a crawled website becomes a project: crawl order and nesting, links between pages rewritten to their files', async () => {
+  const html = new Map([
+    ['https://docs.example.com/docs/', '[Guide](https://docs.example.com/docs/guide/) and [Install](/docs/guide/install#steps)'],
+    ['https://docs.example.com/docs/guide/', 'The guide. [Home](../)'],
+    ['https://docs.example.com/docs/guide/install', 'Steps. [Elsewhere](https://elsewhere.example.com/)'],
+    ['https://docs.example.com/docs/faq', 'Questions.'],
+  ]);
+  const crawled = [
+    { url: 'https://docs.example.com/docs/', path: [], title: 'Home', html: 'home' },
+    { url: 'https://docs.example.com/docs/guide/', path: ['guide'], title: 'Guide', html: 'guide' },
+    { url: 'https://docs.example.com/docs/guide/install', path: ['guide', 'install'], title: 'Install', html: 'install' },
+    { url: 'https://docs.example.com/docs/faq', path: ['faq'], title: 'FAQ', html: 'faq' },
+  ];
+  const warnings: string[] = [];
+  const { tree, project } = websiteProject(crawled, (_html, { baseUrl }) => ({ markdown: html.get(baseUrl!)!, warnings: baseUrl!.endsWith('faq') ? ['a table was simplified'] : [], assets: [] }), (m) => warnings.push(m));
+  assert.deepEqual([...tree.keys()], ['README.md', 'guide/README.md', 'guide/install.md', 'faq.md']);
+  assert.deepEqual(warnings, ['https://docs.example.com/docs/faq: a table was simplified']);
+  const built = buildVirtualRepo(tree, project);
+  const read = async (path: string) => {
+    const f = (await built.repo.files('virtual', '')).find((x) => x.path === path)!;
+    return (await built.repo.blobs([f.oid])).get(f.oid)!.toString();
+  };
+  assert.equal(await read('SUMMARY.md'), '# Table of contents\n\n* [Home](README.md)\n* [Guide](guide/README.md)\n  * [Install](guide/install.md)\n* [FAQ](faq.md)\n');
+  assert.match(await read('README.md'), /\[Guide\]\(guide\/README\.md\) and \[Install\]\(guide\/install\.md#steps\)/);
+  assert.match(await read('guide/README.md'), /\[Home\]\(\.\.\/README\.md\)/);
+  assert.match(await read('guide/install.md'), /\[Elsewhere\]\(https:\/\/elsewhere\.example\.com\/\)/);
+});
+
+test('a website source runs once a crawler and a converter are wired (stand-ins here)', async () => {
+  const { admin, org, space } = await orgWithSpace(t);
+  websiteImports.crawl = async (url) => ({
+    pages: [
+      { url, path: [], title: 'Site home', html: '<p>Home</p>' },
+      { url: `${url}/guide`, path: ['guide'], title: 'Guide', html: '<p>Guide</p>' },
+    ],
+    warnings: ['robots.txt disallows /private'],
+  });
+  websiteImports.toMarkdown = (html) => ({ markdown: html.replace(/<\/?p>/g, ''), warnings: [], assets: [] });
+  try {
+    const { data: started } = await admin.api.org.startImportRun(org.id, { source: { type: 'website', url: 'https://docs.example.com/docs' }, target: { space: space.id } });
+    await settleJobs(t);
+    const run = (await admin.api.org.getImportRun(org.id, started.id)).data as Run;
+    assert.equal(run.status, 'completed', run.reason);
+    assert.equal(run.project, 'website');
+    assert.deepEqual(run.warnings, [{ message: 'robots.txt disallows /private' }]);
+    assert.deepEqual(run.pages?.map((p) => p.sourceURL).sort(), ['https://docs.example.com/docs', 'https://docs.example.com/docs/guide']);
+    const pages = await pagesOf(admin, space.id);
+    assert.ok(findMaybe(pages, 'Site home') && findMaybe(pages, 'Guide'));
+  } finally {
+    delete websiteImports.crawl;
+    delete websiteImports.toMarkdown;
   }
 });

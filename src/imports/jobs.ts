@@ -16,7 +16,9 @@ import { refreshSearchIndex } from '../search/indexer.ts';
 import { uploadedFile } from '../storage/service.ts';
 import type { ArchiveLimits } from './archive.ts';
 import { IMPORT_RUN_JOB } from './service.ts';
-import { ImportError, recognise, sourceTree, type Upload } from './sources.ts';
+import { ImportError, recognise, sourceTree, websiteImports, type Upload } from './sources.ts';
+import type { Project, SourceTree } from './projects/nav.ts';
+import { websiteProject } from './projects/website.ts';
 import * as store from './store.ts';
 import { buildVirtualRepo, type ImportWarning } from './virtual-build.ts';
 import { VIRTUAL_COMMIT } from './virtual-repo.ts';
@@ -101,31 +103,46 @@ interface RunTools {
 
 async function run(services: Services, db: Db, row: ImportRunRow, tools: RunTools): Promise<void> {
   const org = row.organization_id;
-  const source = row.source as { type: string; files?: string[] };
-  if (source.type !== 'file' || !source.files) throw new ImportError('website imports are not supported yet');
+  const source = row.source as { type: 'file'; files: string[] } | { type: 'website'; url: string };
   if (!row.created_by) throw new ImportError('the member who started the import no longer exists');
   const user = await db.selectFrom('users').selectAll().where('id', '=', row.created_by).executeTakeFirst();
   if (!user) throw new ImportError('the member who started the import no longer exists');
   const ctx: Ctx = { ...services, user } as Ctx;
-
-  // 1. The uploads, as one tree of files.
-  const uploads: Upload[] = [];
-  for (const key of source.files) {
-    const { data, row: up } = await uploadedFile(ctx, org, key);
-    uploads.push({ key, name: up.name, contentType: up.content_type, data: Buffer.from(data) });
-  }
   const warnings: ImportWarning[] = [];
   const warn = (message: string) => warnings.push({ message });
-  const tree = await sourceTree(uploads, { warn, ...(tools.options.limits ? { limits: tools.options.limits } : {}) });
+
+  // 1. The source as a tree of files and what it is: uploads (read, archives opened, recognised),
+  // or a crawled website.
+  let tree: SourceTree;
+  let project: Project;
+  let label: string;
+  let sourceURL = (path: string) => path;
+  if (source.type === 'website') {
+    if (!websiteImports.crawl || !websiteImports.toMarkdown) throw new ImportError('website imports are not supported yet');
+    const crawled = await websiteImports.crawl(source.url, services);
+    crawled.warnings.forEach(warn);
+    const site = websiteProject(crawled.pages, websiteImports.toMarkdown, warn);
+    ({ tree, project } = site);
+    sourceURL = (path) => site.urls.get(path) ?? path;
+    label = 'website';
+  } else {
+    const uploads: Upload[] = [];
+    for (const key of source.files) {
+      const { data, row: up } = await uploadedFile(ctx, org, key);
+      uploads.push({ key, name: up.name, contentType: up.content_type, data: Buffer.from(data) });
+    }
+    tree = await sourceTree(uploads, { warn, ...(tools.options.limits ? { limits: tools.options.limits } : {}) });
+    project = recognise(tree, warn);
+    label = uploads.length === tree.size ? 'files' : project.kind;
+  }
   await tools.record({});
 
-  // 2. What the files are, and the virtual GitBook repository they become.
-  const project = recognise(tree, warn);
+  // 2. The virtual GitBook repository the project becomes.
   const built = buildVirtualRepo(tree, project, { cancelled: tools.checkTime });
   warnings.push(...built.warnings);
   const kept = warnings.length > MAX_WARNINGS ? [...warnings.slice(0, MAX_WARNINGS - 1), { message: `${warnings.length - MAX_WARNINGS + 1} more warnings` }] : warnings;
   const progress = { pagesFound: built.pagesFound, pagesConverted: built.pagesConverted, pagesFailed: built.pagesFailed };
-  await tools.record({ project: uploads.length === tree.size ? 'files' : project.kind, progress, warnings: kept });
+  await tools.record({ project: label, progress, warnings: kept });
   tools.log('import run: converted', { project: project.kind, ...progress });
   await tools.options.afterConvert?.(row.id);
   await tools.record({});
@@ -142,7 +159,7 @@ async function run(services: Services, db: Db, row: ImportRunRow, tools: RunTool
   await tools.record({});
   const content = await new ContentReader(db, imported.root).all();
   const sourceOfPage = new Map<string, string>();
-  for (const [id, p] of Object.entries(imported.manifest.pages)) if (p.path && built.sources.has(p.path)) sourceOfPage.set(id, built.sources.get(p.path)!);
+  for (const [id, p] of Object.entries(imported.manifest.pages)) if (p.path && built.sources.has(p.path)) sourceOfPage.set(id, sourceURL(built.sources.get(p.path)!));
 
   // 4. One write: the import grafted under the target, the run completed, in one transaction.
   const outcome = await db.transaction().execute(async (trx) => {

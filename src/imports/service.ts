@@ -12,7 +12,7 @@ import { assertContentRole, atLeast } from '../platform/policy.ts';
 import { loadSpace } from '../spaces/access.ts';
 import { findUpload } from '../storage/store.ts';
 import type { StartImportInput } from './schemas.ts';
-import { unsupportedReason } from './sources.ts';
+import { unsupportedReason, websiteImports } from './sources.ts';
 import * as store from './store.ts';
 
 /**
@@ -23,8 +23,6 @@ import * as store from './store.ts';
 
 export const IMPORT_RUN_JOB = 'import.run';
 
-/** Website sources plug in here once the crawler is wired (src/imports/website.ts). */
-export const WEBSITE_IMPORTS_SUPPORTED = false;
 
 export async function startImportRun(ctx: Ctx, organizationId: string, input: StartImportInput): Promise<ImportRunRow> {
   await requireMembership(ctx, organizationId);
@@ -53,7 +51,7 @@ export async function startImportRun(ctx: Ctx, organizationId: string, input: St
     if (!site) throw new BadRequestError(`site: no site "${input.site}" in this organization`);
   }
   if (input.source.type === 'website') {
-    if (!WEBSITE_IMPORTS_SUPPORTED) throw new BadRequestError('source: website imports are not supported yet: upload the pages as files (Markdown, or a zip archive of a folder)');
+    if (!websiteImports.crawl || !websiteImports.toMarkdown) throw new BadRequestError('source: website imports are not supported yet: upload the pages as files (Markdown, or a zip archive of a folder)');
   } else {
     for (const [i, key] of input.source.files.entries()) {
       const upload = await findUpload(ctx.db, organizationId, key);

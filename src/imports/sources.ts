@@ -5,6 +5,18 @@ import { docusaurusProject, findDocusaurus } from './projects/docusaurus.ts';
 import { folderProject } from './projects/folder.ts';
 import { findMkdocs, mkdocsProject } from './projects/mkdocs.ts';
 import { isMarkdown, type Project, type SourceTree } from './projects/nav.ts';
+import type { CrawledPage, HtmlToMarkdown } from './projects/website.ts';
+import type { Services } from '../platform/context.ts';
+
+/**
+ * Website imports, once wired (src/imports/website.ts and html.ts): `crawl` fetches the pages
+ * under the URL (an adapter giving the crawler its settings from `services.config`), `toMarkdown`
+ * converts each page. While either is missing, `{type: "website"}` sources are refused (400).
+ */
+export const websiteImports: {
+  crawl?: (url: string, services: Services) => Promise<{ pages: CrawledPage[]; warnings: string[] }>;
+  toMarkdown?: HtmlToMarkdown;
+} = {};
 
 /**
  * From uploaded files to a source tree, and from a source tree to a recognised project. Each kind

@@ -176,7 +176,14 @@ export function buildVirtualRepo(files: SourceTree, project: Project, opts: { ca
     }
     try {
       const { data, body: raw } = splitFrontMatter(text, warn);
-      let body = project.dialect === 'docusaurus' ? docusaurusToGitbook(raw, warn) : project.dialect === 'mkdocs' ? mkdocsToGitbook(raw, warn) : mkdocsToGitbook(docusaurusToGitbook(raw, () => {}), warn);
+      let body =
+        project.dialect === 'docusaurus'
+          ? docusaurusToGitbook(raw, warn)
+          : project.dialect === 'mkdocs'
+            ? mkdocsToGitbook(raw, warn)
+            : project.dialect === 'gitbook'
+              ? raw
+              : mkdocsToGitbook(docusaurusToGitbook(raw, () => {}), warn);
       body = rewriteTargets(body, (target) => {
         if (EXTERNAL.test(target) || !target) return undefined;
         const found = resolve(source, target);

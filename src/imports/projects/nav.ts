@@ -10,10 +10,11 @@ export type NavItem =
   | { kind: 'group'; title: string; children: NavItem[] }
   | { kind: 'link'; title: string; href: string };
 
-export type Dialect = 'docusaurus' | 'mkdocs' | 'plain';
+/** How a project's Markdown is read: its tool's idioms, plain Markdown (both tools' idioms tried), or GitBook Markdown already (converted HTML). */
+export type Dialect = 'docusaurus' | 'mkdocs' | 'plain' | 'gitbook';
 
 export interface Project {
-  kind: 'docusaurus' | 'mkdocs' | 'folder';
+  kind: 'docusaurus' | 'mkdocs' | 'folder' | 'website';
   dialect: Dialect;
   /** The folder holding the pages (paths of the nav are relative to the source tree's root). */
   docsDir: string;
