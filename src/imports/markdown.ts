@@ -136,12 +136,13 @@ export function convertCodeTitles(text: string): string {
  * Docusaurus MDX to GitBook Markdown: `:::note Title` admonitions to hints, `<Tabs>`/`<TabItem>`
  * to tabs, `import`/`export` lines removed (each one a warning), other JSX components reported.
  */
-export function docusaurusToGitbook(text: string, warn: Warn): string {
+export function docusaurusToGitbook(text: string, warn: Warn, opts: { mdx?: boolean } = {}): string {
   let lines = text.split(/\r?\n/);
-  // MDX imports and exports (outside code).
+  // MDX imports and exports (outside code): in MDX only (plain Markdown keeps such lines as text).
   const inside = fenced(lines);
+  const mdx = opts.mdx ?? true;
   lines = lines.filter((line, i) => {
-    if (inside[i]) return true;
+    if (inside[i] || !mdx) return true;
     if (/^(import\s.+from\s+['"].+['"];?|import\s+['"].+['"];?)\s*$/.test(line)) {
       warn(`MDX import removed: ${line.trim().slice(0, 120)}`);
       return false;
@@ -157,6 +158,7 @@ export function docusaurusToGitbook(text: string, warn: Warn): string {
   let out = lines.join('\n');
   // Components other than the ones converted are kept as text, reported once per name.
   const seen = new Set<string>();
+  if (!mdx) return convertCodeTitles(out);
   const outInside = fenced(out.split('\n'));
   out.split('\n').forEach((line, i) => {
     if (outInside[i]) return;

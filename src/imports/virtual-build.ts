@@ -183,7 +183,7 @@ export function buildVirtualRepo(files: SourceTree, project: Project, opts: { ca
             ? mkdocsToGitbook(raw, warn)
             : project.dialect === 'gitbook'
               ? raw
-              : mkdocsToGitbook(docusaurusToGitbook(raw, () => {}), warn);
+              : mkdocsToGitbook(docusaurusToGitbook(raw, warn, { mdx: /\.mdx$/i.test(source) }), warn);
       body = rewriteTargets(body, (target) => {
         if (EXTERNAL.test(target) || !target) return undefined;
         const found = resolve(source, target);
