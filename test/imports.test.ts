@@ -153,6 +153,7 @@ test('an MkDocs archive into a change request: nav order and sections, !!! hints
   const styling = await md('Styling');
   assert.match(styling, /\{% hint style="warning" %\}\s*Careful with colours\./);
   assert.match(styling, /\{% code title="theme\.py" %\}\s*```py/);
+  assert.match(styling, /\{% code title="plain\.txt" %\}\s*```\s*no language/, 'a titled fence without a language');
 });
 
 test('a plain folder under a page, with a Markdown file beside it: folders become groups and pages, README/index the folder page', async () => {

@@ -103,7 +103,7 @@ export function convertCodeTitles(text: string): string {
   let open: { fence: string; indent: string; wrapped: boolean } | null = null;
   for (const line of lines) {
     if (!open) {
-      const m = /^(\s*)(`{3,}|~{3,})\s*([^\s`{]*)\s*(.*)$/.exec(line);
+      const m = /^(\s*)(`{3,}|~{3,})\s*([^\s`{=]*(?![^\s]*=))\s*(.*)$/.exec(line);
       if (m) {
         const [, indent, fence, lang, rest] = m as unknown as [string, string, string, string, string];
         const title = /(?:^|\s)title=(?:"([^"]*)"|'([^']*)'|(\S+))/.exec(rest);
