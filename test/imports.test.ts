@@ -245,7 +245,14 @@ test('malicious archives are refused with a clear reason and nothing written', a
   const symlink: Zippable = { 'docs/README.md': page, 'docs/passwd.md': [Buffer.from('/etc/passwd'), { os: 3, attrs: (0o120777 << 16) >>> 0 }] };
   const many: Zippable = {};
   for (let i = 0; i <= 10_000; i++) many[`p${i}.md`] = [Buffer.from('x'), { level: 0 }];
+  // A header that lies: the entry says 100 bytes, its data inflates to 2 MiB.
+  const liar = Buffer.from(zipSync({ 'README.md': page, 'lie.md': new Uint8Array(2 * 1024 * 1024) }));
+  for (let i = liar.indexOf('lie.md'); i >= 0; i = liar.indexOf('lie.md', i + 1)) {
+    if (liar.readUInt32LE(i - 30) === 0x04034b50) liar.writeUInt32LE(100, i - 30 + 22); // local header
+    if (liar.readUInt32LE(i - 46) === 0x02014b50) liar.writeUInt32LE(100, i - 46 + 24); // central directory
+  }
   const cases: [string, Buffer, RegExp][] = [
+    ['liar.zip', liar, /lie\.md" cannot be read: too many bytes/],
     ['slip.zip', Buffer.from(zipSync({ 'README.md': page, '../../escape.md': page })), /leading out of it/],
     ['absolute.zip', Buffer.from(zipSync({ 'README.md': page, '/etc/cron.d/x.md': page })), /absolute path/],
     ['symlink.zip', Buffer.from(zipSync(symlink)), /symbolic link/],

@@ -1,12 +1,12 @@
-import { Inflate } from 'fflate';
+import yauzl from 'yauzl';
 
 /**
- * A zip archive read defensively: the central directory is parsed here (so symlinks and every
- * entry's sizes are seen before anything is inflated), and each entry is inflated in small steps
- * that stop as soon as it yields more than it declared. Refused, with a reason that says why:
+ * A zip archive read defensively, with yauzl: every entry's name, type and sizes are checked
+ * before its bytes are read, and its bytes may not exceed what it declares. Refused, with a
+ * reason that says why:
  * paths escaping the archive (`../`, absolute, drive letters), symlinks, encrypted entries, more
  * than `maxFiles` entries, more than `maxBytes` uncompressed in all, an entry whose
- * uncompressed/compressed ratio exceeds `maxRatio` (a zip bomb), and anything malformed.
+ * uncompressed/compressed ratio exceeds `maxRatio` (a zip bomb), an entry yielding more bytes than it declares, and anything malformed.
  */
 
 export class ArchiveError extends Error {}
@@ -24,9 +24,6 @@ export interface ArchiveEntry {
   data: Buffer;
 }
 
-const EOCD = 0x06054b50;
-const CEN = 0x02014b50;
-const LOC = 0x04034b50;
 
 /** A clean relative path of an entry, or an ArchiveError for one that could escape. */
 export function safeEntryPath(name: string): string {
@@ -42,98 +39,75 @@ export function isZip(bytes: Uint8Array): boolean {
   return bytes.length >= 4 && bytes[0] === 0x50 && bytes[1] === 0x4b && (bytes[2] === 3 || bytes[2] === 5) && (bytes[3] === 4 || bytes[3] === 6);
 }
 
-export function readZip(bytes: Buffer, limits: ArchiveLimits = DEFAULT_ARCHIVE_LIMITS): ArchiveEntry[] {
-  // End of central directory: within the last 64 KiB + 22 bytes.
-  let eocd = -1;
-  for (let i = bytes.length - 22; i >= Math.max(0, bytes.length - 22 - 0xffff); i--) {
-    if (bytes.readUInt32LE(i) === EOCD) {
-      eocd = i;
-      break;
+/**
+ * The files of a zip archive (read with yauzl: its central directory first, each entry's bytes
+ * checked against the size it declares), refused on the first entry that is not safe.
+ */
+export async function readZip(bytes: Buffer, limits: ArchiveLimits = DEFAULT_ARCHIVE_LIMITS): Promise<ArchiveEntry[]> {
+  let zip: yauzl.ZipFile;
+  try {
+    // Names are checked here (decodeStrings off: yauzl's own check would answer in its words).
+    zip = await yauzl.fromBufferPromise(bytes, { lazyEntries: true, decodeStrings: false, validateEntrySizes: true });
+  } catch (err) {
+    throw new ArchiveError(`not a zip archive, or a malformed one (${(err as Error).message})`);
+  }
+  try {
+    if (zip.entryCount > limits.maxFiles) throw new ArchiveError(`the archive holds ${zip.entryCount} entries, more than the ${limits.maxFiles} an import takes`);
+    const out: ArchiveEntry[] = [];
+    const seen = new Set<string>();
+    let declared = 0;
+    for (;;) {
+      const entry = await nextEntry(zip);
+      if (!entry) break;
+      const raw = Buffer.from(entry.fileName as unknown as Uint8Array).toString('utf8');
+      const unix = entry.versionMadeBy >> 8 === 3;
+      const mode = (entry.externalFileAttributes >>> 16) & 0o170000;
+      if (unix && mode === 0o120000) throw new ArchiveError(`the archive holds a symbolic link ("${raw}"): refused`);
+      if (entry.isEncrypted()) throw new ArchiveError(`the archive holds an encrypted entry ("${raw}"): refused`);
+      const path = safeEntryPath(raw);
+      if (raw.endsWith('/') || (unix && mode === 0o040000) || !path) continue;
+      if (entry.compressionMethod !== 0 && entry.compressionMethod !== 8) throw new ArchiveError(`"${raw}" uses compression method ${entry.compressionMethod}: only stored and deflated entries are read`);
+      const size = entry.uncompressedSize;
+      if (size > 1024 * 1024 && size / Math.max(1, entry.compressedSize) > limits.maxRatio) {
+        throw new ArchiveError(`"${raw}" expands ${Math.round(size / Math.max(1, entry.compressedSize))} times (more than ${limits.maxRatio}): looks like a zip bomb, refused`);
+      }
+      declared += size;
+      if (declared > limits.maxBytes) throw new ArchiveError(`the archive expands to more than ${limits.maxBytes} bytes: refused`);
+      if (seen.has(path.toLowerCase())) continue;
+      seen.add(path.toLowerCase());
+      out.push({ path, data: await readEntry(zip, entry, raw) });
     }
+    return out;
+  } finally {
+    zip.close();
   }
-  if (eocd < 0) throw new ArchiveError('not a zip archive (no end of central directory)');
-  const count = bytes.readUInt16LE(eocd + 10);
-  const cdSize = bytes.readUInt32LE(eocd + 12);
-  const cdOffset = bytes.readUInt32LE(eocd + 16);
-  if (count === 0xffff || cdOffset === 0xffffffff) throw new ArchiveError('ZIP64 archives are not supported: split the archive');
-  if (count > limits.maxFiles) throw new ArchiveError(`the archive holds ${count} entries, more than the ${limits.maxFiles} an import takes`);
-  if (cdOffset + cdSize > bytes.length) throw new ArchiveError('the archive is truncated or malformed');
-
-  interface Header {
-    name: string;
-    method: number;
-    flags: number;
-    compressed: number;
-    size: number;
-    offset: number;
-    dir: boolean;
-  }
-  const headers: Header[] = [];
-  let p = cdOffset;
-  let declared = 0;
-  for (let n = 0; n < count; n++) {
-    if (p + 46 > bytes.length || bytes.readUInt32LE(p) !== CEN) throw new ArchiveError('the archive is malformed (central directory)');
-    const madeBy = bytes.readUInt16LE(p + 4) >> 8;
-    const flags = bytes.readUInt16LE(p + 8);
-    const method = bytes.readUInt16LE(p + 10);
-    const compressed = bytes.readUInt32LE(p + 20);
-    const size = bytes.readUInt32LE(p + 24);
-    const nameLen = bytes.readUInt16LE(p + 28);
-    const extraLen = bytes.readUInt16LE(p + 30);
-    const commentLen = bytes.readUInt16LE(p + 32);
-    const external = bytes.readUInt32LE(p + 38);
-    const offset = bytes.readUInt32LE(p + 42);
-    const raw = bytes.subarray(p + 46, p + 46 + nameLen).toString('utf8');
-    p += 46 + nameLen + extraLen + commentLen;
-    const mode = (external >>> 16) & 0o170000;
-    if (madeBy === 3 && mode === 0o120000) throw new ArchiveError(`the archive holds a symbolic link ("${raw}"): refused`);
-    if (flags & 1) throw new ArchiveError(`the archive holds an encrypted entry ("${raw}"): refused`);
-    const path = safeEntryPath(raw);
-    const dir = raw.endsWith('/') || (madeBy === 3 && mode === 0o040000);
-    if (dir || !path) continue;
-    if (method !== 0 && method !== 8) throw new ArchiveError(`"${raw}" uses compression method ${method}: only stored and deflated entries are read`);
-    if (size > 1024 * 1024 && size / Math.max(1, compressed) > limits.maxRatio) {
-      throw new ArchiveError(`"${raw}" expands ${Math.round(size / Math.max(1, compressed))} times (more than ${limits.maxRatio}): looks like a zip bomb, refused`);
-    }
-    declared += size;
-    if (declared > limits.maxBytes) throw new ArchiveError(`the archive expands to more than ${limits.maxBytes} bytes: refused`);
-    headers.push({ name: raw, method, flags, compressed, size, offset, dir });
-  }
-
-  const out: ArchiveEntry[] = [];
-  const seen = new Set<string>();
-  for (const h of headers) {
-    const path = safeEntryPath(h.name);
-    if (seen.has(path.toLowerCase())) continue;
-    seen.add(path.toLowerCase());
-    if (h.offset + 30 > bytes.length || bytes.readUInt32LE(h.offset) !== LOC) throw new ArchiveError(`the archive is malformed (entry "${h.name}")`);
-    const start = h.offset + 30 + bytes.readUInt16LE(h.offset + 26) + bytes.readUInt16LE(h.offset + 28);
-    const end = start + h.compressed;
-    if (end > bytes.length) throw new ArchiveError(`the archive is truncated (entry "${h.name}")`);
-    const body = bytes.subarray(start, end);
-    out.push({ path, data: h.method === 0 ? Buffer.from(body.subarray(0, h.size)) : inflateBounded(body, h.size, h.name) });
-  }
-  return out;
 }
 
-/** Inflates at most `size` bytes (the declared size), in steps: a lying header cannot make more. */
-function inflateBounded(body: Uint8Array, size: number, name: string): Buffer {
-  const chunks: Uint8Array[] = [];
-  let total = 0;
-  let over = false;
-  const inflate = new Inflate((chunk) => {
-    total += chunk.length;
-    if (total > size) over = true;
-    else chunks.push(chunk);
+function nextEntry(zip: yauzl.ZipFile): Promise<yauzl.Entry | undefined> {
+  return new Promise((resolve, reject) => {
+    const cleanup = () => {
+      zip.off('entry', onEntry);
+      zip.off('end', onEnd);
+      zip.off('error', onError);
+    };
+    const onEntry = (e: yauzl.Entry) => (cleanup(), resolve(e));
+    const onEnd = () => (cleanup(), resolve(undefined));
+    const onError = (err: Error) => (cleanup(), reject(new ArchiveError(`the archive is malformed (${err.message})`)));
+    zip.on('entry', onEntry);
+    zip.on('end', onEnd);
+    zip.on('error', onError);
+    zip.readEntry();
   });
-  const STEP = 16 * 1024;
+}
+
+/** An entry's bytes; yauzl stops a stream that yields more (or fewer) bytes than the entry declares. */
+async function readEntry(zip: yauzl.ZipFile, entry: yauzl.Entry, name: string): Promise<Buffer> {
+  const chunks: Buffer[] = [];
   try {
-    for (let i = 0; i < body.length && !over; i += STEP) inflate.push(body.subarray(i, Math.min(body.length, i + STEP)), i + STEP >= body.length);
-    if (body.length === 0) inflate.push(new Uint8Array(0), true);
+    const stream = await zip.openReadStreamPromise(entry);
+    for await (const chunk of stream) chunks.push(chunk as Buffer);
   } catch (err) {
-    throw new ArchiveError(`"${name}" cannot be decompressed: ${(err as Error).message}`);
+    throw new ArchiveError(`"${name}" cannot be read: ${(err as Error).message}`);
   }
-  if (over) throw new ArchiveError(`"${name}" expands to more than its declared ${size} bytes: refused`);
-  if (total !== size) throw new ArchiveError(`"${name}" is ${total} bytes, not the ${size} its header declares: the archive is corrupt`);
-  return Buffer.concat(chunks, total);
+  return Buffer.concat(chunks);
 }

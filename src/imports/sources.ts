@@ -58,7 +58,7 @@ export const FILE_KINDS: FileKind[] = [
     read: async (u, { limits }) => {
       if (!isZip(u.data)) throw new ImportError(`${u.name}: not a zip archive`);
       try {
-        return stripCommonFolder(readZip(u.data, limits));
+        return stripCommonFolder(await readZip(u.data, limits));
       } catch (err) {
         if (err instanceof ArchiveError) throw new ImportError(`${u.name}: ${err.message}`);
         throw err;
