@@ -30,6 +30,7 @@ import { webAppRoutes } from './web-app/routes.ts';
 import { siteRoutes } from './sites/routes.ts';
 import { spaceRoutes } from './spaces/routes.ts';
 import { storageRoutes } from './storage/routes.ts';
+import { importRoutes } from './imports/routes.ts';
 import { ssoRoutes, ssoWebRoutes } from './sso/routes.ts';
 import { oidcRoutes, oidcWebRoutes } from './sso/oidc-routes.ts';
 import { teamRoutes } from './teams/routes.ts';
@@ -71,6 +72,7 @@ const API_AREAS: Array<(api: FolioApp) => Promise<void>> = [
   askRoutes,
   gitRoutes,
   storageRoutes,
+  importRoutes,
 ];
 
 /**

@@ -1,4 +1,5 @@
 import { randomBytes } from 'node:crypto';
+import { IMPORT_RUN_JOB, importRunJob } from './imports/jobs.ts';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import Fastify from 'fastify';
@@ -249,5 +250,6 @@ async function registerJobHandlers(services: Services): Promise<void> {
   services.jobs.register(OPENAPI_PROCESS_JOB, processSpecJob(services));
   services.jobs.register(GIT_IMPORT_JOB, importJob(services), { maxAttempts: 3 });
   services.jobs.register(GIT_EXPORT_JOB, exportJob(services), { maxAttempts: 3 });
+  services.jobs.register(IMPORT_RUN_JOB, importRunJob(services), { maxAttempts: 3 });
   await registerIntegrationJobs(services);
 }

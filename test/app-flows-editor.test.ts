@@ -210,7 +210,7 @@ test('two people type into one page of a change request at once: both see every 
   const expected = ['Top. Ada was here.', 'Bottom. Ben too.'];
   for (const editor of editors) {
     // The text of each paragraph, without the others' carets (their names are drawn in the text).
-    const texts = () => editor.locator('p').evaluateAll((ps) => ps.map((p) => [...p.childNodes].filter((n) => !(n instanceof Element && n.classList.contains('collab-caret'))).map((n) => n.textContent).join('')));
+    const texts = () => editor.locator('p').evaluateAll((ps) => ps.map((p) => Array.from(p.childNodes).filter((n) => !(n instanceof Element && n.classList.contains('collab-caret'))).map((n) => n.textContent).join('')));
     await eventually(async () => assert.deepEqual(await texts(), expected), { what: 'both editors holding every character' });
   }
   await eventually(async () => assert.equal(textOf(await documentOf(ada, space.id, cr.id, pageIds[0]!)), expected.join('\n')), {

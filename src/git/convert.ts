@@ -29,7 +29,7 @@ import {
 } from './format.ts';
 import { exportLinks, readIncludeFile, writeIncludeFile, writePageFile } from './page-file.ts';
 import { realignPipeTables } from './pipe-tables.ts';
-import type { FetchedRepo, TreeFile } from './repo.ts';
+import type { RepoReader, TreeFile } from './repo.ts';
 
 /**
  * Where each page and file of the last synced revision lives in the repository, and the hash of
@@ -127,7 +127,7 @@ export type Progress = (message: string, data?: Record<string, unknown>) => void
  */
 export async function importTree(
   db: Db,
-  repo: FetchedRepo,
+  repo: RepoReader,
   commit: string,
   opts: { spaceId: string; projectDir: string; base: { root: string; manifest: Manifest | null }; progress: Progress; blobs: Blobs },
 ): Promise<{ root: string; manifest: Manifest; stats: ImportStats }> {

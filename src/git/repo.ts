@@ -11,8 +11,17 @@ export interface TreeFile {
 
 export type GitConfig = Pick<Config, 'fetchAllowPrivate' | 'fetchAllowCidrs' | 'gitMaxFiles' | 'gitMaxBytes' | 'gitTimeoutMs'>;
 
+/**
+ * What the importer reads of a repository: the files of a commit and their bytes. A fetched
+ * repository is one; an in-memory one (src/imports/virtual-repo.ts) is another.
+ */
+export interface RepoReader {
+  files(commit: string, dir: string): Promise<TreeFile[]>;
+  blobs(oids: string[]): Promise<Map<string, Buffer>>;
+}
+
 /** A scratch repository holding one fetched ref of a remote. */
-export class FetchedRepo {
+export class FetchedRepo implements RepoReader {
   private constructor(
     readonly ws: Workspace,
     readonly remote: Remote,

@@ -13,6 +13,15 @@ export const operationDocs: Record<string, readonly [summary: string, descriptio
   'GET /': ['About this server', 'What this server is and where to go next: the API, its reference at /docs. Needs no token.'],
   checkReadiness: ['Readiness check', 'Answers 200 when the database answers a trivial query and 503 otherwise: take the instance out of rotation while it fails. Needs no token and is never rate-limited.'],
 
+  // Imports
+  startImportRun: [
+    'Import content into a space',
+    'Starts an import run: uploaded files (keys from generateStorageUploadURL, at most 50) of Markdown, MDX, images and zip archives of folders. A Docusaurus project (sidebars, _category_ files, admonitions, tabs), an MkDocs project (mkdocs.yml nav, admonitions, content tabs) or a plain Markdown folder is recognised and its navigation becomes the page tree. The run is a background job: the import lands as one revision of the target change request, or merged into the space as one revision; under target.page when given. Needs the edit role on the space. Website, HTML and Word sources are refused (not supported yet).',
+  ],
+  listImportRuns: ['List import runs', 'The import runs of the organization that the caller can see (those of spaces they can read), most recent first; filter by space, change request, site or status (active: pending or in-progress).'],
+  getImportRun: ['Get an import run', 'The run, its status, progress (pages found, converted, failed), per-page warnings for what could not be converted as it was, and once completed the pages imported and the revision holding them.'],
+  cancelImportRun: ['Cancel an import run', 'Cancels a pending or in-progress run: nothing of it is written (its only write happens with its completion, in one transaction). Needs the edit role on the target space; a finished run answers 400.'],
+
   // Storage
   generateStorageUploadURL: [
     'Create a signed URL to upload a file',

@@ -41,6 +41,7 @@ export interface Database {
   integration_events: IntegrationEventsTable;
   integration_delivery_leases: IntegrationDeliveryLeasesTable;
   translations: TranslationsTable;
+  import_runs: ImportRunsTable;
   translation_pages: TranslationPagesTable;
   translation_memory: TranslationMemoryTable;
   glossary_entries: GlossaryEntriesTable;
@@ -520,6 +521,39 @@ export interface TranslationsTable {
   updated_at: Date;
 }
 export type TranslationRow = Selectable<TranslationsTable>;
+
+export type ImportRunStatus = 'pending' | 'in-progress' | 'completed' | 'failed' | 'cancelled';
+
+export interface ImportRunsTable {
+  id: string;
+  seq: Generated<number>;
+  organization_id: string;
+  space_id: string;
+  change_request_id: string | null;
+  page_id: string | null;
+  site_id: string | null;
+  /** The official ContentImportSource as given. */
+  source: Json;
+  status: ImportRunStatus;
+  reason: string | null;
+  /** What was recognised: docusaurus, mkdocs, folder, files. */
+  project: string | null;
+  /** { pagesFound, pagesConverted, pagesFailed }. */
+  progress: Json;
+  /** [{ page?, message }]: what could not be converted as it was. */
+  warnings: Json;
+  /** The official `pages` of the run once it completed. */
+  pages: Json | null;
+  result_revision: string | null;
+  /** The job running the import (a run whose job ended without a word is shown as failed). */
+  job_id: number | null;
+  created_by: string | null;
+  created_at: Date;
+  updated_at: Date;
+  started_at: Date | null;
+  completed_at: Date | null;
+}
+export type ImportRunRow = Selectable<ImportRunsTable>;
 
 export interface TranslationPagesTable {
   translation_id: string;

@@ -1,0 +1,364 @@
+import { parse as parseYaml } from 'yaml';
+
+/**
+ * Conversions of other documentation tools' Markdown idioms into GitBook Markdown (the format
+ * git sync reads): pure functions of text, with warnings for what could not be kept. Fenced code
+ * is never touched.
+ */
+
+export type Warn = (message: string) => void;
+
+/** GitBook hint styles for admonition kinds of Docusaurus and Material for MkDocs. */
+const HINT_STYLES: Record<string, 'info' | 'success' | 'warning' | 'danger'> = {
+  note: 'info',
+  info: 'info',
+  abstract: 'info',
+  summary: 'info',
+  tldr: 'info',
+  todo: 'info',
+  seealso: 'info',
+  question: 'info',
+  help: 'info',
+  faq: 'info',
+  example: 'info',
+  quote: 'info',
+  cite: 'info',
+  important: 'info',
+  tip: 'success',
+  hint: 'success',
+  success: 'success',
+  check: 'success',
+  done: 'success',
+  warning: 'warning',
+  caution: 'warning',
+  attention: 'warning',
+  danger: 'danger',
+  error: 'danger',
+  failure: 'danger',
+  fail: 'danger',
+  missing: 'danger',
+  bug: 'danger',
+};
+
+export function hintStyle(kind: string, warn?: Warn): string {
+  const style = HINT_STYLES[kind.toLowerCase()];
+  if (!style) warn?.(`admonition "${kind}" has no GitBook equivalent: imported as an info hint`);
+  return style ?? 'info';
+}
+
+const quoteAttr = (s: string) => s.replace(/"/g, '&quot;');
+
+/** Front matter (`---` YAML `---`) split from the body; YAML that cannot be read is a warning. */
+export function splitFrontMatter(text: string, warn: Warn): { data: Record<string, unknown>; body: string } {
+  const m = /^\uFEFF?---[ \t]*\r?\n([\s\S]*?)\r?\n---[ \t]*(?:\r?\n|$)/.exec(text);
+  if (!m) return { data: {}, body: text.replace(/^\uFEFF/, '') };
+  let data: Record<string, unknown> = {};
+  try {
+    const parsed = parseYaml(m[1]!);
+    if (parsed && typeof parsed === 'object' && !Array.isArray(parsed)) data = parsed as Record<string, unknown>;
+  } catch {
+    warn('front matter is not valid YAML: ignored');
+  }
+  return { data, body: text.slice(m[0].length) };
+}
+
+/** Lines of a text with whether each one is inside fenced code (the fence lines themselves count as inside). */
+function fenced(lines: string[]): boolean[] {
+  const inside: boolean[] = [];
+  let fence: string | null = null;
+  for (const line of lines) {
+    const m = /^\s*(`{3,}|~{3,})/.exec(line);
+    if (fence === null && m) {
+      fence = m[1]!;
+      inside.push(true);
+    } else if (fence !== null) {
+      inside.push(true);
+      if (m && m[1]![0] === fence[0] && m[1]!.length >= fence.length && /^\s*(`{3,}|~{3,})\s*$/.test(line)) fence = null;
+    } else inside.push(false);
+  }
+  return inside;
+}
+
+function dedent(lines: string[]): string[] {
+  const indents = lines.filter((l) => l.trim()).map((l) => /^[ \t]*/.exec(l)![0].length);
+  const n = indents.length ? Math.min(...indents) : 0;
+  return lines.map((l) => l.slice(Math.min(n, /^[ \t]*/.exec(l)![0].length)));
+}
+
+function trimBlank(lines: string[]): string[] {
+  let a = 0;
+  let b = lines.length;
+  while (a < b && !lines[a]!.trim()) a++;
+  while (b > a && !lines[b - 1]!.trim()) b--;
+  return lines.slice(a, b);
+}
+
+/**
+ * Code fences with a title (```js title="app.js"```, Docusaurus and Material) become GitBook code
+ * blocks with a title; line numbers are kept. Other fence attributes are dropped.
+ */
+export function convertCodeTitles(text: string): string {
+  const lines = text.split(/\r?\n/);
+  const out: string[] = [];
+  let open: { fence: string; indent: string; wrapped: boolean } | null = null;
+  for (const line of lines) {
+    if (!open) {
+      const m = /^(\s*)(`{3,}|~{3,})\s*([^\s`{=]*(?![^\s]*=))\s*(.*)$/.exec(line);
+      if (m) {
+        const [, indent, fence, lang, rest] = m as unknown as [string, string, string, string, string];
+        const title = /(?:^|\s)title=(?:"([^"]*)"|'([^']*)'|(\S+))/.exec(rest);
+        const numbers = /(?:^|\s)(showLineNumbers|linenums=\S+)/.test(rest);
+        const wrapped = !!title || numbers;
+        if (wrapped) {
+          const attrs = [title ? `title="${quoteAttr(title[1] ?? title[2] ?? title[3] ?? '')}"` : '', numbers ? 'lineNumbers="true"' : ''].filter(Boolean).join(' ');
+          out.push(`${indent}{% code ${attrs} %}`);
+        }
+        out.push(`${indent}${fence}${lang}`);
+        open = { fence, indent, wrapped };
+        continue;
+      }
+      out.push(line);
+    } else {
+      out.push(line);
+      const m = /^\s*(`{3,}|~{3,})\s*$/.exec(line);
+      if (m && m[1]![0] === open.fence[0] && m[1]!.length >= open.fence.length) {
+        if (open.wrapped) out.push(`${open.indent}{% endcode %}`);
+        open = null;
+      }
+    }
+  }
+  return out.join('\n');
+}
+
+// --- Docusaurus ---
+
+/**
+ * Docusaurus MDX to GitBook Markdown: `:::note Title` admonitions to hints, `<Tabs>`/`<TabItem>`
+ * to tabs, `import`/`export` lines removed (each one a warning), other JSX components reported.
+ */
+export function docusaurusToGitbook(text: string, warn: Warn, opts: { mdx?: boolean } = {}): string {
+  let lines = text.split(/\r?\n/);
+  // MDX imports and exports (outside code): in MDX only (plain Markdown keeps such lines as text).
+  const inside = fenced(lines);
+  const mdx = opts.mdx ?? true;
+  lines = lines.filter((line, i) => {
+    if (inside[i] || !mdx) return true;
+    if (/^(import\s.+from\s+['"].+['"];?|import\s+['"].+['"];?)\s*$/.test(line)) {
+      warn(`MDX import removed: ${line.trim().slice(0, 120)}`);
+      return false;
+    }
+    if (/^export\s+(const|default|function|let)\b/.test(line)) {
+      warn(`MDX export removed: ${line.trim().slice(0, 120)}`);
+      return false;
+    }
+    return true;
+  });
+  lines = convertAdmonitions(lines, warn);
+  lines = convertTabs(lines, warn);
+  let out = lines.join('\n');
+  // Components other than the ones converted are kept as text, reported once per name.
+  const seen = new Set<string>();
+  if (!mdx) return convertCodeTitles(out);
+  const outInside = fenced(out.split('\n'));
+  out.split('\n').forEach((line, i) => {
+    if (outInside[i]) return;
+    for (const m of line.matchAll(/<([A-Z][A-Za-z0-9.]*)\b/g)) {
+      if (!seen.has(m[1]!)) {
+        seen.add(m[1]!);
+        warn(`MDX component <${m[1]}> has no GitBook equivalent: kept as text`);
+      }
+    }
+  });
+  return convertCodeTitles(out);
+}
+
+function convertAdmonitions(lines: string[], warn: Warn): string[] {
+  const out: string[] = [];
+  const inside = fenced(lines);
+  for (let i = 0; i < lines.length; i++) {
+    const m = inside[i] ? null : /^(\s*)(:{3,})(\w+)(?:\[(.*)\]|[ \t]+(.*))?\s*$/.exec(lines[i]!);
+    if (!m || !HINT_STYLES[m[3]!.toLowerCase()] && !/^(note|tip|info|warning|danger|caution|important|success|secondary)$/.test(m[3]!)) {
+      out.push(lines[i]!);
+      continue;
+    }
+    const colons = m[2]!;
+    let j = i + 1;
+    let depth = 0;
+    for (; j < lines.length; j++) {
+      if (inside[j]) continue;
+      const open = /^\s*(:{3,})\w+/.exec(lines[j]!);
+      if (open && open[1]!.length === colons.length) depth++;
+      else if (new RegExp(`^\\s*:{${colons.length}}\\s*$`).test(lines[j]!)) {
+        if (depth === 0) break;
+        depth--;
+      }
+    }
+    if (j >= lines.length) {
+      warn(`admonition ":::${m[3]}" is not closed: kept as text`);
+      out.push(lines[i]!);
+      continue;
+    }
+    const inner = convertAdmonitions(trimBlank(dedent(lines.slice(i + 1, j))), warn);
+    const title = (m[4] ?? m[5] ?? '').trim();
+    out.push(`${m[1]}{% hint style="${hintStyle(m[3]!, warn)}" %}`);
+    if (title) out.push(`${m[1]}**${title}**`, '');
+    out.push(...inner.map((l) => (l ? m[1] + l : l)));
+    out.push(`${m[1]}{% endhint %}`);
+    i = j;
+  }
+  return out;
+}
+
+function attr(tag: string, name: string): string | undefined {
+  const m = new RegExp(`\\b${name}=(?:"([^"]*)"|'([^']*)'|\\{["'\`]([^"'\`]*)["'\`]\\})`).exec(tag);
+  return m ? (m[1] ?? m[2] ?? m[3]) : undefined;
+}
+
+function convertTabs(lines: string[], warn: Warn): string[] {
+  const text = lines.join('\n');
+  if (!/<Tabs\b/.test(text)) return lines;
+  const out: string[] = [];
+  const inside = fenced(lines);
+  for (let i = 0; i < lines.length; i++) {
+    if (inside[i] || !/^\s*<Tabs\b[^>]*>\s*$/.test(lines[i]!)) {
+      out.push(lines[i]!);
+      continue;
+    }
+    // The matching </Tabs> (nested tabs counted).
+    let depth = 0;
+    let end = -1;
+    for (let j = i + 1; j < lines.length; j++) {
+      if (inside[j]) continue;
+      if (/^\s*<Tabs\b/.test(lines[j]!)) depth++;
+      else if (/^\s*<\/Tabs>\s*$/.test(lines[j]!)) {
+        if (depth === 0) {
+          end = j;
+          break;
+        }
+        depth--;
+      }
+    }
+    if (end < 0) {
+      warn('<Tabs> is not closed: kept as text');
+      out.push(lines[i]!);
+      continue;
+    }
+    const indent = /^\s*/.exec(lines[i]!)![0];
+    const tabs: { title: string; body: string[] }[] = [];
+    let current: { title: string; body: string[] } | null = null;
+    let nested = 0;
+    for (let j = i + 1; j < end; j++) {
+      const line = lines[j]!;
+      if (!inside[j] && nested === 0) {
+        const open = /^\s*<TabItem\b([^>]*)>(.*)$/.exec(line);
+        if (open) {
+          current = { title: attr(open[1]!, 'label') ?? attr(open[1]!, 'value') ?? `Tab ${tabs.length + 1}`, body: [] };
+          tabs.push(current);
+          const rest = open[2]!.replace(/<\/TabItem>\s*$/, '');
+          if (rest.trim()) current.body.push(rest.trim());
+          if (/<\/TabItem>\s*$/.test(open[2]!)) current = null;
+          continue;
+        }
+        if (/^\s*<\/TabItem>\s*$/.test(line)) {
+          current = null;
+          continue;
+        }
+      }
+      if (!inside[j] && /^\s*<Tabs\b/.test(line)) nested++;
+      if (!inside[j] && /^\s*<\/Tabs>/.test(line)) nested--;
+      if (current) current.body.push(line);
+    }
+    out.push(`${indent}{% tabs %}`);
+    for (const tab of tabs) {
+      out.push(`${indent}{% tab title="${quoteAttr(tab.title)}" %}`);
+      out.push(...convertTabs(trimBlank(dedent(tab.body)), warn).map((l) => (l ? indent + l : l)));
+      out.push(`${indent}{% endtab %}`);
+    }
+    out.push(`${indent}{% endtabs %}`);
+    i = end;
+  }
+  return out;
+}
+
+// --- Material for MkDocs ---
+
+/**
+ * Material for MkDocs (Python-Markdown) to GitBook Markdown: `!!! note "Title"` admonitions to
+ * hints, `??? note` / `???+ note` collapsibles to expandables, `=== "Tab"` content tabs to tabs,
+ * titled code fences to code blocks.
+ */
+export function mkdocsToGitbook(text: string, warn: Warn): string {
+  return convertCodeTitles(convertMkdocsBlocks(text.split(/\r?\n/), warn).join('\n'));
+}
+
+function indentedBlock(lines: string[], from: number, indent: number): number {
+  let j = from;
+  for (; j < lines.length; j++) {
+    const line = lines[j]!;
+    if (!line.trim()) continue;
+    if (/^[ \t]*/.exec(line)![0].replace(/\t/g, '    ').length < indent + 4) break;
+  }
+  while (j > from && !lines[j - 1]!.trim()) j--;
+  return j;
+}
+
+function convertMkdocsBlocks(lines: string[], warn: Warn): string[] {
+  const out: string[] = [];
+  const inside = fenced(lines);
+  for (let i = 0; i < lines.length; i++) {
+    const line = lines[i]!;
+    const adm = inside[i] ? null : /^(\s*)(!!!|\?\?\?\+?)\s+([\w-]+)(?:\s+[\w-]+)*(?:\s+"(.*)")?\s*$/.exec(line);
+    if (adm) {
+      const indent = adm[1]!.length;
+      const end = indentedBlock(lines, i + 1, indent);
+      const inner = convertMkdocsBlocks(trimBlank(dedent(lines.slice(i + 1, end))), warn);
+      const pad = adm[1]!;
+      const kind = adm[3]!;
+      const title = adm[4];
+      if (adm[2] === '!!!') {
+        out.push(`${pad}{% hint style="${hintStyle(kind, warn)}" %}`);
+        if (title) out.push(`${pad}**${title}**`, '');
+        out.push(...inner.map((l) => (l ? pad + l : l)));
+        out.push(`${pad}{% endhint %}`);
+      } else {
+        const summary = title ?? kind.charAt(0).toUpperCase() + kind.slice(1);
+        out.push(`${pad}<details>`, '', `${pad}<summary>${summary}</summary>`, '');
+        out.push(...inner.map((l) => (l ? pad + l : l)));
+        out.push('', `${pad}</details>`);
+      }
+      i = end - 1;
+      continue;
+    }
+    const tab = inside[i] ? null : /^(\s*)===(!)?\s+"(.*)"\s*$/.exec(line);
+    if (tab) {
+      const indent = tab[1]!.length;
+      const pad = tab[1]!;
+      out.push(`${pad}{% tabs %}`);
+      let j = i;
+      for (;;) {
+        const t = /^(\s*)===(!)?\s+"(.*)"\s*$/.exec(lines[j] ?? '');
+        if (!t || t[1]!.length !== indent) break;
+        const end = indentedBlock(lines, j + 1, indent);
+        const inner = convertMkdocsBlocks(trimBlank(dedent(lines.slice(j + 1, end))), warn);
+        out.push(`${pad}{% tab title="${quoteAttr(t[3]!)}" %}`, ...inner.map((l) => (l ? pad + l : l)), `${pad}{% endtab %}`);
+        j = end;
+        // The next tab of the same set may follow blank lines.
+        let k = j;
+        while (k < lines.length && !lines[k]!.trim()) k++;
+        const next = /^(\s*)===(!)?\s+"(.*)"\s*$/.exec(lines[k] ?? '');
+        if (next && next[1]!.length === indent && !next[2]) j = k;
+        else break;
+      }
+      out.push(`${pad}{% endtabs %}`);
+      i = j - 1;
+      continue;
+    }
+    out.push(line);
+  }
+  return out;
+}
+
+/** A plain Markdown file: only titled code fences change. */
+export function plainToGitbook(text: string): string {
+  return convertCodeTitles(text);
+}
