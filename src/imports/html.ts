@@ -221,7 +221,8 @@ function calloutTitle(el: Element): Element | undefined {
       cls.includes('confluence-information-macro-title') ||
       cls.includes('markdown-alert-title') ||
       cls.includes('alert-title') ||
-      cls.includes('callout-title')
+      cls.includes('callout-title') ||
+      (cls.includes('title') && child.tagName.toLowerCase() === 'p')
     )
       return child;
   }
@@ -299,6 +300,16 @@ function rewriteIdioms(document: Document, root: Element, warn: (m: string) => v
     for (const icon of Array.from(el.querySelectorAll('.icon, .aui-icon, [class*="admonitionIcon"], .notion-record-icon'))) icon.remove();
     moveChildren(el, hint);
     el.replaceWith(hint);
+  }
+
+  // Icons beside link texts and page titles (Notion) are decoration.
+  for (const icon of Array.from(root.querySelectorAll('.link-to-page .icon, .page-header-icon'))) icon.remove();
+  // An image that links to itself (or to another image file) is just the image.
+  for (const a of Array.from(root.querySelectorAll('a[href]'))) {
+    const imgs = a.querySelectorAll('img');
+    if (imgs.length !== 1 || normalizeSpace(a.textContent ?? '') !== '') continue;
+    const href = a.getAttribute('href') ?? '';
+    if (href === imgs[0]!.getAttribute('src') || /\.(png|jpe?g|gif|webp|svg|bmp)(\?.*)?$/i.test(href)) a.replaceWith(imgs[0]!);
   }
 
   // Notion toggles: <ul class="toggle"><li><details>…</details></li></ul> → the details themselves.
@@ -426,7 +437,15 @@ function turndownService(opts: HtmlToMarkdownOptions, assets: string[], warn: (m
       return undefined;
     }
     if (/^(javascript|vbscript):/i.test(raw)) return undefined;
-    const src = resolve(raw);
+    let src = resolve(raw);
+    // A path inside an export or upload (no baseUrl) is named as the file is: decoded.
+    if (!/^[a-z][a-z0-9+.-]*:/i.test(src) && !src.startsWith('//')) {
+      try {
+        src = decodeURIComponent(src);
+      } catch {
+        // Kept as written.
+      }
+    }
     if (!assets.includes(src)) assets.push(src);
     return opts.rewriteAsset ? opts.rewriteAsset(src) : src;
   };
@@ -474,14 +493,14 @@ function turndownService(opts: HtmlToMarkdownOptions, assets: string[], warn: (m
     },
   });
   td.addRule('folio-figure', {
-    filter: (node) => node.nodeName === 'FIGURE' && node.querySelector('img') !== null && node.querySelector('figcaption') !== null,
+    filter: (node) => node.nodeName === 'FIGURE' && node.getElementsByTagName('img').length === 1 && node.getElementsByTagName('figcaption').length > 0,
     replacement: (_content, node) => {
       const el = node as Element;
-      const img = el.querySelector('img')!;
+      const img = el.getElementsByTagName('img')[0]!;
       const src = image(img);
       if (!src) return '';
-      const caption = escapeHtml(normalizeSpace(el.querySelector('figcaption')?.textContent ?? ''));
-      return `\n\n<figure><img src="${escapeHtml(src)}" alt="${escapeHtml(img.getAttribute('alt') ?? '')}"><figcaption>${caption ? `<p>${caption}</p>` : ''}</figcaption></figure>\n\n`;
+      const caption = escapeHtml(normalizeSpace(el.getElementsByTagName('figcaption')[0]?.textContent ?? ''));
+      return `\n\n<figure><img src="${escapeHtml(src.replace(/ /g, "%20"))}" alt="${escapeHtml(img.getAttribute('alt') ?? '')}"><figcaption>${caption ? `<p>${caption}</p>` : ''}</figcaption></figure>\n\n`;
     },
   });
   td.addRule('folio-image', {
@@ -543,9 +562,9 @@ function pipeTable(table: Element, td: TurndownService, warn: (m: string) => voi
   for (const row of rows) {
     const cells: string[] = [];
     for (const cell of elementChildren(row).filter((c) => /^t[hd]$/i.test(c.tagName))) {
-      if (cell.querySelector('table')) warn('a table inside a table cell was flattened to text');
+      if (cell.getElementsByTagName('table').length > 0) warn('a table inside a table cell was flattened to text');
       let text: string;
-      if (cell.querySelector('[data-folio=code], ul, ol, [data-folio=hint], [data-folio=tabs], [data-folio=expandable]')) {
+      if (['ul', 'ol', 'pre'].some((t) => cell.getElementsByTagName(t).length > 0) || Array.from(cell.getElementsByTagName('div')).some((d) => d.getAttribute('data-folio') !== null)) {
         warn('block content inside a table cell (lists, code, callouts) was flattened to text');
         text = td.escape(normalizeSpace(cell.textContent ?? ''));
       } else {
