@@ -7,9 +7,9 @@ import { after, before, describe, test } from 'node:test';
 import { crc32 } from 'node:zlib';
 import { markdownToDocument } from '../src/content/markdown/markdown.ts';
 import { DocxError, docxToHtml } from '../src/imports/docx.ts';
-import { readHtmlExport } from '../src/imports/html-export.ts';
+import { readHtmlExport, resolveExportHref } from '../src/imports/html-export.ts';
 import { htmlToGitbookMarkdown } from '../src/imports/html.ts';
-import { crawlWebsite, parseRobots } from '../src/imports/website.ts';
+import { crawlPageKey, crawlWebsite, parseRobots } from '../src/imports/website.ts';
 
 // The import library: HTML → GitBook Markdown (checked through Folio's own Markdown parser, the
 // real contract), Word documents, Notion/Confluence exports, and the website crawler against a
@@ -93,6 +93,7 @@ describe('htmlToGitbookMarkdown', () => {
     const link = JSON.stringify(doc[0]);
     assert.match(link, /https:\/\/docs\.example\/docs\/guide\//);
     assert.equal(textOf(doc[2]!), 'Steps');
+    assert.equal(doc[2]!.data?.id, 'steps'); // the anchor survives, so #steps links still work
     const [bash, js] = [doc[5]!, doc[6]!];
     assert.equal(bash.data?.syntax, 'bash');
     assert.equal(bash.data?.title, 'install.sh');
@@ -127,6 +128,15 @@ describe('htmlToGitbookMarkdown', () => {
     assert.match(r.markdown, /\[A\]\(a\.md\)/);
     assert.match(r.markdown, /!\[x\]\(\.gitbook\/assets\/x\.png\)/);
     assert.deepEqual(r.assets, ['https://docs.example/docs/x.png']);
+  });
+
+  test('links that would run code are dropped, their text kept; raw HTML never leaks', () => {
+    const r = htmlToGitbookMarkdown('<p><a href="javascript:alert(1)">click</a> <a href="#x" onclick="evil()">ok</a> <img src="javascript:alert(2)"> <img src="data:image/png;base64,AAAA"></p><p>&lt;img src=x onerror=alert(3)&gt;</p>', {});
+    assert.ok(!/javascript:|onclick|evil|<img/.test(r.markdown.replace(/\\</g, '')), r.markdown);
+    assert.ok(r.warnings.some((w) => /data: URL/.test(w)), r.warnings.join('\n'));
+    const doc = blocks(r.markdown);
+    assert.equal(textOf(doc[0]!).trim(), 'click ok');
+    assert.equal(textOf(doc[1]!), '<img src=x onerror=alert(3)>');
   });
 
   test('a Material for MkDocs page: admonitions, collapsible blocks, content tabs, titled and numbered code', () => {
@@ -369,6 +379,10 @@ describe('readHtmlExport', () => {
         ['home/guide/bee', 'Bee', 'site/guide/b.html'],
       ],
     );
+    assert.deepEqual(resolveExportHref('site/guide/b.html', '../about.html#team'), { path: 'site/about.html', anchor: 'team' });
+    assert.deepEqual(resolveExportHref('N/Handbook 1.html', 'Handbook%201/Child%202.html'), { path: 'N/Handbook 1/Child 2.html' });
+    assert.equal(resolveExportHref('a.html', 'https://example.com/'), undefined);
+    assert.equal(resolveExportHref('a.html', '../../etc/passwd'), undefined);
     assert.equal(readHtmlExport(new Map([['a.md', Buffer.from('# A')]])), null);
   });
 });
@@ -483,6 +497,8 @@ describe('crawlWebsite', () => {
     );
     assert.deepEqual(progress, [1, 2, 3, 4, 5, 6]);
     assert.equal(r.pages[4]!.url, `${site.base}/docs/guide/usage`);
+    // Links find their page by key, whatever their trailing slash, index file, query or fragment.
+    assert.equal(crawlPageKey(`${site.base}/docs/guide/index.html?x=1#y`), crawlPageKey(r.pages[2]!.url));
     assert.match(r.pages[0]!.html, /Welcome\./);
     // Never fetched: the disallowed page, out-of-scope pages, the image, the other host.
     for (const path of ['/docs/private/secret', '/blog/', '/blog/post', '/docs/logo.png']) assert.ok(!site.requests.includes(path), `${path} was fetched`);

@@ -81,6 +81,20 @@ function linkedFiles(document: Document, sourcePath: string): string[] {
   return out;
 }
 
+/**
+ * The file an export page's link points at, as a path of the export (`sourcePath` form), or
+ * undefined for links out of the export (URLs, absolute paths). With the pages' sourcePaths, the
+ * framework points links at the imported pages (htmlToGitbookMarkdown's rewriteLink).
+ */
+export function resolveExportHref(fromSourcePath: string, href: string): { path: string; anchor?: string } | undefined {
+  const [target, anchor] = href.split('#', 2) as [string, string | undefined];
+  const file = target.split('?')[0]!;
+  if (/^[a-z][a-z0-9+.-]*:/i.test(href) || href.startsWith('/') || href.startsWith('//')) return undefined;
+  const path = file === '' ? normalize(fromSourcePath) : normalize(posix.join(posix.dirname(fromSourcePath), decodePath(file)));
+  if (path.startsWith('../') || path === '..') return undefined;
+  return anchor ? { path, anchor } : { path };
+}
+
 /** Flattens a tree into pages, each with the slugs of its ancestors' titles and its own. */
 function flatten(nodes: Node[], parent: string[], out: ExportPage[]): void {
   const used = new Set<string>();

@@ -455,7 +455,10 @@ function turndownService(opts: HtmlToMarkdownOptions, assets: string[], warn: (m
     filter: (node) => /^H[1-6]$/.test(node.nodeName) && node.getAttribute('data-level') !== null,
     replacement: (content, node) => {
       const text = content.replace(/\n+/g, ' ').trim();
-      return text ? `\n\n${'#'.repeat(Number((node as Element).getAttribute('data-level')))} ${text}\n\n` : '';
+      // The heading's id stays its anchor (GitBook's `## Title <a href="#id" id="id"></a>`), so `#id` links keep working.
+      const id = (node as Element).getAttribute('id') ?? '';
+      const anchor = /^[A-Za-z0-9_-]{1,100}$/.test(id) ? ` <a href="#${id}" id="${id}"></a>` : '';
+      return text ? `\n\n${'#'.repeat(Number((node as Element).getAttribute('data-level')))} ${text}${anchor}\n\n` : '';
     },
   });
   td.addRule('folio-code', {

@@ -89,7 +89,19 @@ function inScope(url: URL, scope: { origin: string; prefix: string; exact: strin
   return sameHost && (url.pathname === scope.exact || url.pathname.startsWith(scope.prefix));
 }
 
-/** A page's identity: no fragment, no query, no trailing slash or index file. */
+/**
+ * A page's identity (no fragment, no query, no trailing slash or index file): two URLs with the
+ * same key are one page. The framework can index the crawled pages by `crawlPageKey(page.url)`
+ * and look links up by it (htmlToGitbookMarkdown's rewriteLink) to point them at the imported pages.
+ */
+export function crawlPageKey(url: string): string | undefined {
+  try {
+    return pageKey(new URL(url));
+  } catch {
+    return undefined;
+  }
+}
+
 function pageKey(url: URL): string {
   const path = url.pathname.replace(/\/index\.html?$/i, '/').replace(/\/+$/, '') || '/';
   return `${url.host}${path}`;
