@@ -300,6 +300,10 @@ describe('docxToHtml', () => {
   test('a file that is not a Word document is refused with a clear error', async () => {
     await assert.rejects(docxToHtml(Buffer.from('<html>not a docx</html>')), (err: Error) => err instanceof DocxError && /not a zip/.test(err.message));
     await assert.rejects(docxToHtml(zip({ 'hello.txt': 'hi' })), (err: Error) => err instanceof DocxError && /could not be read/.test(err.message));
+    // A zip bomb is refused from the sizes its directory declares, before anything is inflated.
+    const docx = sampleDocx();
+    await assert.rejects(docxToHtml(docx, { maxUncompressedBytes: 1000 }), (err: Error) => err instanceof DocxError && /unpacks to more than 1000 bytes/.test(err.message));
+    await assert.rejects(docxToHtml(docx, { maxEntries: 3 }), (err: Error) => err instanceof DocxError && /holds 6 files/.test(err.message));
   });
 });
 
