@@ -139,6 +139,15 @@ describe('htmlToGitbookMarkdown', () => {
     assert.equal(textOf(doc[1]!), '<img src=x onerror=alert(3)>');
   });
 
+  test('line breaks survive in paragraphs and table cells; code stays a block inside a list item', () => {
+    const r = htmlToGitbookMarkdown('<p>line one<br>line two</p><table><tr><th>a</th></tr><tr><td>x<br>y</td></tr></table><ul><li><p>item</p><pre><code class="language-py">x = 1</code></pre></li></ul>', {});
+    const doc = blocks(r.markdown);
+    assert.deepEqual(doc.map((b) => b.type), ['paragraph', 'table', 'list-unordered'], r.markdown);
+    assert.equal(textOf(doc[0]!), 'line one\nline two');
+    assert.equal(textOf(doc[1]!), 'x\ny');
+    assert.match(JSON.stringify(doc[2]), /"type":"code","key":"[^"]+","data":\{"syntax":"py"/);
+  });
+
   test('a Material for MkDocs page: admonitions, collapsible blocks, content tabs, titled and numbered code', () => {
     const html = `<html><head><title>Setup - Project</title></head><body><header class="md-header">Header</header><div class="md-container"><nav class="md-nav"><a href="/">Home</a></nav>
 <article class="md-content__inner md-typeset">

@@ -416,6 +416,8 @@ function turndownService(opts: HtmlToMarkdownOptions, assets: string[], warn: (m
     strongDelimiter: '**',
     hr: '---',
     linkStyle: 'inlined',
+    // A backslash hard break: trailing spaces would be trimmed away.
+    br: '\\',
   });
   const baseEscape = td.escape.bind(td);
   // Text must stay text: `<` would open HTML and a line starting `{%` a GitBook tag.
@@ -571,7 +573,7 @@ function pipeTable(table: Element, td: TurndownService, warn: (m: string) => voi
         warn('block content inside a table cell (lists, code, callouts) was flattened to text');
         text = td.escape(normalizeSpace(cell.textContent ?? ''));
       } else {
-        text = td.turndown(cell.innerHTML).trim().replace(/\n{2,}/g, '<br>').replace(/\n/g, ' ');
+        text = td.turndown(cell.innerHTML).trim().replace(/\\\n|\n{2,}/g, '<br>').replace(/\n/g, ' ');
       }
       text = text.replace(/(^|[^\\])\|/g, '$1\\|');
       const span = Math.max(1, Math.min(50, Number(cell.getAttribute('colspan') ?? 1) || 1));
