@@ -509,6 +509,9 @@ describe('crawlWebsite', () => {
       ],
     );
     assert.deepEqual(progress, [1, 2, 3, 4, 5, 6]);
+    // Parallel fetches do not change the order: one at a time gives the same pages.
+    const serial = await crawlWebsite(`${site.base}/docs/`, { maxPages: 50, maxBytes: 10_000_000, timeoutMs: 20_000, reach, concurrency: 1 });
+    assert.deepEqual(serial.pages.map((p) => p.url), r.pages.map((p) => p.url));
     assert.equal(r.pages[4]!.url, `${site.base}/docs/guide/usage`);
     // Links find their page by key, whatever their trailing slash, index file, query or fragment.
     assert.equal(crawlPageKey(`${site.base}/docs/guide/index.html?x=1#y`), crawlPageKey(r.pages[2]!.url));

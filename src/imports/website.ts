@@ -37,6 +37,8 @@ export interface CrawlOptions {
   reach?: { fetchAllowPrivate: boolean; fetchAllowCidrs: string[] };
   /** Replaces the vetted fetch (tests); the default is fetchVetted under `reach`. */
   fetch?: CrawlFetch;
+  /** Fetches at once (default 4, at most 8); pages keep the order of one fetch at a time. */
+  concurrency?: number;
   /** Called with the number of pages fetched so far, after each page. */
   onProgress?: (n: number) => void;
 }
@@ -348,34 +350,42 @@ export async function crawlWebsite(startUrl: string, opts: CrawlOptions): Promis
       }
     };
 
+    // Up to `concurrency` fetches at once, their pages taken in the order they were queued: the
+    // order (and so the page tree) is the same as one fetch at a time would give.
+    const concurrency = Math.max(1, Math.min(opts.concurrency ?? 4, 8));
+    const inflight: { url: URL; outcome: Promise<{ res?: FetchedResource; err?: unknown }> }[] = [];
+    const bytesWarning = () => warn(`the pages reached ${opts.maxBytes} bytes, the most an import may read: the crawl stopped after ${pages.length} pages`);
     while (!stopped()) {
-      if (queue.length === 0) {
+      while (inflight.length < concurrency && queue.length > 0 && pages.length + inflight.length < opts.maxPages && bytesLeft > 0) {
+        const url = queue.shift()!;
+        inflight.push({ url, outcome: get(url.href, bytesLeft).then((res) => ({ res }), (err: unknown) => ({ err })) });
+      }
+      if (inflight.length === 0) {
+        if (queue.length > 0) {
+          if (pages.length >= opts.maxPages) warn(`the site has more pages than the ${opts.maxPages} an import may take: the crawl stopped after ${opts.maxPages}`);
+          else bytesWarning();
+          break;
+        }
         if (sitemapLoaded) break;
         await loadSitemaps();
         continue;
       }
-      if (pages.length >= opts.maxPages) {
-        warn(`the site has more pages than the ${opts.maxPages} an import may take: the crawl stopped after ${opts.maxPages}`);
-        break;
-      }
-      if (bytesLeft <= 0) {
-        warn(`the pages reached ${opts.maxBytes} bytes, the most an import may read: the crawl stopped after ${pages.length} pages`);
-        break;
-      }
-      const url = queue.shift()!;
-      let res: FetchedResource;
-      try {
-        res = await get(url.href, bytesLeft);
-      } catch (err) {
-        if (stopped()) break;
+      const { url, outcome } = inflight.shift()!;
+      const { res, err } = await outcome;
+      if (stopped()) break;
+      if (!res) {
         const message = (err as Error).message;
         if (/larger than/.test(message)) {
-          warn(`the pages reached ${opts.maxBytes} bytes, the most an import may read: the crawl stopped after ${pages.length} pages`);
+          bytesWarning();
           break;
         }
         if (pages.length === 0 && url === start) throw new CrawlError(`the website could not be read: ${message}`);
         warn(`${url.href} was skipped: ${message}`);
         continue;
+      }
+      if (bytesLeft < 0) {
+        bytesWarning();
+        break;
       }
       // A redirect may lead anywhere the vetted fetch allows: only pages still in scope are kept.
       const final = new URL(res.url.href);
@@ -421,5 +431,7 @@ export async function crawlWebsite(startUrl: string, opts: CrawlOptions): Promis
   } finally {
     clearTimeout(timer);
     opts.signal?.removeEventListener('abort', onCancel);
+    // Fetches still under way when the crawl stopped are cut.
+    if (!controller.signal.aborted) controller.abort(new Error('the crawl is over'));
   }
 }
