@@ -106,7 +106,9 @@ describe('co-editing', () => {
 
     const outsider = await t.user('Outsider');
     await assert.rejects(join(outsider, name).ready, /not-found/);
-    await assert.rejects(collabClient(t.url, name, 'gb_api_not_a_token').ready, /unauthenticated/);
+    const forged = collabClient(t.url, name, 'gb_api_not_a_token');
+    clients.push(forged);
+    await assert.rejects(forged.ready, /unauthenticated/);
   });
 
   test('the session cookie works from Folio’s own origin only', async () => {
