@@ -74,6 +74,7 @@ async function main(): Promise<void> {
   process.env.NODE_OPTIONS = [process.env.NODE_OPTIONS, `--import=${pathToFileURL(join(root, 'test/support/cpu-usage.mjs'))}`].filter(Boolean).join(' ');
 
   let failed = true;
+  const updated = new Set<string>();
   const stream = run({
     files,
     concurrency,
@@ -84,7 +85,10 @@ async function main(): Promise<void> {
     if (!data.file || data.name !== data.file) return;
     // A bundle's time is shared among its files, for the next run's order and grouping.
     const files = members(data.file);
-    for (const file of files) timings[key(file)] = Math.round(data.details.duration_ms / files.length);
+    for (const file of files) {
+      timings[key(file)] = Math.round(data.details.duration_ms / files.length);
+      updated.add(key(file));
+    }
   });
   const reporter = createReporter(
     (summary) => {
@@ -106,7 +110,11 @@ async function main(): Promise<void> {
   await rm(cpuDir, { recursive: true, force: true });
 
   await mkdir(join(root, 'node_modules/.cache'), { recursive: true });
-  await writeFile(timingsPath, JSON.stringify(timings, null, 1));
+  // Merged into the file as it is now: runs side by side (other worktrees share node_modules)
+  // would otherwise keep only the files of the last run to end.
+  const latest = await loadTimings();
+  for (const [file, ms] of Object.entries(timings)) if (updated.has(file) || !(file in latest)) latest[file] = ms;
+  await writeFile(timingsPath, JSON.stringify(latest, null, 1));
   process.exitCode = failed ? 1 : 0;
 }
 
