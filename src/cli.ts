@@ -267,7 +267,8 @@ const SERVER_STARTING_WAIT_MS = 30_000;
 async function admin(request: AdminRequest, opts: { answerTimeoutMs?: number } = {}): Promise<unknown> {
   const config = loadConfig();
   const local = async () => {
-    const [{ parseAdminRequest, runAdminCommand }, { Urls }] = await Promise.all([import('./admin.ts'), import('./platform/urls.ts')]);
+    const [{ parseAdminRequest, runAdminCommand }, { Urls }, { setPasswordHashCost }] = await Promise.all([import('./admin.ts'), import('./platform/urls.ts'), import('./sign-in/password-hash.ts')]);
+    setPasswordHashCost(config.passwordHashCost);
     const ctx = (db: Db) => ({ db, urls: new Urls(config) });
     // A command that ends tokens tells running servers at once (on PostgreSQL: through Redis or
     // LISTEN/NOTIFY), as the server's own token routes do; the embedded database has no other process.

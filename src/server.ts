@@ -8,6 +8,7 @@ import { closeConversions } from './content/convert.ts';
 import { listenAdminSocket, type AdminSocket } from './platform/admin-socket.ts';
 import type { FolioApp } from './platform/app.ts';
 import { buildFolioApp } from './routes.ts';
+import { setPasswordHashCost } from './sign-in/password-hash.ts';
 import { wireAreas } from './wiring.ts';
 import { TokenCache } from './platform/auth.ts';
 import { MEMORY_DATA_DIR, type Config } from './platform/config.ts';
@@ -98,6 +99,7 @@ function seconds(since: number): string {
 
 async function createServices(config: Config, database: DatabaseHandle, shared: SharedState, now: () => number = Date.now): Promise<Services> {
   wireAreas();
+  setPasswordHashCost(config.passwordHashCost);
   return {
     db: database.db,
     config,

@@ -65,6 +65,8 @@ export interface Config {
   spaceRetentionMs: number;
   /** How long this process trusts a token it has checked before looking it up again. */
   authCacheTtlMs: number;
+  /** Cost of new password hashes: log2 of scrypt's N, 10 to 20 (src/sign-in/password-hash.ts). */
+  passwordHashCost: number;
   /** How often custom hostnames of published sites are re-read (src/published-site/hosts.ts). */
   siteHostsRefreshMs: number;
   /** How long a published site's settings and structure are reused before being read again (src/published-site/routes.ts). */
@@ -172,6 +174,13 @@ function intFrom(env: NodeJS.ProcessEnv, name: string, fallback: number, min = 0
     throw new ConfigError(`${name} must be an integer >= ${min}, got "${raw}"`);
   }
   return value;
+}
+
+/** PASSWORD_HASH_COST: log2 of scrypt's N for new password hashes; 15 by default, 10 to 20. */
+function passwordHashCost(env: NodeJS.ProcessEnv): number {
+  const cost = intFrom(env, 'PASSWORD_HASH_COST', 15, 10);
+  if (cost > 20) throw new ConfigError(`PASSWORD_HASH_COST must be an integer from 10 to 20, got "${env.PASSWORD_HASH_COST}"`);
+  return cost;
 }
 
 function cidrsFrom(env: NodeJS.ProcessEnv, name: string): string[] {
@@ -344,6 +353,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     runWorkers: env.WORKERS !== 'false',
     spaceRetentionMs: intFrom(env, 'SPACE_RETENTION_MS', 7 * 24 * 3600 * 1000, 0),
     authCacheTtlMs: intFrom(env, 'AUTH_CACHE_TTL_MS', 5000, 0),
+    passwordHashCost: passwordHashCost(env),
     siteHostsRefreshMs: intFrom(env, 'SITE_HOSTS_REFRESH_MS', 5000, 100),
     siteCacheTtlMs: intFrom(env, 'SITE_CACHE_TTL_MS', 1000, 0),
     fetchAllowPrivate: env.FETCH_ALLOW_PRIVATE === 'true',

@@ -6,7 +6,11 @@ import { BadRequestError } from '../platform/errors.ts';
  * names its parameters, `scrypt$<N>$<r>$<p>$<salt>$<hash>` (base64url), so they can be raised for
  * new hashes while old ones still verify with their own.
  */
-const PARAMS = { N: 2 ** 15, r: 8, p: 1 } as const;
+let PARAMS = { N: 2 ** 15, r: 8, p: 1 };
+/** The default cost (log2 of scrypt's N) and the bounds PASSWORD_HASH_COST may take (src/platform/config.ts). */
+export const DEFAULT_PASSWORD_HASH_COST = 15;
+export const MIN_PASSWORD_HASH_COST = 10;
+export const MAX_PASSWORD_HASH_COST = 20;
 const KEY_BYTES = 32;
 const SALT_BYTES = 16;
 /** Bounds on stored parameters, so a damaged value cannot ask for gigabytes or hours. */
@@ -28,6 +32,26 @@ export function checkPasswordRules(password: string): void {
   const length = [...password].length;
   if (length < MIN_PASSWORD_LENGTH) throw new BadRequestError(`The password must be at least ${MIN_PASSWORD_LENGTH} characters long (it has ${length})`);
   if (length > MAX_PASSWORD_LENGTH) throw new BadRequestError(`The password must be at most ${MAX_PASSWORD_LENGTH} characters long`);
+}
+
+/**
+ * Sets the cost of new hashes for this process (PASSWORD_HASH_COST, log2 of scrypt's N), as the
+ * server, the worker and the CLI do at start. Hashes made at another cost still verify; those
+ * made at a lower one are rehashed at the next sign-in (needsRehash). The test suite lowers it:
+ * each hash at the default costs ~90 ms of CPU.
+ */
+export function setPasswordHashCost(cost: number): void {
+  if (!Number.isInteger(cost) || cost < MIN_PASSWORD_HASH_COST || cost > MAX_PASSWORD_HASH_COST) {
+    throw new RangeError(`The password hash cost must be an integer from ${MIN_PASSWORD_HASH_COST} to ${MAX_PASSWORD_HASH_COST}, got ${cost}`);
+  }
+  if (PARAMS.N === 2 ** cost) return;
+  PARAMS = { ...PARAMS, N: 2 ** cost };
+  dummy = undefined;
+}
+
+/** The cost (log2 of scrypt's N) of the hashes this process makes now. */
+export function passwordHashCost(): number {
+  return Math.log2(PARAMS.N);
 }
 
 export async function hashPassword(password: string): Promise<string> {

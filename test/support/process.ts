@@ -14,7 +14,7 @@ export const PROCESS_TIMEOUT_MS = 120_000;
 const FOLIO_ENV = [
   'DATABASE_URL', 'DATA_DIR', 'PORT', 'HOST', 'PUBLIC_URL', 'APP_URL', 'LOG_LEVEL', 'RATE_LIMIT_MAX',
   'RATE_LIMIT_WINDOW_MS', 'BODY_LIMIT', 'JOB_POLL_MS', 'WORKERS', 'AUTH_CACHE_TTL_MS', 'FOLIO_ADMIN_EMAIL',
-  'REDIS_URL', 'REDIS_PREFIX', 'SITE_CACHE_TTL_MS', 'SITE_HOSTS_REFRESH_MS',
+  'REDIS_URL', 'REDIS_PREFIX', 'SITE_CACHE_TTL_MS', 'SITE_HOSTS_REFRESH_MS', 'PASSWORD_HASH_COST',
   // Set by node's test runner for its own children; the CLI is not a test file.
   'NODE_TEST_CONTEXT',
 ];
@@ -23,7 +23,8 @@ const FOLIO_ENV = [
 export function folioEnv(vars: Record<string, string>): NodeJS.ProcessEnv {
   const env: NodeJS.ProcessEnv = { ...process.env };
   for (const name of FOLIO_ENV) delete env[name];
-  return { ...env, LOG_LEVEL: 'silent', HOST: '127.0.0.1', ...vars };
+  // A cheap password hash, as for in-process test servers (test/support/server.ts).
+  return { ...env, LOG_LEVEL: 'silent', HOST: '127.0.0.1', PASSWORD_HASH_COST: '10', ...vars };
 }
 
 /** Every child started here that has not exited yet, so a failed test can end them (`killAll`). */

@@ -7,6 +7,7 @@
  *   npm test -- test/spaces.test.ts       some files
  *   npm test -- --test-name-pattern=merge test/content.test.ts
  *   TEST_CONCURRENCY=2 npm test           files run at once (default 4: they wait on PGlite and I/O more than on the 2 cores)
+ *   TEST_BUNDLE=0 / TEST_BUNDLE_SIZE=N    every file in its own process / N files per shared process (default 8, see bundle)
  *
  * Exit code 1 when any test fails. Start it with `node --import tsx`: the test files inherit it.
  */
@@ -73,6 +74,7 @@ async function main(): Promise<void> {
   process.env.NODE_OPTIONS = [process.env.NODE_OPTIONS, `--import=${pathToFileURL(join(root, 'test/support/cpu-usage.mjs'))}`].filter(Boolean).join(' ');
 
   let failed = true;
+  const updated = new Set<string>();
   const stream = run({
     files,
     concurrency,
@@ -83,7 +85,10 @@ async function main(): Promise<void> {
     if (!data.file || data.name !== data.file) return;
     // A bundle's time is shared among its files, for the next run's order and grouping.
     const files = members(data.file);
-    for (const file of files) timings[key(file)] = Math.round(data.details.duration_ms / files.length);
+    for (const file of files) {
+      timings[key(file)] = Math.round(data.details.duration_ms / files.length);
+      updated.add(key(file));
+    }
   });
   const reporter = createReporter(
     (summary) => {
@@ -105,7 +110,11 @@ async function main(): Promise<void> {
   await rm(cpuDir, { recursive: true, force: true });
 
   await mkdir(join(root, 'node_modules/.cache'), { recursive: true });
-  await writeFile(timingsPath, JSON.stringify(timings, null, 1));
+  // Merged into the file as it is now: runs side by side (other worktrees share node_modules)
+  // would otherwise keep only the files of the last run to end.
+  const latest = await loadTimings();
+  for (const [file, ms] of Object.entries(timings)) if (updated.has(file) || !(file in latest)) latest[file] = ms;
+  await writeFile(timingsPath, JSON.stringify(latest, null, 1));
   process.exitCode = failed ? 1 : 0;
 }
 
@@ -114,8 +123,13 @@ async function main(): Promise<void> {
  * CPU limits or send thousands of requests, and would slow or disturb the files beside them.
  */
 const ALONE = new Set(['app', 'backup', 'app-flows', 'app-flows-editor', 'cli', 'durability', 'multi-process', 'fuzz', 'published-site', 'integrations-runtime', 'hardening-content', 'git-sync', 'git-sync-two-way']);
-/** Files per shared process. A process costs ~6 s of CPU before its first test (loading the server, its database); sharing it among files pays that once. */
-const BUNDLE_SIZE = 5;
+/**
+ * Files per shared process. A process costs ~4-6 s of CPU before its first test (loading the
+ * server, its database) and compiles the official schema's validators its files use (an operation's
+ * once per process); sharing it among files pays that once. 8 rather than 5: 7 processes instead of
+ * 11 for the 56 shared files, still more than TEST_CONCURRENCY to balance.
+ */
+const BUNDLE_SIZE = Number(process.env.TEST_BUNDLE_SIZE) || 8;
 
 const sum = (files: string[], timings: Record<string, number>, key: (f: string) => string) => files.reduce((t, f) => t + (timings[key(f)] ?? 60_000), 0);
 

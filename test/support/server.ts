@@ -106,6 +106,9 @@ export async function startTestServer(
     logLevel: process.env.TEST_LOG_LEVEL ?? 'silent',
     rateLimitMax: 100_000,
     jobPollMs: 50,
+    // A cheap password hash (scrypt N = 2^10, ~2 ms instead of ~90): the app's tests hash and
+    // verify hundreds of passwords. test/sign-in-cost.test.ts checks the setting itself.
+    passwordHashCost: 10,
     ...db.config,
     ...overrides,
   };
