@@ -107,6 +107,26 @@ test('an HTML file: one page, its title from the first heading, callouts as hint
   assert.doesNotMatch(md, /\]\(chart\.png\)|src="chart\.png"/, 'the image points at the space file');
 });
 
+test('HTML files among Markdown files: each converted where it is, links between them pointed at the pages', async () => {
+  const { admin, org, space } = await orgWithSpace(t);
+  const enc = (x: string) => new TextEncoder().encode(x);
+  const zip = Buffer.from(
+    zipSync({
+      'docs/README.md': enc('# Docs\n\nSee [the legacy page](legacy/old-page.html).\n'),
+      'docs/legacy/old-page.html': enc('<h1>Old page</h1><p>Go to <a href="other%20page.html#part">the other</a>.</p>'),
+      'docs/legacy/other page.html': enc('<html><head><title>Other</title></head><body><p>Other body.</p></body></html>'),
+    }),
+  );
+  const run = await importFiles(admin, org.id, space.id, [await upload(admin, org.id, 'docs.zip', zip, 'application/zip')]);
+  assert.equal(run.status, 'completed', run.reason);
+  assert.equal(run.project, 'folder');
+  const pages = await pagesOf(admin, space.id);
+  const old = find(pages, 'Old page');
+  const other = find(pages, 'Other');
+  assert.match(await markdownOf(admin, space.id, find(pages, 'Docs').id), new RegExp(`\\[the legacy page\\]\\([^)]*(${old.slug}|${old.id})`));
+  assert.match(await markdownOf(admin, space.id, old.id), new RegExp(`\\[the other\\]\\([^)]*(${other.slug}|${other.id})[^)]*#part\\)`));
+});
+
 test('a Notion export zip: the page hierarchy in the parent page\'s order, callouts → hints, toggles → expandables, images as files, links to pages', async () => {
   const { admin, org, space } = await orgWithSpace(t);
   const run = await importFiles(admin, org.id, space.id, [await upload(admin, org.id, 'notion-export.zip', zipFixture('notion'), 'application/zip')]);
@@ -264,6 +284,15 @@ test('a website: pages crawled under the URL, main content converted, images dow
     assert.ok(md.includes(`${site.base}/docs/leak.png`), 'the refused image stays a link to the site');
     assert.match(await markdownOf(admin, space.id, guide.id), /\{% hint style="success" %\}[\s\S]*Read twice\./);
     assert.deepEqual(await fileNames(admin, space.id), ['logo.png']);
+
+    // A start URL redirecting to a private address: the run fails saying why, nothing written.
+    const revision = (await admin.api.spaces.getSpaceById(space.id)).data.revision;
+    const { data: refused } = await admin.api.org.startImportRun(org.id, { source: { type: 'website', url: `${site.base}/docs/moved` }, target: { space: space.id } });
+    await settleJobs(t);
+    const failed = await runOf(admin, org.id, refused.id);
+    assert.equal(failed.status, 'failed');
+    assert.match(failed.reason ?? '', /could not be read: .*169\.254\.169\.254/);
+    assert.equal((await admin.api.spaces.getSpaceById(space.id)).data.revision, revision);
   } finally {
     site.close();
   }
@@ -284,8 +313,11 @@ test('a website run cancelled mid-crawl stops fetching at once and writes nothin
     assert.ok(progress.progress.pagesFound >= 1);
     const { data: cancelled } = await admin.api.org.cancelImportRun(org.id, started.id);
     assert.equal(cancelled.status, 'cancelled');
+    const cancelledAt = Date.now();
     await settling;
     await eventually(() => site.closed.includes('/docs/held'), { what: 'the held request was abandoned' });
+    // At once: well before the crawl's own time limit (20 s here) would have ended it.
+    assert.ok(Date.now() - cancelledAt < 5000, `the crawl stopped ${Date.now() - cancelledAt} ms after the cancel`);
     site.release();
     const run = await runOf(admin, org.id, started.id);
     assert.equal(run.status, 'cancelled');

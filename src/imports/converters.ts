@@ -27,9 +27,22 @@ TREE_READERS.push(async (tree, warn) => {
   return { ...built, label: read.kind };
 });
 
-// An HTML file among Markdown files: one page, its images where the HTML says they are.
+// An HTML file among Markdown files: one page, its images where the HTML says they are, its links
+// to other HTML files pointed at the pages they become.
 CONVERTERS.set('.html', async ({ path, data }, warn) => {
-  const converted = htmlToGitbookMarkdown(data.toString('utf8'));
+  const converted = htmlToGitbookMarkdown(data.toString('utf8'), {
+    rewriteLink: (href) => {
+      const m = /^([^:?#]*\/)?([^/:?#]+)\.html?(#.*)?$/i.exec(href);
+      if (!m || /^[a-z][a-z0-9+.-]*:|^\/\//i.test(href)) return href;
+      let stem = m[2]!;
+      try {
+        stem = decodeURIComponent(stem);
+      } catch {
+        // kept as written
+      }
+      return `${m[1] ?? ''}${safeName(stem)}.md${m[3] ?? ''}`;
+    },
+  });
   converted.warnings.forEach(warn);
   const stem = posix.basename(path).replace(/\.html?$/i, '');
   return [{ path: `${safeName(stem)}.md`, data: Buffer.from(`# ${converted.title ?? titleOf(stem)}\n\n${converted.markdown}`) }];

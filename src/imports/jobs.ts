@@ -202,6 +202,7 @@ async function run(services: Services, db: Db, row: ImportRunRow, tools: RunTool
 
 /** The most images of a website import downloaded as space files (the others stay links to the site). */
 const MAX_WEBSITE_ASSETS = 2000;
+const IMAGE_EXTENSIONS: Record<string, string> = { 'image/png': '.png', 'image/jpeg': '.jpg', 'image/gif': '.gif', 'image/webp': '.webp', 'image/svg+xml': '.svg', 'image/avif': '.avif' };
 
 /**
  * Crawls a website source while watching the run: every few hundred milliseconds the run's
@@ -240,10 +241,13 @@ async function crawlSite(services: Services, url: string, warn: (m: string) => v
           break;
         }
         try {
-          const { data } = await websiteImports.fetchAsset(asset, services, { signal: controller.signal, maxBytes: bytesLeft });
+          const { data, contentType } = await websiteImports.fetchAsset(asset, services, { signal: controller.signal, maxBytes: bytesLeft });
           bytesLeft -= data.length;
-          let name = decodeURIComponent(new URL(asset).pathname.split('/').pop() ?? '').replace(/[^\w.-]+/g, '-').replace(/^[.-]+/, '');
+          if (contentType && !/^image\//i.test(contentType)) throw new Error(`it is not an image (${contentType})`);
+          let name = (new URL(asset).pathname.split('/').pop() ?? '').replace(/%[0-9a-f]{2}|[^\w.-]+/gi, '-').replace(/^[.-]+/, '');
           name ||= 'image';
+          const extension = IMAGE_EXTENSIONS[(contentType ?? '').toLowerCase()];
+          if (extension && !/\.[a-z0-9]{2,5}$/i.test(name)) name += extension;
           const path = `_images/${i}/${name}`;
           site.tree.set(path, data);
           stored.set(asset, path);
