@@ -280,10 +280,10 @@ test('permissions and bad input: 404 for what the caller cannot see, 403 for wha
   const body = { source: { type: 'file' as const, files: [key] }, target: { space: space.id } };
   await expectStatus(reader.api.org.startImportRun(org.id, body), 403, /import content/);
   await expectStatus(outsider.api.org.startImportRun(org.id, body), 404);
-  await expectStatus(admin.api.org.startImportRun(org.id, { ...body, source: { type: 'website', url: 'https://example.com/docs' } }), 400, /website imports are not supported yet/);
+  await expectStatus(admin.api.org.startImportRun(org.id, { ...body, source: { type: 'website', url: 'ftp://example.com/docs' } }), 400, /source\.url: only http/);
   await expectStatus(admin.api.org.startImportRun(org.id, { ...body, source: { type: 'file', files: ['uploads/nope/nope/x.md'] } }), 400, /source\.files\[0\]/);
-  const html = await upload(admin, org.id, 'page.html', Buffer.from('<h1>x</h1>'), 'text/html');
-  await expectStatus(admin.api.org.startImportRun(org.id, { ...body, source: { type: 'file', files: [html] } }), 400, /HTML files are not supported yet/);
+  const doc = await upload(admin, org.id, 'page.doc', Buffer.from('old Word'), 'application/msword');
+  await expectStatus(admin.api.org.startImportRun(org.id, { ...body, source: { type: 'file', files: [doc] } }), 400, /page\.doc: this document format is not supported: export it as Markdown, HTML or \.docx/);
   await expectStatus(admin.api.org.startImportRun(org.id, { ...body, target: { space: space.id, page: 'nope' } }), 400, /target\.page/);
   const tooMany = await t.request('POST', `/v1/org/${org.id}/imports`, { token: admin.token, body: { ...body, source: { type: 'file', files: Array(51).fill(key) } } });
   assert.equal(tooMany.status, 400);
@@ -350,15 +350,17 @@ test('Docusaurus sidebars are read as data: TypeScript, shorthand categories, au
 
 test('a converter registered for an extension makes those files importable (how HTML and Word plug in)', async () => {
   const { admin, org, space } = await orgWithSpace(t);
-  const html = await upload(admin, org.id, 'page.html', Buffer.from('<h1>From HTML</h1><p>Body.</p>'), 'text/html');
-  await expectStatus(admin.api.org.startImportRun(org.id, { source: { type: 'file', files: [html] }, target: { space: space.id } }), 400, /not supported yet/);
-  CONVERTERS.set('.html', async (file) => [{ path: file.path.replace(/^.*\//, '').replace(/\.html$/, '.md'), data: Buffer.from(`# ${/<h1>(.*?)<\/h1>/.exec(file.data.toString())![1]}\n\nConverted.\n`) }]);
+  const text = await upload(admin, org.id, 'page.txt', Buffer.from('<h1>From text</h1><p>Body.</p>'), 'text/plain');
+  const refused = await importFiles(admin, org.id, { space: space.id }, [text]);
+  assert.equal(refused.status, 'failed');
+  assert.match(refused.reason ?? '', /no Markdown file/);
+  CONVERTERS.set('.txt', async (file) => [{ path: file.path.replace(/^.*\//, '').replace(/\.txt$/, '.md'), data: Buffer.from(`# ${/<h1>(.*?)<\/h1>/.exec(file.data.toString())![1]}\n\nConverted.\n`) }]);
   try {
-    const run = await importFiles(admin, org.id, { space: space.id }, [html]);
+    const run = await importFiles(admin, org.id, { space: space.id }, [text]);
     assert.equal(run.status, 'completed', run.reason);
-    assert.ok(findMaybe(await pagesOf(admin, space.id), 'From HTML'));
+    assert.ok(findMaybe(await pagesOf(admin, space.id), 'From text'));
   } finally {
-    CONVERTERS.delete('.html');
+    CONVERTERS.delete('.txt');
   }
 });
 
@@ -392,6 +394,7 @@ test('a crawled website becomes a project: crawl order and nesting, links betwee
 
 test('a website source runs once a crawler and a converter are wired (stand-ins here)', async () => {
   const { admin, org, space } = await orgWithSpace(t);
+  const wired = { ...websiteImports };
   websiteImports.crawl = async (url) => ({
     pages: [
       { url, path: [], title: 'Site home', html: '<p>Home</p>' },
@@ -411,7 +414,6 @@ test('a website source runs once a crawler and a converter are wired (stand-ins 
     const pages = await pagesOf(admin, space.id);
     assert.ok(findMaybe(pages, 'Site home') && findMaybe(pages, 'Guide'));
   } finally {
-    delete websiteImports.crawl;
-    delete websiteImports.toMarkdown;
+    Object.assign(websiteImports, wired);
   }
 });

@@ -16,9 +16,9 @@ import { refreshSearchIndex } from '../search/indexer.ts';
 import { uploadedFile } from '../storage/service.ts';
 import type { ArchiveLimits } from './archive.ts';
 import { IMPORT_RUN_JOB } from './service.ts';
-import { ImportError, recognise, sourceTree, websiteImports, type Upload } from './sources.ts';
+import { ImportError, sourceProject, websiteImports, type Upload } from './sources.ts';
 import type { Project, SourceTree } from './projects/nav.ts';
-import { websiteProject } from './projects/website.ts';
+import { attachWebsiteAssets, websiteProject } from './projects/website.ts';
 import * as store from './store.ts';
 import { buildVirtualRepo, type ImportWarning } from './virtual-build.ts';
 import { VIRTUAL_COMMIT } from './virtual-repo.ts';
@@ -119,9 +119,7 @@ async function run(services: Services, db: Db, row: ImportRunRow, tools: RunTool
   let sourceURL = (path: string) => path;
   if (source.type === 'website') {
     if (!websiteImports.crawl || !websiteImports.toMarkdown) throw new ImportError('website imports are not supported yet');
-    const crawled = await websiteImports.crawl(source.url, services);
-    crawled.warnings.forEach(warn);
-    const site = websiteProject(crawled.pages, websiteImports.toMarkdown, warn);
+    const site = await crawlSite(services, source.url, warn, tools);
     ({ tree, project } = site);
     sourceURL = (path) => site.urls.get(path) ?? path;
     label = 'website';
@@ -131,9 +129,9 @@ async function run(services: Services, db: Db, row: ImportRunRow, tools: RunTool
       const { data, row: up } = await uploadedFile(ctx, org, key);
       uploads.push({ key, name: up.name, contentType: up.content_type, data: Buffer.from(data) });
     }
-    tree = await sourceTree(uploads, { warn, ...(tools.options.limits ? { limits: tools.options.limits } : {}) });
-    project = recognise(tree, warn);
-    label = uploads.length === tree.size ? 'files' : project.kind;
+    const read = await sourceProject(uploads, { warn, ...(tools.options.limits ? { limits: tools.options.limits } : {}) });
+    ({ tree, project, label } = read);
+    if (read.sources) sourceURL = (path) => read.sources!.get(path) ?? path;
   }
   await tools.record({});
 
@@ -199,6 +197,70 @@ async function run(services: Services, db: Db, row: ImportRunRow, tools: RunTool
   if (outcome.merged) {
     void services.bus.publish(SITES_TOPIC, SITES_CONTENT);
     await refreshSearchIndex(db, row.space_id).catch((err) => services.jobs.logger?.error({ err, space: row.space_id }, 'search index refresh failed'));
+  }
+}
+
+/** The most images of a website import downloaded as space files (the others stay links to the site). */
+const MAX_WEBSITE_ASSETS = 2000;
+const IMAGE_EXTENSIONS: Record<string, string> = { 'image/png': '.png', 'image/jpeg': '.jpg', 'image/gif': '.gif', 'image/webp': '.webp', 'image/svg+xml': '.svg', 'image/avif': '.avif' };
+
+/**
+ * Crawls a website source while watching the run: every few hundred milliseconds the run's
+ * progress (pages fetched) is recorded, and a cancel (or the run's time limit) aborts the crawl
+ * and the downloads at once. The pages' images are then downloaded through the vetted fetch
+ * (the same reach as the crawl), bounded by IMPORT_WEBSITE_MAX_BYTES, and stored in the tree.
+ */
+async function crawlSite(services: Services, url: string, warn: (m: string) => void, tools: RunTools) {
+  const controller = new AbortController();
+  let fetched = 0;
+  let recorded = -1;
+  let recording = false;
+  const poll = setInterval(() => {
+    if (recording || controller.signal.aborted) return;
+    recording = true;
+    const n = fetched;
+    tools
+      .record(n !== recorded ? { progress: { pagesFound: n, pagesConverted: 0, pagesFailed: 0 } } : {})
+      .then(() => (recorded = n))
+      .catch((err) => controller.abort(err))
+      .finally(() => (recording = false));
+  }, 250);
+  try {
+    const crawled = await websiteImports.crawl!(url, services, { signal: controller.signal, onProgress: (n) => (fetched = n) });
+    crawled.warnings.forEach(warn);
+    const site = websiteProject(crawled.pages, websiteImports.toMarkdown!, warn);
+    if (websiteImports.fetchAsset && site.assets.size) {
+      const wanted = [...new Set([...site.assets.values()].flat())].filter((u) => /^https?:\/\//i.test(u));
+      if (wanted.length > MAX_WEBSITE_ASSETS) warn(`the pages show ${wanted.length} images: the first ${MAX_WEBSITE_ASSETS} were stored, the others stay links to the site`);
+      const stored = new Map<string, string>();
+      let bytesLeft = services.config.importWebsiteMaxBytes;
+      for (const [i, asset] of wanted.slice(0, MAX_WEBSITE_ASSETS).entries()) {
+        if (controller.signal.aborted) throw controller.signal.reason;
+        if (bytesLeft <= 0) {
+          warn(`the images reached ${services.config.importWebsiteMaxBytes} bytes: the others stay links to the site`);
+          break;
+        }
+        try {
+          const { data, contentType } = await websiteImports.fetchAsset(asset, services, { signal: controller.signal, maxBytes: bytesLeft });
+          bytesLeft -= data.length;
+          if (contentType && !/^image\//i.test(contentType)) throw new Error(`it is not an image (${contentType})`);
+          let name = (new URL(asset).pathname.split('/').pop() ?? '').replace(/%[0-9a-f]{2}|[^\w.-]+/gi, '-').replace(/^[.-]+/, '');
+          name ||= 'image';
+          const extension = IMAGE_EXTENSIONS[(contentType ?? '').toLowerCase()];
+          if (extension && !/\.[a-z0-9]{2,5}$/i.test(name)) name += extension;
+          const path = `_images/${i}/${name}`;
+          site.tree.set(path, data);
+          stored.set(asset, path);
+        } catch (err) {
+          if (controller.signal.aborted) throw controller.signal.reason;
+          warn(`the image ${asset} was not stored (${(err as Error).message}): it stays a link to the site`);
+        }
+      }
+      attachWebsiteAssets(site.tree, site.assets, stored);
+    }
+    return site;
+  } finally {
+    clearInterval(poll);
   }
 }
 

@@ -13,6 +13,7 @@ import { loadSpace } from '../spaces/access.ts';
 import { findUpload } from '../storage/store.ts';
 import type { StartImportInput } from './schemas.ts';
 import { unsupportedReason, websiteImports } from './sources.ts';
+import './converters.ts';
 import * as store from './store.ts';
 
 /**
@@ -52,6 +53,7 @@ export async function startImportRun(ctx: Ctx, organizationId: string, input: St
   }
   if (input.source.type === 'website') {
     if (!websiteImports.crawl || !websiteImports.toMarkdown) throw new BadRequestError('source: website imports are not supported yet: upload the pages as files (Markdown, or a zip archive of a folder)');
+    if (!/^https?:\/\/[^/]/i.test(input.source.url)) throw new BadRequestError('source.url: only http(s) websites can be imported');
   } else {
     for (const [i, key] of input.source.files.entries()) {
       const upload = await findUpload(ctx.db, organizationId, key);

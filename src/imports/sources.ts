@@ -14,9 +14,20 @@ import type { Services } from '../platform/context.ts';
  * converts each page. While either is missing, `{type: "website"}` sources are refused (400).
  */
 export const websiteImports: {
-  crawl?: (url: string, services: Services) => Promise<{ pages: CrawledPage[]; warnings: string[] }>;
+  crawl?: (url: string, services: Services, opts?: { signal?: AbortSignal; onProgress?: (pages: number) => void }) => Promise<{ pages: CrawledPage[]; warnings: string[] }>;
   toMarkdown?: HtmlToMarkdown;
+  /** Downloads an image the pages show (absolute URL), to store it as a space file; absent: images stay links to the site. */
+  fetchAsset?: (url: string, services: Services, opts: { signal: AbortSignal; maxBytes: number }) => Promise<{ data: Buffer; contentType?: string }>;
 } = {};
+
+/**
+ * Readers of a whole tree of files that is an export of pages with its own hierarchy (Notion,
+ * Confluence, a folder of HTML files): tried, in order, when the files hold no Markdown, before
+ * the per-file converters. The first that recognises the tree gives the Markdown tree, its
+ * navigation, and the source file of each page.
+ */
+export type TreeReader = (tree: SourceTree, warn: Warn) => Promise<{ tree: SourceTree; project: Project; sources: Map<string, string>; label: string } | undefined>;
+export const TREE_READERS: TreeReader[] = [];
 
 /**
  * From uploaded files to a source tree, and from a source tree to a recognised project. Each kind
@@ -87,8 +98,34 @@ function stripCommonFolder(entries: { path: string; data: Buffer }[]): { path: s
   return visible;
 }
 
+/**
+ * The uploads as a tree and what it is: an export a TREE_READER recognises (when the files hold no
+ * Markdown and nothing a per-file converter other than HTML's reads), else the converted tree and
+ * its recognised project.
+ */
+export async function sourceProject(
+  uploads: Upload[],
+  opts: { limits?: ArchiveLimits; warn: Warn },
+): Promise<{ tree: SourceTree; project: Project; label: string; sources?: Map<string, string> }> {
+  const raw = await gatherTree(uploads, opts);
+  const paths = [...raw.keys()];
+  if (TREE_READERS.length && !paths.some(isMarkdown) && !paths.some((p) => CONVERTERS.has(ext(p)) && !/\.html?$/i.test(p))) {
+    for (const reader of TREE_READERS) {
+      const read = await reader(raw, opts.warn);
+      if (read) return { ...read, label: uploads.length === raw.size && read.label === 'html' ? 'files' : read.label };
+    }
+  }
+  const tree = await convertTree(raw, opts.warn);
+  const project = recognise(tree, opts.warn);
+  return { tree, project, label: uploads.length === raw.size ? 'files' : project.kind };
+}
+
 /** All uploads as one tree: a single archive is the tree; several uploads sit side by side (archives in a folder named after them). */
 export async function sourceTree(uploads: Upload[], opts: { limits?: ArchiveLimits; warn: Warn; maxFiles?: number }): Promise<SourceTree> {
+  return convertTree(await gatherTree(uploads, opts), opts.warn);
+}
+
+async function gatherTree(uploads: Upload[], opts: { limits?: ArchiveLimits; warn: Warn }): Promise<SourceTree> {
   const limits = opts.limits ?? DEFAULT_ARCHIVE_LIMITS;
   const tree: SourceTree = new Map();
   let total = 0;
@@ -107,13 +144,17 @@ export async function sourceTree(uploads: Upload[], opts: { limits?: ArchiveLimi
     if (tree.size > limits.maxFiles) throw new ImportError(`the files hold more than ${limits.maxFiles} entries, more than an import takes`);
     if (total > limits.maxBytes) throw new ImportError(`the files expand to more than ${limits.maxBytes} bytes, more than an import takes`);
   }
+  return tree;
+}
+
+async function convertTree(tree: SourceTree, warn: Warn): Promise<SourceTree> {
   // Files of other formats (uploaded or archived) become Markdown where a converter is registered.
   for (const [path, data] of [...tree]) {
     const convert = CONVERTERS.get(ext(path));
     if (!convert) continue;
     tree.delete(path);
     const dir = posix.dirname(path) === '.' ? '' : posix.dirname(path);
-    for (const out of await convert({ path, data }, (message) => opts.warn(`${path}: ${message}`))) {
+    for (const out of await convert({ path, data }, (message) => warn(`${path}: ${message}`))) {
       const target = dir ? `${dir}/${safeEntryPath(out.path)}` : safeEntryPath(out.path);
       if (!tree.has(target)) tree.set(target, out.data);
     }

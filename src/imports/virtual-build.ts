@@ -73,7 +73,7 @@ export function buildVirtualRepo(files: SourceTree, project: Project, opts: { ca
 
   const claim = (wanted: string): string => {
     let path = wanted;
-    for (let n = 2; taken.has(path.toLowerCase()) || taken.has(path); n++) path = wanted.replace(/(\.md)?$/, `-${n}$1`);
+    for (let n = 2; taken.has(path.toLowerCase()) || taken.has(path); n++) path = wanted.replace(/(\.[^./]+)?$/, `-${n}$1`);
     taken.add(path);
     return path;
   };

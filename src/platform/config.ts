@@ -77,6 +77,12 @@ export interface Config {
   fetchAllowCidrs: string[];
   /** Time allowed for fetching all the URLs of one content request, in milliseconds. */
   fetchTimeoutMs: number;
+  /** Most pages a website import crawls. */
+  importWebsiteMaxPages: number;
+  /** Most bytes a website import reads (pages, then their images, each counted apart). */
+  importWebsiteMaxBytes: number;
+  /** Time a website import's crawl may take, in milliseconds (it then keeps the pages it has, with a warning). */
+  importWebsiteTimeoutMs: number;
   /** Most bytes the files of one content request may add up to (fetched and inline). */
   fetchMaxRequestBytes: number;
   /** How often OpenAPI specs given by URL are fetched again, in milliseconds; 0: never (only on PUT). */
@@ -359,6 +365,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     fetchAllowPrivate: env.FETCH_ALLOW_PRIVATE === 'true',
     fetchAllowCidrs: cidrsFrom(env, 'FETCH_ALLOW_CIDRS'),
     fetchTimeoutMs: intFrom(env, 'FETCH_TIMEOUT_MS', 30_000, 1),
+    importWebsiteMaxPages: intFrom(env, 'IMPORT_WEBSITE_MAX_PAGES', 500, 1),
+    importWebsiteMaxBytes: intFrom(env, 'IMPORT_WEBSITE_MAX_BYTES', 200 * 1024 * 1024, 1024),
+    importWebsiteTimeoutMs: intFrom(env, 'IMPORT_WEBSITE_TIMEOUT_MS', 5 * 60_000, 1000),
     fetchMaxRequestBytes: intFrom(env, 'FETCH_MAX_REQUEST_BYTES', 25 * 1024 * 1024, 1),
     openapiRefreshMs: intFrom(env, 'OPENAPI_REFRESH_INTERVAL_MS', 6 * 3600 * 1000, 0),
     corsOrigins: originsFrom(env, 'CORS_ORIGINS'),

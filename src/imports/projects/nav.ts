@@ -14,7 +14,7 @@ export type NavItem =
 export type Dialect = 'docusaurus' | 'mkdocs' | 'plain' | 'gitbook';
 
 export interface Project {
-  kind: 'docusaurus' | 'mkdocs' | 'folder' | 'website';
+  kind: 'docusaurus' | 'mkdocs' | 'folder' | 'website' | 'notion' | 'confluence' | 'html';
   dialect: Dialect;
   /** The folder holding the pages (paths of the nav are relative to the source tree's root). */
   docsDir: string;

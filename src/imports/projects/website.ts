@@ -21,7 +21,11 @@ export type HtmlToMarkdown = (html: string, opts: { baseUrl?: string }) => { mar
 
 const segment = (s: string) => s.replace(/[^\w.-]+/g, '-').replace(/^[.-]+/, '') || 'page';
 
-export function websiteProject(pages: CrawledPage[], toMarkdown: HtmlToMarkdown, warn: Warn): { tree: SourceTree; project: Project; urls: Map<string, string> } {
+export function websiteProject(
+  pages: CrawledPage[],
+  toMarkdown: HtmlToMarkdown,
+  warn: Warn,
+): { tree: SourceTree; project: Project; urls: Map<string, string>; assets: Map<string, string[]> } {
   const keyOf = (path: string[]) => path.map(segment).join('/');
   const hasChildren = new Set<string>();
   for (const p of pages) for (let i = 1; i < p.path.length; i++) hasChildren.add(keyOf(p.path.slice(0, i)));
@@ -34,6 +38,7 @@ export function websiteProject(pages: CrawledPage[], toMarkdown: HtmlToMarkdown,
   const byUrl = new Map(pages.map((p) => [p.url.replace(/[#?].*$/, '').replace(/\/$/, ''), fileOf.get(keyOf(p.path))!]));
   const tree: SourceTree = new Map();
   const urls = new Map<string, string>();
+  const assets = new Map<string, string[]>();
   const items = new Map<string, NavItem & { kind: 'page' }>();
   const nav: NavItem[] = [];
   for (const p of pages) {
@@ -58,6 +63,7 @@ export function websiteProject(pages: CrawledPage[], toMarkdown: HtmlToMarkdown,
     });
     const title = converted.title ?? p.title;
     urls.set(file, p.url);
+    if (converted.assets.length) assets.set(file, converted.assets);
     tree.set(file, Buffer.from(/^\s*#\s/.test(markdown) ? markdown : `# ${title}\n\n${markdown}`));
     const item: NavItem & { kind: 'page' } = { kind: 'page', path: file, children: [] };
     items.set(key, item);
@@ -66,5 +72,23 @@ export function websiteProject(pages: CrawledPage[], toMarkdown: HtmlToMarkdown,
     for (let i = p.path.length - 1; i > 0 && !parent; i--) parent = items.get(keyOf(p.path.slice(0, i)));
     (parent ? parent.children : nav).push(item);
   }
-  return { tree, urls, project: { kind: 'website', dialect: 'gitbook', docsDir: '', rootDir: '', nav } };
+  return { tree, urls, assets, project: { kind: 'website', dialect: 'gitbook', docsDir: '', rootDir: '', nav } };
+}
+
+/**
+ * Points the pages' images at downloaded copies: `stored` maps an image URL to the file holding it
+ * in the tree (the virtual repository then makes it a space file). Images not downloaded stay
+ * links to the site.
+ */
+export function attachWebsiteAssets(tree: SourceTree, assets: Map<string, string[]>, stored: Map<string, string>): void {
+  for (const [file, urls] of assets) {
+    if (!urls.some((u) => stored.has(u))) continue;
+    const from = file.split('/').slice(0, -1).join('/');
+    const markdown = rewriteTargets(tree.get(file)!.toString('utf8'), (target) => {
+      const to = stored.get(target);
+      if (!to) return undefined;
+      return encodeURI(joinPath(...(from ? from.split('/').map(() => '..') : []), to));
+    });
+    tree.set(file, Buffer.from(markdown));
+  }
 }
