@@ -10,18 +10,13 @@
  */
 import * as Y from 'yjs';
 import { prosemirrorJSONToYXmlFragment, updateYFragment, yXmlFragmentToProseMirrorRootNode } from '@tiptap/y-tiptap';
-import type { Schema } from '@tiptap/pm/model';
 import { editorSchema, fromProseMirrorNode, toProseMirror, type JSONDocument } from '../../app/src/editor/convert.ts';
 import { documentInputToMarkdown, markdownToDocumentForRead } from '../content/convert.ts';
 
 /** The Y.XmlFragment the editor binds to (Tiptap's Collaboration extension's default field). */
 export const FIELD = 'default';
 
-let schema: Schema | undefined;
-/** The editor's schema, built once (it is the same for every document). */
-export function collabSchema(): Schema {
-  return (schema ??= editorSchema());
-}
+const collabSchema = editorSchema;
 
 async function proseMirrorOf(markdown: string) {
   const document = (await markdownToDocumentForRead(markdown)) as unknown as JSONDocument;

@@ -325,6 +325,7 @@ export class CollabServer {
         for (const connection of document.getConnections()) connection.close({ code: 4404, reason: 'The page was deleted from the change request' });
       } else if (!stored.open) {
         for (const connection of document.getConnections()) connection.readOnly = true;
+        document.broadcastStateless(JSON.stringify({ type: 'read-only', message: 'The change request was merged or archived, or the space locked: the page is read only now' }));
       }
     }).catch((err) => this.log?.warn({ err, document: name }, 'collab: could not catch up with the stored page'));
   }

@@ -190,6 +190,9 @@ export function useSharedPage(opts: {
             setState('saved');
             setError(undefined);
           }
+        } else if (message.type === 'read-only') {
+          setReadOnly(true);
+          setError(message.message);
         } else if (message.type === 'save-failed') {
           setState('error');
           setError(message.message);
