@@ -257,20 +257,30 @@ export async function dispatchNow(
 /**
  * A request to a public endpoint (`urls.publicEndpoint`) of an integration, or of one of its
  * installations, forwarded to the script as a `fetch` event, answered with the script's response.
- * Undefined when there is no such integration or installation.
+ * `missing` when there is no such integration or installation, `unanswerable` when the integration
+ * has neither a published script nor a development tunnel (nothing serves its endpoint: not an
+ * upstream failure, and nothing is recorded). A script that fails to answer (it does not load,
+ * throws before answering, runs out of time or memory) is the upstream's failure: a 502.
  */
 export async function forwardFetch(
   services: Services,
   target: { integrationName: string; installationId?: string | undefined },
   request: { url: string; method: string; headers: Record<string, string>; body: string | undefined },
-): Promise<{ status: number; headers: Record<string, string>; body: string } | undefined> {
+): Promise<{ status: number; headers: Record<string, string>; body: string } | 'missing' | 'unanswerable'> {
   const found = await store.findEndpointTarget(services.db, target.integrationName, target.installationId);
-  if (!found) return undefined;
+  if (!found) return 'missing';
+  if (!found.answerable) return 'unanswerable';
   const outcome = await dispatchNow(
     services,
-    found,
+    { integrationId: found.integrationId, ...(found.installationId ? { installationId: found.installationId } : {}) },
     { type: 'fetch', request: { url: request.url, method: request.method, headers: request.headers } },
     request.body,
   );
-  return outcome.response ?? { status: 502, headers: { 'content-type': 'application/json' }, body: JSON.stringify({ error: { code: 502, message: 'The integration did not answer' } }) };
+  return (
+    outcome.response ?? {
+      status: 502,
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ error: { code: 502, message: 'The integration did not answer: its script failed to load or run, or its development tunnel is unreachable (its events have the trace)' } }),
+    }
+  );
 }

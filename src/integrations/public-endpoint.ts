@@ -65,7 +65,10 @@ export async function publicEndpointRoutes(app: FolioApp): Promise<void> {
         headers,
         body,
       });
-      if (!answer) throw new NotFoundError(level === 'integration' ? 'Integration' : 'Installation');
+      if (answer === 'missing') throw new NotFoundError(level === 'integration' ? 'Integration' : 'Installation');
+      // Published without a script and not in development mode: the integration has no endpoint
+      // to answer (a 404, as for an integration that does not exist), whatever the request.
+      if (answer === 'unanswerable') throw new NotFoundError('Public endpoint', `the integration ${integrationName} has no published script nor development tunnel to answer it`);
       const out: Record<string, string> = {
         // What the script answers is its own page on Folio's origin: it runs as an opaque origin,
         // without access to Folio's cookies or storage.

@@ -382,19 +382,28 @@ export async function findInstallationById(db: Db, installationId: string): Prom
 }
 
 /** The integration of a name and, with an installation id, that installation of it (public endpoints). */
-export async function findEndpointTarget(db: Db, integrationName: string, installationId: string | undefined): Promise<{ integrationId: string; installationId?: string } | undefined> {
+/**
+ * The integration (and installation) a public endpoint request goes to; `answerable` says whether
+ * the integration has anything to answer it: a published script or a development tunnel.
+ */
+export async function findEndpointTarget(
+  db: Db,
+  integrationName: string,
+  installationId: string | undefined,
+): Promise<{ integrationId: string; installationId?: string; answerable: boolean } | undefined> {
+  const answerable = sql<boolean>`(i.script is not null or i.dev_tunnel_url is not null)`.as('answerable');
   if (installationId === undefined) {
-    const row = await db.selectFrom('integrations').select('id').where('name', '=', integrationName).executeTakeFirst();
-    return row && { integrationId: row.id };
+    const row = await db.selectFrom('integrations as i').select(['i.id', answerable]).where('i.name', '=', integrationName).executeTakeFirst();
+    return row && { integrationId: row.id, answerable: Boolean(row.answerable) };
   }
   const row = await db
     .selectFrom('integration_installations as inst')
     .innerJoin('integrations as i', 'i.id', 'inst.integration_id')
-    .select(['inst.id', 'inst.integration_id'])
+    .select(['inst.id', 'inst.integration_id', answerable])
     .where('inst.id', '=', installationId)
     .where('i.name', '=', integrationName)
     .executeTakeFirst();
-  return row && { integrationId: row.integration_id, installationId: row.id };
+  return row && { integrationId: row.integration_id, installationId: row.id, answerable: Boolean(row.answerable) };
 }
 
 /** The oldest event of an installation still to deliver. */
