@@ -166,6 +166,23 @@ function placeholderPlugin(): Plugin {
         view.dispatch(view.state.tr.insertText(text, from, to));
         return true;
       },
+      // A printable key is inserted by a transaction before the browser touches the page, as
+      // ProseMirror does itself for non-text selections. Left to the browser, the character sits in
+      // the page until ProseMirror reads it back; a change from another person applied in between
+      // (co-editing redraws the document and puts the caret back where it was) left the caret
+      // before the new character, and a fast typist's words came out backwards. Input rules and
+      // the handlers above still run (handleTextInput); composition (IME, dead keys) is left alone.
+      handleKeyPress(view, event) {
+        if (event.isComposing || event.ctrlKey || event.metaKey || event.altKey || event.key.length !== 1 || /[\r\n]/.test(event.key)) return false;
+        const { selection } = view.state;
+        if (!(selection instanceof TextSelection) || !selection.$from.sameParent(selection.$to) || !selection.$from.parent.isTextblock) return false;
+        const { from, to } = selection;
+        const text = event.key;
+        const insert = () => view.state.tr.insertText(text, from, to).scrollIntoView();
+        if (!view.someProp('handleTextInput', (f) => f(view, from, to, text, insert))) view.dispatch(insert());
+        event.preventDefault();
+        return true;
+      },
       decorations(state) {
         if (!state.selection.empty) return null;
         const { $from } = state.selection;
