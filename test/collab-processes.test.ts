@@ -281,13 +281,13 @@ for (const via of ['PostgreSQL LISTEN/NOTIFY', 'Redis'] as const) {
 }
 
 /**
- * Known gap, kept as a reproduction (a `todo`: reported, not failing the suite). Typing relayed to
- * another process is stored there as shared state only, never as the page's content: only the
- * process an editor types on writes content (`writers` are recorded for its own connections). When
- * that process dies before its save, the other process holds the text, keeps it in the shared
- * state, but the change request (the API, a merge) never reads it until someone types again.
+ * Typing relayed to another process is content there too: only the process an editor types on
+ * saves it as the page's content, so when that process dies before its save, the other process,
+ * which holds the text, saves it a save window later (as one of its own editors who may write),
+ * rather than keeping it in the shared state only, where the change request (the API, a merge)
+ * never reads it until someone types again.
  */
-test('typing relayed to a process survives the death of the process it was typed on, as content', { skip: PG_URL ? false : NO_PG, todo: 'src/collab saves relayed typing as shared state only (see the report of the collabtests branch)', timeout: 300_000 }, async () => {
+test('typing relayed to a process survives the death of the process it was typed on, as content', { skip: PG_URL ? false : NO_PG, timeout: 300_000 }, async () => {
   const db = await freshDatabaseConfig(PG_URL, { migrated: true });
   cleanups.push(db.cleanup);
   // A save delay long enough for the kill to come first.
