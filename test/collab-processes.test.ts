@@ -14,7 +14,6 @@
  */
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
-import { createServer } from 'node:net';
 import { after, describe, test } from 'node:test';
 import { GitBookAPI } from '@gitbook/api';
 import { Redis } from 'ioredis';
@@ -44,17 +43,6 @@ function join(url: string, name: string, token: string, doc?: CollabClient['doc'
   const client = collabClient(url, name, token, doc ? { doc } : {});
   clients.push(client);
   return client;
-}
-
-async function freePort(): Promise<string> {
-  return new Promise((resolve, reject) => {
-    const srv = createServer();
-    srv.on('error', reject);
-    srv.listen(0, '127.0.0.1', () => {
-      const a = srv.address();
-      srv.close(() => resolve(String(typeof a === 'object' && a ? a.port : 0)));
-    });
-  });
 }
 
 async function call(url: string, token: string, method: string, path: string, body?: unknown): Promise<any> {
@@ -122,13 +110,13 @@ describe(`co-editing survives kill -9 on ${ENGINE}`, () => {
     cleanups.push(db.cleanup);
     const env = folioEnv({
       ...(db.config.databaseUrl ? { DATABASE_URL: db.config.databaseUrl } : { DATA_DIR: db.config.dataDir! }),
-      // The same port after the restart: the editor reconnects to where it was.
-      PORT: await freePort(),
       COLLAB_SAVE_DELAY_MS: String(SAVE_DELAY_MS),
       COLLAB_SAVE_MAX_DELAY_MS: String(SAVE_MAX_DELAY_MS),
     });
     const token = await newUser(env);
     let server: ServeProcess = await serve(env);
+    // The same port after the restart: the editor reconnects to where it was.
+    env.PORT = new URL(server.url).port;
     const page = await sharedPage(server.url, token, 'Start.');
     const read = () => markdownOf(server.url, token, page);
 
