@@ -62,6 +62,8 @@ interface LivePage {
   lastWriter: Ctx | undefined;
   /** Saves and catch-ups of this page, one after the other. */
   queue: Promise<void>;
+  /** A pending check that typing relayed from another process was saved as content there (`adoptLater`). */
+  adoptTimer?: NodeJS.Timeout | undefined;
 }
 
 interface ConnectionContext {
@@ -389,12 +391,15 @@ export class CollabServer {
         }
         if (markdown === page.baseMarkdown) {
           // The text is what is stored: keep the shared state only (a restart resumes it).
-          await this.services.db.transaction().execute(async (trx) => {
+          const unsaved = await this.services.db.transaction().execute(async (trx) => {
             const stored = await this.storedPage(trx, page.organizationId, page.address);
             if (!stored) throw new PageGone();
             await guard(trx, stored.hash);
             await putState(trx, ids, { state, baseHash: stored.hash });
+            return markdown !== stored.markdown ? stored.hash : undefined;
           });
+          // Typing relayed from another process, which saves it as content: unless it died first.
+          if (unsaved !== undefined && writers.length === 0) this.adoptLater(page, document, unsaved);
         } else {
           let saved: { hash: string; markdown: string } | undefined;
           const writer = page.lastWriter ?? writers[writers.length - 1]!;
@@ -425,6 +430,34 @@ export class CollabServer {
       }
     }
     throw new Error('the page kept changing while it was being saved: the next save tries again');
+  }
+
+  /**
+   * The page holds text that is not its stored content and that no editor of this process typed:
+   * typing relayed from another process, whose save writes it. When that save has not come a
+   * save window later (the other process died in between), an editor of this process who may
+   * write saves it: the text then reaches the change request (the API, a merge) instead of
+   * staying in the shared state until someone types again.
+   */
+  private adoptLater(page: LivePage, document: Document, storedHash: string): void {
+    if (page.adoptTimer || this.closed) return;
+    const { saveDelayMs, saveMaxDelayMs } = this.services.config.collab;
+    page.adoptTimer = setTimeout(() => {
+      page.adoptTimer = undefined;
+      if (this.closed || this.pages.get(document.name) !== page) return;
+      void this.enqueue(page, async () => {
+        const stored = await this.storedPage(this.services.db, page.organizationId, page.address);
+        // Saved meanwhile (by the other process, or here), or gone.
+        if (!stored || stored.hash !== storedHash || page.writers.size > 0) return;
+        const connection = document.getConnections().find((c) => !c.readOnly && (c.context as ConnectionContext).access);
+        const ctx = (connection?.context as ConnectionContext | undefined)?.access?.ctx;
+        if (!ctx) return;
+        page.writers.set(ctx.user.id, ctx);
+        page.lastWriter = ctx;
+        await this.saveNow(page, document);
+      }).catch((err) => this.log?.warn({ err, document: document.name }, 'collab: relayed typing could not be saved'));
+    }, saveDelayMs + saveMaxDelayMs + 1000);
+    page.adoptTimer.unref();
   }
 
   /** catchUp's work, run within the page's queue; answers the stored page (undefined: it is gone). */

@@ -25,8 +25,9 @@ export function collabUrl(serverUrl: string): string {
   return `${serverUrl.replace(/^http/, 'ws')}/collab`;
 }
 
-export function collabClient(serverUrl: string, name: string, token: string, opts: { headers?: Record<string, string> } = {}): CollabClient {
-  const doc = new Y.Doc();
+/** `doc`: the editor's document to sync (one kept from an earlier connection, as an editor reconnecting holds its state); a new one by default. */
+export function collabClient(serverUrl: string, name: string, token: string, opts: { headers?: Record<string, string>; doc?: Y.Doc } = {}): CollabClient {
+  const doc = opts.doc ?? new Y.Doc();
   const closes: { code: number; reason: string }[] = [];
   const stateless: string[] = [];
   let readOnly = false;
