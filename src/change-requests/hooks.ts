@@ -13,8 +13,6 @@ export const changeRequestHooks = new Hooks<{
  * done by src/templates/, which builds on change requests. Until wired, naming a template fails.
  */
 export const changeRequestExtensions: {
-  /** Saves what is being typed live into the change request in this process (src/collab/), before a merge reads it. */
-  saveLiveEdits?(changeRequestId: string): Promise<void>;
   applyTemplate?(ctx: Ctx, spaceId: string, input: { id: string; params?: { contentRefs?: Record<string, { kind: string; file?: string | undefined; space?: string | undefined }> | undefined } | undefined; changeRequestId: string }): Promise<void>;
 } = {};
 
@@ -45,4 +43,19 @@ export function announceChangeRequest(event: ChangeRequestChanged): void {
       // A follower's failure is its own: the change has committed.
     }
   }
+}
+
+/**
+ * Savers of what is being typed live into a change request (src/collab/, one per server in this
+ * process): a merge runs them before it reads the change request.
+ */
+const liveEditSavers = new Set<(changeRequestId: string) => Promise<void>>();
+
+export function registerLiveEditSaver(saver: (changeRequestId: string) => Promise<void>): () => void {
+  liveEditSavers.add(saver);
+  return () => liveEditSavers.delete(saver);
+}
+
+export async function saveLiveEdits(changeRequestId: string): Promise<void> {
+  await Promise.all([...liveEditSavers].map((save) => save(changeRequestId)));
 }

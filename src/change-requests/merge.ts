@@ -7,7 +7,7 @@ import type { Ctx } from '../platform/context.ts';
 import type { Db } from '../platform/db/database.ts';
 import type { ChangeRequestRow, MergeRules, SpaceRow } from '../platform/db/schema.ts';
 import { ConflictError, ForbiddenError } from '../platform/errors.ts';
-import { announceChangeRequest, changeRequestExtensions, changeRequestHooks } from './hooks.ts';
+import { announceChangeRequest, changeRequestHooks, saveLiveEdits } from './hooks.ts';
 import { assertLive, assertOpen, newRevision, requireChangeRequest } from './service.ts';
 import * as store from './store.ts';
 
@@ -53,7 +53,7 @@ export async function mergeChangeRequest(ctx: Ctx, spaceId: string, idOrNumber: 
   assertLive(space, 'merge');
   assertOpen(cr, 'merge');
   // What people are typing into it here and not yet saved goes in first (src/collab/).
-  await changeRequestExtensions.saveLiveEdits?.(cr.id).catch((err) => ctx.jobs.logger?.warn({ err, changeRequest: cr.id }, 'live edits not saved before the merge'));
+  await saveLiveEdits(cr.id).catch((err) => ctx.jobs.logger?.warn({ err, changeRequest: cr.id }, 'live edits not saved before the merge'));
   const merged = await ctx.db.transaction().execute(async (trx) => {
     const locked = await store.lockSpace(trx, space.organization_id, space.id);
     assertLive(locked, 'merge');

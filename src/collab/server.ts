@@ -25,7 +25,7 @@ import { ContentReader, getDocuments } from '../content/model.ts';
 import { loadRevision } from '../content/service.ts';
 import { documentInputToMarkdown } from '../content/convert.ts';
 import { editContent } from '../change-requests/edit.ts';
-import { changeRequestExtensions, watchChangeRequests } from '../change-requests/hooks.ts';
+import { registerLiveEditSaver, watchChangeRequests } from '../change-requests/hooks.ts';
 import { addContributor } from '../change-requests/store.ts';
 import { AccessRefused, accessTo, parseDocumentName, sessionOfUpgrade, type Access, type PageAddress } from './access.ts';
 import { absorb, documentOf, externalChange, stateFromMarkdown } from './model.ts';
@@ -89,6 +89,7 @@ export class CollabServer {
   private readonly credentials = new WeakMap<Ctx, string>();
   private readonly relay: Relay;
   private readonly unwatch: () => void;
+  private readonly unregisterSaver: () => void;
   private readonly recheckTimer: NodeJS.Timeout;
   private closed = false;
 
@@ -113,7 +114,7 @@ export class CollabServer {
     });
     this.relay = new Relay(services.bus, services.db, (m) => this.relayed(m), () => this.resync(), log);
     this.unwatch = watchChangeRequests((e) => void this.relay.send({ t: 'c', cr: e.changeRequestId }).catch((err) => this.log?.warn({ err }, 'collab: change not announced')));
-    changeRequestExtensions.saveLiveEdits = (changeRequestId) => this.saveChangeRequest(changeRequestId);
+    this.unregisterSaver = registerLiveEditSaver((changeRequestId) => this.saveChangeRequest(changeRequestId));
     this.recheckTimer = setInterval(() => void this.recheck(), settings.recheckMs);
     this.recheckTimer.unref();
     // A revoked token or an ended session (in any process) ends its connections at once.
@@ -138,7 +139,7 @@ export class CollabServer {
     this.closed = true;
     clearInterval(this.recheckTimer);
     this.unwatch();
-    if (changeRequestExtensions.saveLiveEdits) delete changeRequestExtensions.saveLiveEdits;
+    this.unregisterSaver();
     for (const [name, document] of this.hocuspocus.documents) await this.save(name, document).catch(() => undefined);
     this.hocuspocus.closeConnections();
     for (const ws of this.sockets.clients) ws.terminate();

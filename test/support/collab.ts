@@ -63,7 +63,14 @@ export function collabClient(serverUrl: string, name: string, token: string, opt
     readOnly: () => readOnly,
     closes,
     stateless,
-    close: () => provider.destroy(),
+    close: () => {
+      // A reconnection attempt under way (the server was killed) is cancelled too: left running,
+      // its retry timer kept the test process alive after its last test.
+      const socket = provider.configuration.websocketProvider as unknown as { cancelWebsocketRetry?: () => void; shouldConnect: boolean };
+      socket.shouldConnect = false;
+      socket.cancelWebsocketRetry?.();
+      provider.destroy();
+    },
   };
 }
 

@@ -79,6 +79,10 @@ async function main(): Promise<void> {
     files,
     concurrency,
     timeout: 15 * 60_000,
+    // A test process ends once its tests and hooks have run, even if a client library left a
+    // timer behind (the co-editing provider's reconnection backoff, after its server was killed,
+    // kept a process alive until the 15-minute timeout).
+    forceExit: true,
     ...(namePatterns.length ? { testNamePatterns: namePatterns } : {}),
   });
   stream.on('test:complete', (data: { name: string; file?: string; details: { duration_ms: number } }) => {
