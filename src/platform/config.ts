@@ -144,6 +144,8 @@ export interface Config {
   s3: S3Settings | undefined;
   /** Live co-editing (src/collab/): how it saves, checks access and bounds what clients send. */
   collab: CollabSettings;
+  /** Most connections this process opens to PostgreSQL (DATABASE_POOL_MAX): every process of a Folio counts against the server's max_connections. */
+  databasePoolMax: number;
 }
 
 export interface CollabSettings {
@@ -386,6 +388,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     integrationRetryBaseMs: intFrom(env, 'INTEGRATION_RETRY_BASE_MS', 1000, 0),
     ssoSessionTtlMs: intFrom(env, 'SSO_SESSION_TTL_MS', 8 * 3600 * 1000, 60_000),
     appSessionTtlMs: intFrom(env, 'APP_SESSION_TTL_MS', 7 * 24 * 3600 * 1000, 60_000),
+    databasePoolMax: intFrom(env, 'DATABASE_POOL_MAX', 10, 1),
     collab: {
       saveDelayMs: intFrom(env, 'COLLAB_SAVE_DELAY_MS', 2000, 0),
       saveMaxDelayMs: intFrom(env, 'COLLAB_SAVE_MAX_DELAY_MS', 10_000, 0),

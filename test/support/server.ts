@@ -106,6 +106,10 @@ export async function startTestServer(
     logLevel: process.env.TEST_LOG_LEVEL ?? 'silent',
     rateLimitMax: 100_000,
     jobPollMs: 50,
+    // A bundled test process holds eight servers at once and four processes run side by side: at
+    // ten connections each they went past PostgreSQL's max_connections (100). Five keep a process
+    // under the fifty that five servers of ten used to reach.
+    databasePoolMax: 5,
     // A cheap password hash (scrypt N = 2^10, ~2 ms instead of ~90): the app's tests hash and
     // verify hundreds of passwords. test/sign-in-cost.test.ts checks the setting itself.
     passwordHashCost: 10,

@@ -120,7 +120,7 @@ const pgTypes = {
 };
 
 export async function openDatabase(
-  config: Pick<Config, 'databaseUrl' | 'dataDir'>,
+  config: Pick<Config, 'databaseUrl' | 'dataDir'> & Partial<Pick<Config, 'databasePoolMax'>>,
   purpose: string,
   opts: {
     /**
@@ -131,7 +131,7 @@ export async function openDatabase(
   } = {},
 ): Promise<DatabaseHandle> {
   if (config.databaseUrl) {
-    const pool = new pg.Pool({ connectionString: config.databaseUrl, max: 10, types: pgTypes });
+    const pool = new pg.Pool({ connectionString: config.databaseUrl, max: config.databasePoolMax ?? 10, types: pgTypes });
     // An idle connection closed by the server (restart, failover) must not crash the process:
     // the pool drops it and the next query opens a new one.
     pool.on('error', (err) => process.emitWarning(`PostgreSQL connection error: ${err.message}`));
