@@ -7,7 +7,7 @@
  *   npm test -- test/spaces.test.ts       some files
  *   npm test -- --test-name-pattern=merge test/content.test.ts
  *   TEST_CONCURRENCY=2 npm test           files run at once (default 4: they wait on PGlite and I/O more than on the 2 cores)
- *   TEST_BUNDLE=0 / TEST_BUNDLE_SIZE=N    every file in its own process / N files per shared process (default 8, see bundle)
+ *   TEST_BUNDLE=0 / TEST_BUNDLE_SIZE=N    every file in its own process / N files per shared process (default 8 on PGlite, 5 on PostgreSQL; see bundle)
  *
  * Exit code 1 when any test fails. Start it with `node --import tsx`: the test files inherit it.
  */
@@ -126,14 +126,16 @@ async function main(): Promise<void> {
  * Files that keep a process of their own: they run `folio serve` processes, drive a browser, check
  * CPU limits or send thousands of requests, and would slow or disturb the files beside them.
  */
-const ALONE = new Set(['app', 'backup', 'app-flows', 'app-flows-editor', 'cli', 'durability', 'multi-process', 'fuzz', 'published-site', 'integrations-runtime', 'hardening-content', 'git-sync', 'git-sync-two-way']);
+const ALONE = new Set(['app', 'backup', 'app-flows', 'app-flows-editor', 'cli', 'durability', 'multi-process', 'collab-processes', 'fuzz', 'published-site', 'integrations-runtime', 'hardening-content', 'git-sync', 'git-sync-two-way']);
 /**
  * Files per shared process. A process costs ~4-6 s of CPU before its first test (loading the
  * server, its database) and compiles the official schema's validators its files use (an operation's
  * once per process); sharing it among files pays that once. 8 rather than 5: 7 processes instead of
  * 11 for the 56 shared files, still more than TEST_CONCURRENCY to balance.
  */
-const BUNDLE_SIZE = Number(process.env.TEST_BUNDLE_SIZE) || 8;
+// On PostgreSQL a process holds a connection pool per file's server: eight files in each of four
+// processes at once went past the server's 100 connections, five do not.
+const BUNDLE_SIZE = Number(process.env.TEST_BUNDLE_SIZE) || (process.env.TEST_DATABASE_URL ? 5 : 8);
 
 const sum = (files: string[], timings: Record<string, number>, key: (f: string) => string) => files.reduce((t, f) => t + (timings[key(f)] ?? 60_000), 0);
 
