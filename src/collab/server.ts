@@ -373,7 +373,8 @@ export class CollabServer {
       const state = Y.encodeStateAsUpdate(document);
       const json = documentOf(document);
       const markdown = await documentInputToMarkdown(json, 'document');
-      const writers = await this.stillValid([...page.writers.values()]);
+      const typists = [...page.writers.values()];
+      const writers = await this.stillValid(typists);
       // The stored page must still be what this process last saw, holding nothing it lacks.
       const guard = async (trx: Db, storedHash: string) => {
         const row = await lockState(trx, ids.changeRequestId, ids.pageId);
@@ -385,12 +386,12 @@ export class CollabServer {
         if (row && absorb(document, row.state, STORED)) throw new StaleState(false);
       };
       try {
-        if (markdown !== page.baseMarkdown && writers.length === 0) {
-          // Typed by people whose session has since ended: kept in the live page (their editors
-          // send it again once they sign in), never saved in their name, never stored as if saved.
+        if (markdown !== page.baseMarkdown && writers.length === 0 && typists.length > 0) {
+          // Typed here by people whose session has since ended: kept in the live page (their
+          // editors send it again once they sign in), never saved in their name.
           return;
         }
-        if (markdown === page.baseMarkdown) {
+        if (markdown === page.baseMarkdown || writers.length === 0) {
           // The text is what is stored: keep the shared state only (a restart resumes it).
           const unsaved = await this.services.db.transaction().execute(async (trx) => {
             const stored = await this.storedPage(trx, page.organizationId, page.address);
@@ -451,8 +452,11 @@ export class CollabServer {
         // Saved meanwhile (by the other process, or here), or gone.
         if (!stored || stored.hash !== storedHash || page.writers.size > 0) return;
         const connection = document.getConnections().find((c) => !c.readOnly && (c.context as ConnectionContext).access);
-        const ctx = (connection?.context as ConnectionContext | undefined)?.access?.ctx;
-        if (!ctx) return;
+        const context = connection?.context as ConnectionContext | undefined;
+        const ctx = context?.access?.ctx;
+        if (!ctx || !context?.credential) return;
+        // Its credential is checked again before the save, as a typist's is.
+        this.credentials.set(ctx, context.credential);
         page.writers.set(ctx.user.id, ctx);
         page.lastWriter = ctx;
         await this.saveNow(page, document);
