@@ -24,13 +24,11 @@
  * more so.
  */
 import { randomBytes } from 'node:crypto';
-import { readFileSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { Redis } from 'ioredis';
 import * as Y from 'yjs';
 import { collabClient, sharedText, until, type CollabClient } from '../test/support/collab.ts';
 import { folioEnv, killAll, runCli, serve, type ServeProcess } from '../test/support/process.ts';
-import { apiCaller, freshDatabaseConfig, percentile } from './support.ts';
+import { apiCaller, freePort, freshDatabaseConfig, percentile, rssMb } from './support.ts';
 
 const ADMIN_URL = process.env.BENCH_DATABASE_URL || 'postgres://postgres@127.0.0.1:5432/postgres';
 const REDIS_URL = process.env.BENCH_REDIS_URL || 'redis://127.0.0.1:6379';
@@ -40,21 +38,6 @@ const KEY_MS = Number(process.env.BENCH_KEY_MS ?? 150);
 const EXTRA_PAGES = 10;
 const METRICS_TOKEN = randomBytes(12).toString('hex');
 
-async function freePort(): Promise<string> {
-  return new Promise((resolve, reject) => {
-    const srv = createServer();
-    srv.on('error', reject);
-    srv.listen(0, '127.0.0.1', () => {
-      const a = srv.address();
-      srv.close(() => resolve(String(typeof a === 'object' && a ? a.port : 0)));
-    });
-  });
-}
-
-function rssMb(pid: number): number {
-  const m = /VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
-  return m ? Number(m[1]) / 1024 : NaN;
-}
 
 async function heapMb(url: string): Promise<number> {
   const res = await fetch(`${url}/metrics`, { headers: { authorization: `Bearer ${METRICS_TOKEN}` } });

@@ -24,15 +24,13 @@
  * warm-up beyond 10%). The database is dropped at the end.
  */
 import { randomBytes } from 'node:crypto';
-import { readFileSync } from 'node:fs';
 import { mkdtempSync, rmSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import pg from 'pg';
 import { folioEnv, serve, type ServeProcess } from '../test/support/process.ts';
-import { percentile } from './support.ts';
+import { freePort, percentile, rssMb } from './support.ts';
 
 const { values: args } = parseArgs({ options: { minutes: { type: 'string' }, clients: { type: 'string' } } });
 const MINUTES = Number(args.minutes ?? 10);
@@ -57,22 +55,6 @@ function kindAt(r: number): Kind {
   return 'read';
 }
 
-async function freePort(): Promise<string> {
-  return new Promise((resolve, reject) => {
-    const srv = createServer();
-    srv.on('error', reject);
-    srv.listen(0, '127.0.0.1', () => {
-      const a = srv.address();
-      srv.close(() => resolve(String(typeof a === 'object' && a ? a.port : 0)));
-    });
-  });
-}
-
-/** Resident memory of a process, in MB (VmRSS). */
-function rssMb(pid: number): number {
-  const m = /VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
-  return m ? Math.round(Number(m[1]) / 1024) : NaN;
-}
 
 class Stats {
   times = new Map<Kind, number[]>();
@@ -171,8 +153,8 @@ async function main(): Promise<void> {
       }
     }
 
-    const memory = new Map<string, number[]>(processes.map((p) => [p.label, [rssMb(p.proc.child.pid!)]]));
-    const sample = () => processes.forEach((p) => memory.get(p.label)!.push(rssMb(p.proc.child.pid!)));
+    const memory = new Map<string, number[]>(processes.map((p) => [p.label, [Math.round(rssMb(p.proc.child.pid!))]]));
+    const sample = () => processes.forEach((p) => memory.get(p.label)!.push(Math.round(rssMb(p.proc.child.pid!))));
     const durationMs = MINUTES * 60_000;
     const warmupMs = Math.max(20_000, durationMs / 10);
     console.log(`soak: ${CLIENTS} clients, ${MINUTES} min, 2 API processes + 1 worker on PostgreSQL (${name}); seeded ${SPACES} spaces of ${PAGES + CLIENTS / SPACES} pages and a site`);

@@ -20,7 +20,7 @@ import { Redis } from 'ioredis';
 import { validatingFetch } from './support/official-schema.ts';
 import { newSpace, openChangeRequest } from './support/factories.ts';
 import { freshDatabaseConfig } from './support/server.ts';
-import { folioEnv, killAll, runCli, serve, type ServeProcess } from './support/process.ts';
+import { folioEnv, killAll, NEEDS_POSTGRES, redisProblem, runCli, serve, type ServeProcess } from './support/process.ts';
 import { collabClient, firstText, sharedText, typeAt, until, type CollabClient } from './support/collab.ts';
 
 const PG_URL = process.env.TEST_DATABASE_URL;
@@ -182,23 +182,8 @@ describe(`co-editing survives kill -9 on ${ENGINE}`, () => {
   });
 });
 
-/** Why Redis cannot be used, or undefined when it answers. */
-async function redisProblem(): Promise<string | undefined> {
-  const redis = new Redis(REDIS_URL, { lazyConnect: true, connectTimeout: 1000, maxRetriesPerRequest: 0, retryStrategy: () => null });
-  redis.on('error', () => {});
-  try {
-    await redis.connect();
-    await redis.ping();
-    return undefined;
-  } catch (err) {
-    return `Redis at ${REDIS_URL} does not answer (${err instanceof Error ? err.message : err})`;
-  } finally {
-    redis.disconnect();
-  }
-}
-
-const NO_PG = 'needs PostgreSQL (TEST_DATABASE_URL): the embedded database (PGlite) is a single process';
-const redisDown = PG_URL ? await redisProblem() : undefined;
+const NO_PG = NEEDS_POSTGRES;
+const redisDown = PG_URL ? await redisProblem(REDIS_URL) : undefined;
 
 for (const via of ['PostgreSQL LISTEN/NOTIFY', 'Redis'] as const) {
   const title = `two processes relaying through ${via}`;

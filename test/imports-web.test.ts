@@ -1,11 +1,12 @@
 import assert from 'node:assert/strict';
-import { readdirSync, readFileSync, statSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { join, relative } from 'node:path';
+import { join } from 'node:path';
 import { after, before, test } from 'node:test';
 import { zipSync } from 'fflate';
 import { orgWithSpace } from './support/factories.ts';
+import { findPage, IMPORT_FIXTURES, importFiles, markdownOf, pagesOf, runOf, shape, upload, zipFixture } from './support/imports.ts';
 import { expectStatus, startTestServer, type TestServer, type TestUser } from './support/server.ts';
 import { eventually, settleJobs } from './support/wait.ts';
 
@@ -22,64 +23,8 @@ after(async () => {
   await t?.close();
 });
 
-const FIXTURES = new URL('./fixtures/imports/', import.meta.url).pathname;
-const PNG = readFileSync(join(FIXTURES, 'notion/Handbook 8a3f2c1e9b7d4e6fa1c2d3e4f5a6b7c8/team.png'));
+const PNG = readFileSync(join(IMPORT_FIXTURES, 'notion/Handbook 8a3f2c1e9b7d4e6fa1c2d3e4f5a6b7c8/team.png'));
 
-function zipFixture(name: string): Buffer {
-  const out: Record<string, Uint8Array> = {};
-  const walk = (d: string) => {
-    for (const n of readdirSync(d)) {
-      const p = join(d, n);
-      if (statSync(p).isDirectory()) walk(p);
-      else out[`${name}/${relative(join(FIXTURES, name), p)}`] = readFileSync(p);
-    }
-  };
-  walk(join(FIXTURES, name));
-  return Buffer.from(zipSync(out));
-}
-
-async function upload(user: TestUser, organizationId: string, name: string, bytes: Buffer, type: string): Promise<string> {
-  const { data } = await user.api.orgs.generateStorageUploadUrl(organizationId, { file: { name, type, size: bytes.length }, kind: 'import_file' as never });
-  const res = await fetch(data.url, { method: 'PUT', body: new Uint8Array(bytes), headers: { 'content-type': type } });
-  assert.equal(res.status, 200);
-  return data.key;
-}
-
-type Run = Awaited<ReturnType<TestUser['api']['org']['getImportRun']>>['data'] & {
-  project?: string;
-  progress: { pagesFound: number; pagesConverted: number; pagesFailed: number };
-  warnings: { page?: string; message: string }[];
-};
-
-async function runOf(user: TestUser, orgId: string, id: string): Promise<Run> {
-  return (await user.api.org.getImportRun(orgId, id)).data as Run;
-}
-
-async function importFiles(user: TestUser, orgId: string, spaceId: string, keys: string[]): Promise<Run> {
-  const { data: started } = await user.api.org.startImportRun(orgId, { source: { type: 'file', files: keys }, target: { space: spaceId } });
-  await settleJobs(t);
-  return runOf(user, orgId, started.id);
-}
-
-type PageNode = { id: string; title: string; type: string; slug?: string; pages?: PageNode[] };
-async function pagesOf(user: TestUser, spaceId: string): Promise<PageNode[]> {
-  return (await user.api.spaces.listPages(spaceId)).data.pages as unknown as PageNode[];
-}
-async function markdownOf(user: TestUser, spaceId: string, pageId: string): Promise<string> {
-  return ((await user.api.spaces.getPageById(spaceId, pageId, { format: 'markdown' } as never)).data as unknown as { markdown: string }).markdown;
-}
-const shape = (pages: PageNode[]): unknown[] => pages.map((p) => (p.pages?.length ? [p.title, shape(p.pages)] : p.title));
-function find(pages: PageNode[], title: string): PageNode {
-  for (const p of pages) {
-    if (p.title === title) return p;
-    try {
-      if (p.pages) return find(p.pages, title);
-    } catch {
-      // not below this one
-    }
-  }
-  throw new Error(`no page "${title}" in ${JSON.stringify(shape(pages))}`);
-}
 async function fileNames(user: TestUser, spaceId: string): Promise<string[]> {
   return (await user.api.spaces.listFiles(spaceId)).data.items.map((f) => f.name).sort();
 }
@@ -92,11 +37,11 @@ test('an HTML file: one page, its title from the first heading, callouts as hint
     <details><summary>Why?</summary><p>Because weekends.</p></details>
     <p><img src="chart.png" alt="Chart"></p></body></html>`;
   const keys = [await upload(admin, org.id, 'plan.html', Buffer.from(html), 'text/html'), await upload(admin, org.id, 'chart.png', PNG, 'image/png')];
-  const run = await importFiles(admin, org.id, space.id, keys);
+  const run = await importFiles(t, admin, org.id, { space: space.id }, keys);
   assert.equal(run.status, 'completed', run.reason);
   assert.equal(run.project, 'files');
   assert.deepEqual(run.progress, { pagesFound: 1, pagesConverted: 1, pagesFailed: 0 });
-  const page = find(await pagesOf(admin, space.id), 'Release plan');
+  const page = findPage(await pagesOf(admin, space.id), 'Release plan');
   assert.equal(run.pages?.find((p) => p.id === page.id)?.sourceURL, 'plan.html');
   const md = await markdownOf(admin, space.id, page.id);
   assert.match(md, /Ship \*\*soon\*\*\. See \[more\]\(https:\/\/example\.com\/more\)/);
@@ -117,26 +62,26 @@ test('HTML files among Markdown files: each converted where it is, links between
       'docs/legacy/other page.html': enc('<html><head><title>Other</title></head><body><p>Other body.</p></body></html>'),
     }),
   );
-  const run = await importFiles(admin, org.id, space.id, [await upload(admin, org.id, 'docs.zip', zip, 'application/zip')]);
+  const run = await importFiles(t, admin, org.id, { space: space.id }, [await upload(admin, org.id, 'docs.zip', zip, 'application/zip')]);
   assert.equal(run.status, 'completed', run.reason);
   assert.equal(run.project, 'folder');
   const pages = await pagesOf(admin, space.id);
-  const old = find(pages, 'Old page');
-  const other = find(pages, 'Other');
-  assert.match(await markdownOf(admin, space.id, find(pages, 'Docs').id), new RegExp(`\\[the legacy page\\]\\([^)]*(${old.slug}|${old.id})`));
+  const old = findPage(pages, 'Old page');
+  const other = findPage(pages, 'Other');
+  assert.match(await markdownOf(admin, space.id, findPage(pages, 'Docs').id), new RegExp(`\\[the legacy page\\]\\([^)]*(${old.slug}|${old.id})`));
   assert.match(await markdownOf(admin, space.id, old.id), new RegExp(`\\[the other\\]\\([^)]*(${other.slug}|${other.id})[^)]*#part\\)`));
 });
 
 test('a Notion export zip: the page hierarchy in the parent page\'s order, callouts → hints, toggles → expandables, images as files, links to pages', async () => {
   const { admin, org, space } = await orgWithSpace(t);
-  const run = await importFiles(admin, org.id, space.id, [await upload(admin, org.id, 'notion-export.zip', zipFixture('notion'), 'application/zip')]);
+  const run = await importFiles(t, admin, org.id, { space: space.id }, [await upload(admin, org.id, 'notion-export.zip', zipFixture('notion'), 'application/zip')]);
   assert.equal(run.status, 'completed', run.reason);
   assert.equal(run.project, 'notion');
   assert.deepEqual(run.progress, { pagesFound: 3, pagesConverted: 3, pagesFailed: 0 });
   const pages = await pagesOf(admin, space.id);
   assert.deepEqual(shape(pages).slice(-1), [['Handbook', ['Onboarding', 'Benefits']]]);
-  const handbook = find(pages, 'Handbook');
-  const onboarding = find(pages, 'Onboarding');
+  const handbook = findPage(pages, 'Handbook');
+  const onboarding = findPage(pages, 'Onboarding');
   assert.equal(run.pages?.find((p) => p.id === onboarding.id)?.sourceURL, 'Handbook 8a3f2c1e9b7d4e6fa1c2d3e4f5a6b7c8/Onboarding 1b2c3d4e5f60718293a4b5c6d7e8f901.html');
   const md = await markdownOf(admin, space.id, handbook.id);
   assert.match(md, /\{% hint style="info" %\}[\s\S]*Read \*\*Onboarding\*\* first\.[\s\S]*\{% endhint %\}/);
@@ -152,17 +97,17 @@ test('a Notion export zip: the page hierarchy in the parent page\'s order, callo
 
 test('a Confluence export zip: the space\'s page tree, information macros → hints, attachments as files', async () => {
   const { admin, org, space } = await orgWithSpace(t);
-  const run = await importFiles(admin, org.id, space.id, [await upload(admin, org.id, 'confluence.zip', zipFixture('confluence'), 'application/zip')]);
+  const run = await importFiles(t, admin, org.id, { space: space.id }, [await upload(admin, org.id, 'confluence.zip', zipFixture('confluence'), 'application/zip')]);
   assert.equal(run.status, 'completed', run.reason);
   assert.equal(run.project, 'confluence');
   assert.deepEqual(run.progress, { pagesFound: 4, pagesConverted: 4, pagesFailed: 0 });
   const pages = await pagesOf(admin, space.id);
   assert.deepEqual(shape(pages).slice(-1), [['Home', [['Getting Started', ['Installation']], 'FAQ']]]);
-  const home = await markdownOf(admin, space.id, find(pages, 'Home').id);
+  const home = await markdownOf(admin, space.id, findPage(pages, 'Home').id);
   assert.match(home, /\{% hint style="info" %\}[\s\S]*maintained by the docs team\./);
   assert.doesNotMatch(home, /Document generated by Confluence|Attachments:/);
-  assert.match(await markdownOf(admin, space.id, find(pages, 'Getting Started').id), /\{% hint style="danger" %\}[\s\S]*Back up first\./);
-  assert.match(await markdownOf(admin, space.id, find(pages, 'Installation').id), /apt-get install folio[\s\S]*\| OS \| Supported \|/);
+  assert.match(await markdownOf(admin, space.id, findPage(pages, 'Getting Started').id), /\{% hint style="danger" %\}[\s\S]*Back up first\./);
+  assert.match(await markdownOf(admin, space.id, findPage(pages, 'Installation').id), /apt-get install folio[\s\S]*\| OS \| Supported \|/);
   assert.deepEqual(await fileNames(admin, space.id), ['65539.png']);
 });
 
@@ -191,21 +136,21 @@ test('Word documents: one page each, titled by the first heading or else the fil
   const { admin, org, space } = await orgWithSpace(t);
   const type = 'application/vnd.openxmlformats-officedocument.wordprocessingml.document';
   const keys = [await upload(admin, org.id, 'report.docx', docx('Sales report'), type), await upload(admin, org.id, 'q2-summary.docx', docx(undefined), type)];
-  const run = await importFiles(admin, org.id, space.id, keys);
+  const run = await importFiles(t, admin, org.id, { space: space.id }, keys);
   assert.equal(run.status, 'completed', run.reason);
   assert.deepEqual(run.progress, { pagesFound: 2, pagesConverted: 2, pagesFailed: 0 });
   const pages = await pagesOf(admin, space.id);
-  const report = await markdownOf(admin, space.id, find(pages, 'Sales report').id);
+  const report = await markdownOf(admin, space.id, findPage(pages, 'Sales report').id);
   assert.match(report, /Quarterly \*\*numbers\*\*\./);
   assert.match(report, /\| Quarter \| Sales \|/);
   assert.match(report, /!\[Logo\]\(\.gitbook\/assets\/image-1-[0-9a-f]{8}(-2)?\.png\)/);
-  assert.ok(find(pages, 'Q2 summary'), 'titled by the file name');
+  assert.ok(findPage(pages, 'Q2 summary'), 'titled by the file name');
   const files = await fileNames(admin, space.id);
   assert.equal(files.length, 2, files.join());
   assert.ok(files.every((n) => /^image-1-[0-9a-f]{8}(-2)?\.png$/.test(n)), files.join());
 
   const before = (await admin.api.spaces.getSpaceById(space.id)).data.revision;
-  const broken = await importFiles(admin, org.id, space.id, [await upload(admin, org.id, 'broken.docx', Buffer.from('not a zip'), type)]);
+  const broken = await importFiles(t, admin, org.id, { space: space.id }, [await upload(admin, org.id, 'broken.docx', Buffer.from('not a zip'), type)]);
   assert.equal(broken.status, 'failed');
   assert.match(broken.reason ?? '', /^broken\.docx: .*not a zip archive/);
   assert.equal((await admin.api.spaces.getSpaceById(space.id)).data.revision, before);
@@ -273,8 +218,8 @@ test('a website: pages crawled under the URL, main content converted, images dow
     assert.ok(!site.requests.includes('/latest/meta-data/'));
 
     const pages = await pagesOf(admin, space.id);
-    const welcome = find(pages, 'Welcome');
-    const guide = find(pages, 'Guide');
+    const welcome = findPage(pages, 'Welcome');
+    const guide = findPage(pages, 'Guide');
     assert.equal(run.pages?.find((p) => p.id === guide.id)?.sourceURL, `${site.base}/docs/guide`);
     assert.deepEqual(run.pages?.map((p) => p.sourceURL).sort(), [`${site.base}/docs/`, `${site.base}/docs/guide`, `${site.base}/docs/held`], 'nothing for the refused page');
     const md = await markdownOf(admin, space.id, welcome.id);

@@ -1,6 +1,4 @@
 import assert from 'node:assert/strict';
-import { readdirSync, readFileSync, statSync } from 'node:fs';
-import { join, relative } from 'node:path';
 import { after, before, test } from 'node:test';
 import { zipSync, type Zippable } from 'fflate';
 import { importRunJob, IMPORT_RUN_JOB } from '../src/imports/jobs.ts';
@@ -10,7 +8,8 @@ import { CONVERTERS, websiteImports } from '../src/imports/sources.ts';
 import { websiteProject } from '../src/imports/projects/website.ts';
 import { buildVirtualRepo } from '../src/imports/virtual-build.ts';
 import { newMember, openChangeRequest, orgWithSpace } from './support/factories.ts';
-import { expectStatus, startTestServer, type TestServer, type TestUser } from './support/server.ts';
+import { findPage, importFiles, markdownOf, pageTitled, pagesOf, shape, upload, zipFixture, type PageNode, type Run } from './support/imports.ts';
+import { expectStatus, startTestServer, type TestServer } from './support/server.ts';
 import { settleJobs } from './support/wait.ts';
 
 // Import runs through the official client: files uploaded with generateStorageUploadURL, a
@@ -25,77 +24,11 @@ after(async () => {
   await t?.close();
 });
 
-const FIXTURES = new URL('./fixtures/imports/', import.meta.url).pathname;
-
-function folderFiles(dir: string): Record<string, Uint8Array> {
-  const out: Record<string, Uint8Array> = {};
-  const walk = (d: string) => {
-    for (const n of readdirSync(d)) {
-      const p = join(d, n);
-      if (statSync(p).isDirectory()) walk(p);
-      else out[relative(dir, p)] = readFileSync(p);
-    }
-  };
-  walk(dir);
-  return out;
-}
-
-/** A fixture folder as a zip archive holding one folder (as people zip a folder). */
-function zipFixture(name: string): Buffer {
-  const files = folderFiles(join(FIXTURES, name));
-  return Buffer.from(zipSync(Object.fromEntries(Object.entries(files).map(([p, d]) => [`${name}/${p}`, d]))));
-}
-
-async function upload(user: TestUser, organizationId: string, name: string, bytes: Buffer, type = 'application/zip'): Promise<string> {
-  const { data } = await user.api.orgs.generateStorageUploadUrl(organizationId, { file: { name, type, size: bytes.length }, kind: 'import_file' as never });
-  const res = await fetch(data.url, { method: 'PUT', body: new Uint8Array(bytes), headers: { 'content-type': type } });
-  assert.equal(res.status, 200);
-  return data.key;
-}
-
-type Run = Awaited<ReturnType<TestUser['api']['org']['getImportRun']>>['data'] & {
-  project?: string;
-  progress: { pagesFound: number; pagesConverted: number; pagesFailed: number };
-  warnings: { page?: string; message: string }[];
-  result?: { revision: string; changeRequest?: string };
-};
-
-async function importFiles(user: TestUser, orgId: string, target: { space: string; changeRequest?: string; page?: string }, keys: string[]): Promise<Run> {
-  const { data: started } = await user.api.org.startImportRun(orgId, { source: { type: 'file', files: keys }, target });
-  assert.equal(started.status, 'pending');
-  await settleJobs(t);
-  return (await user.api.org.getImportRun(orgId, started.id)).data as Run;
-}
-
-type PageNode = { id: string; title: string; type: string; slug?: string; linkTitle?: string; pages?: PageNode[] };
-async function pagesOf(user: TestUser, spaceId: string): Promise<PageNode[]> {
-  return (await user.api.spaces.listPages(spaceId)).data.pages as unknown as PageNode[];
-}
-async function markdownOf(user: TestUser, spaceId: string, pageId: string): Promise<string> {
-  return ((await user.api.spaces.getPageById(spaceId, pageId, { format: 'markdown' } as never)).data as unknown as { markdown: string }).markdown;
-}
-const shape = (pages: PageNode[]): unknown[] => pages.map((p) => (p.pages?.length ? [p.title, shape(p.pages)] : p.title));
-function find(pages: PageNode[], title: string): PageNode {
-  for (const p of pages) {
-    if (p.title === title) return p;
-    const inner = p.pages ? findMaybe(p.pages, title) : undefined;
-    if (inner) return inner;
-  }
-  throw new Error(`no page "${title}" in ${JSON.stringify(shape(pages))}`);
-}
-function findMaybe(pages: PageNode[], title: string): PageNode | undefined {
-  try {
-    return find(pages, title);
-  } catch {
-    return undefined;
-  }
-}
-
 test('a Docusaurus archive: the sidebar becomes the page tree, admonitions, tabs and code titles become blocks, images space files', async () => {
   const { admin, org, space } = await orgWithSpace(t);
   const before = await pagesOf(admin, space.id);
   const key = await upload(admin, org.id, 'site.zip', zipFixture('docusaurus'));
-  const run = await importFiles(admin, org.id, { space: space.id }, [key]);
+  const run = await importFiles(t, admin, org.id, { space: space.id }, [key]);
   assert.equal(run.status, 'completed', run.reason);
   assert.equal(run.project, 'docusaurus');
   assert.deepEqual(run.progress, { pagesFound: 6, pagesConverted: 6, pagesFailed: 0 });
@@ -111,12 +44,12 @@ test('a Docusaurus archive: the sidebar becomes the page tree, admonitions, tabs
   const intro = await markdownOf(admin, space.id, pages[0]!.id);
   assert.match(intro, /\{% hint style="info" %\}\s*Docusaurus notes become hints\.\s*\{% endhint %\}/);
   assert.match(intro, /\{% hint style="danger" %\}\s*\*\*Careful\*\*/);
-  const install = find(pages, 'Install');
+  const install = findPage(pages, 'Install');
   assert.match(intro, new RegExp(`\\[installation\\]\\([^)]*${install.slug}[^)]*\\)|pages/${install.id}`), intro);
   const installMd = await markdownOf(admin, space.id, install.id);
   assert.match(installMd, /\{% tabs %\}\s*\{% tab title="npm" %\}\s*```bash\s*npm install sample\s*```\s*\{% endtab %\}\s*\{% tab title="Yarn" %\}/);
   assert.doesNotMatch(installMd, /import Tabs/);
-  assert.match(await markdownOf(admin, space.id, find(pages, 'Code blocks').id), /\{% code title="app\.js" %\}\s*```js\s*console\.log/);
+  assert.match(await markdownOf(admin, space.id, findPage(pages, 'Code blocks').id), /\{% code title="app\.js" %\}\s*```js\s*console\.log/);
   const files = (await admin.api.spaces.listFiles(space.id)).data.items;
   assert.deepEqual(files.map((f) => f.name), ['logo.png']);
   // The image is a reference to the space file (the document model says so; Markdown writes it as its asset path).
@@ -133,7 +66,7 @@ test('an MkDocs archive into a change request: nav order and sections, !!! hints
   const revisionBefore = (await admin.api.spaces.getSpaceById(space.id)).data.revision;
   const cr = await openChangeRequest(admin, space.id);
   const key = await upload(admin, org.id, 'mkdocs.zip', zipFixture('mkdocs'));
-  const run = await importFiles(admin, org.id, { space: space.id, changeRequest: cr.id }, [key]);
+  const run = await importFiles(t, admin, org.id, { space: space.id, changeRequest: cr.id }, [key]);
   assert.equal(run.status, 'completed', run.reason);
   assert.equal(run.project, 'mkdocs');
   assert.equal(run.result?.changeRequest, cr.id);
@@ -143,9 +76,9 @@ test('an MkDocs archive into a change request: nav order and sections, !!! hints
   assert.equal(head.revision, run.result?.revision);
   const pages = (await admin.api.spaces.listPagesInChangeRequest(space.id, cr.id)).data.pages as unknown as PageNode[];
   assert.deepEqual(shape(pages.filter((p) => ['Sample home', 'User Guide', 'About'].includes(p.title))), ['Sample home', ['User Guide', ['Writing your docs', 'Styling']], ['About', ['License']]]);
-  assert.equal(find(pages, 'Writing your docs').linkTitle, 'Writing docs');
+  assert.equal(findPage(pages, 'Writing your docs').linkTitle, 'Writing docs');
   const md = async (title: string) =>
-    ((await admin.api.spaces.getPageInChangeRequestById(space.id, cr.id, find(pages, title).id, { format: 'markdown' } as never)).data as unknown as { markdown: string }).markdown;
+    ((await admin.api.spaces.getPageInChangeRequestById(space.id, cr.id, findPage(pages, title).id, { format: 'markdown' } as never)).data as unknown as { markdown: string }).markdown;
   assert.match(await md('Sample home'), /\{% hint style="info" %\}\s*\*\*Read me\*\*\s*MkDocs admonitions become hints\./);
   const writing = await md('Writing your docs');
   assert.match(writing, /<details>\s*<summary>More details<\/summary>\s*A collapsible block\.\s*<\/details>/);
@@ -161,21 +94,21 @@ test('a plain folder under a page, with a Markdown file beside it: folders becom
   const { data: cr } = await admin.api.spaces.createChangeRequest(space.id, { subject: 'Parent' });
   await admin.api.spaces.updateChangeRequestContent(space.id, cr.id, { changes: [{ operation: 'insert_page', title: 'Imported', document: { markdown: 'Below.' } }] } as never);
   await admin.api.spaces.mergeChangeRequest(space.id, cr.id);
-  const parent = find(await pagesOf(admin, space.id), 'Imported');
+  const parent = findPage(await pagesOf(admin, space.id), 'Imported');
 
   const top = await upload(admin, org.id, 'handbook.zip', zipFixture('folder'));
   const loose = await upload(admin, org.id, 'notes.md', Buffer.from('# Loose notes\n\n!!! tip\n    A tip.\n'), 'text/markdown');
-  const run = await importFiles(admin, org.id, { space: space.id, page: parent.id }, [top, loose]);
+  const run = await importFiles(t, admin, org.id, { space: space.id, page: parent.id }, [top, loose]);
   assert.equal(run.status, 'completed', run.reason);
   const pages = await pagesOf(admin, space.id);
-  const imported = find(pages, 'Imported');
+  const imported = findPage(pages, 'Imported');
   // The archive sits in a folder named after it; a group below a page becomes a page.
   assert.deepEqual(shape(imported.pages ?? []), [['Handbook', [['Advanced', [['Deep dive', ['More depth']], 'Tuning']], ['Basics', ['First steps', 'Second steps']]]], 'Loose notes']);
-  assert.equal(find(imported.pages ?? [], 'Advanced').type, 'document', 'a folder without a page below the top level is a page');
-  assert.ok(findMaybe(imported.pages ?? [], 'Deep dive'), JSON.stringify(shape(imported.pages ?? [])));
-  assert.deepEqual(shape(find(imported.pages ?? [], 'Basics').pages ?? []), ['First steps', 'Second steps']);
-  assert.deepEqual(shape(find(imported.pages ?? [], 'Deep dive').pages ?? []), ['More depth']);
-  assert.match(await markdownOf(admin, space.id, find(pages, 'Loose notes').id), /\{% hint style="success" %\}\s*A tip\./);
+  assert.equal(findPage(imported.pages ?? [], 'Advanced').type, 'document', 'a folder without a page below the top level is a page');
+  assert.ok(pageTitled(imported.pages ?? [], 'Deep dive'), JSON.stringify(shape(imported.pages ?? [])));
+  assert.deepEqual(shape(findPage(imported.pages ?? [], 'Basics').pages ?? []), ['First steps', 'Second steps']);
+  assert.deepEqual(shape(findPage(imported.pages ?? [], 'Deep dive').pages ?? []), ['More depth']);
+  assert.match(await markdownOf(admin, space.id, findPage(pages, 'Loose notes').id), /\{% hint style="success" %\}\s*A tip\./);
   assert.deepEqual((await admin.api.spaces.listFiles(space.id)).data.items.map((f) => f.name), ['diagram.png']);
 });
 
@@ -183,14 +116,14 @@ test('a plain folder at the top level: top-level folders without a page are grou
   const { admin, org, space } = await orgWithSpace(t);
   const before = (await pagesOf(admin, space.id)).length;
   const key = await upload(admin, org.id, 'handbook.zip', zipFixture('folder'));
-  const run = await importFiles(admin, org.id, { space: space.id }, [key]);
+  const run = await importFiles(t, admin, org.id, { space: space.id }, [key]);
   assert.equal(run.status, 'completed', run.reason);
   assert.equal(run.project, 'folder');
   const pages = (await pagesOf(admin, space.id)).slice(before);
   assert.deepEqual(shape(pages), ['Handbook', ['Advanced', [['Deep dive', ['More depth']], 'Tuning']], ['Basics', ['First steps', 'Second steps']]]);
   assert.equal(pages[1]!.type, 'group');
-  const first = await markdownOf(admin, space.id, find(pages, 'First steps').id);
-  const deep = find(pages, 'Deep dive');
+  const first = await markdownOf(admin, space.id, findPage(pages, 'First steps').id);
+  const deep = findPage(pages, 'Deep dive');
   assert.ok(first.includes(deep.id) || first.includes(deep.slug!), `the link to the deep page is a page reference: ${first}`);
 });
 
@@ -211,7 +144,7 @@ test('a run cancelled mid-run writes nothing; a finished run cannot be cancelled
     { maxAttempts: 3 },
   );
   try {
-    const run = await importFiles(admin, org.id, { space: space.id }, [key]);
+    const run = await importFiles(t, admin, org.id, { space: space.id }, [key]);
     assert.equal(seen?.status, 'in-progress');
     assert.equal(seen?.progress.pagesFound, 6, 'progress is visible while the run is in progress');
     assert.equal(run.status, 'cancelled');
@@ -233,7 +166,7 @@ test('a run cancelled mid-run writes nothing; a finished run cannot be cancelled
   await settleJobs(t);
   assert.equal((await admin.api.org.getImportRun(org.id, pending.id)).data.status, 'cancelled');
   assert.equal((await admin.api.spaces.getSpaceById(space.id)).data.revision, revisionBefore);
-  const done = await importFiles(admin, org.id, { space: space.id }, [key]);
+  const done = await importFiles(t, admin, org.id, { space: space.id }, [key]);
   assert.equal(done.status, 'completed');
   await expectStatus(admin.api.org.cancelImportRun(org.id, done.id), 400, /already completed/);
 });
@@ -262,7 +195,7 @@ test('malicious archives are refused with a clear reason and nothing written', a
   ];
   for (const [name, bytes, reason] of cases) {
     const key = await upload(admin, org.id, name, bytes);
-    const run = await importFiles(admin, org.id, { space: space.id }, [key]);
+    const run = await importFiles(t, admin, org.id, { space: space.id }, [key]);
     assert.equal(run.status, 'failed', name);
     assert.match(run.reason ?? '', reason, name);
     assert.ok(run.reason!.startsWith(`${name}: `), run.reason);
@@ -351,14 +284,14 @@ test('Docusaurus sidebars are read as data: TypeScript, shorthand categories, au
 test('a converter registered for an extension makes those files importable (how HTML and Word plug in)', async () => {
   const { admin, org, space } = await orgWithSpace(t);
   const text = await upload(admin, org.id, 'page.txt', Buffer.from('<h1>From text</h1><p>Body.</p>'), 'text/plain');
-  const refused = await importFiles(admin, org.id, { space: space.id }, [text]);
+  const refused = await importFiles(t, admin, org.id, { space: space.id }, [text]);
   assert.equal(refused.status, 'failed');
   assert.match(refused.reason ?? '', /no Markdown file/);
   CONVERTERS.set('.txt', async (file) => [{ path: file.path.replace(/^.*\//, '').replace(/\.txt$/, '.md'), data: Buffer.from(`# ${/<h1>(.*?)<\/h1>/.exec(file.data.toString())![1]}\n\nConverted.\n`) }]);
   try {
-    const run = await importFiles(admin, org.id, { space: space.id }, [text]);
+    const run = await importFiles(t, admin, org.id, { space: space.id }, [text]);
     assert.equal(run.status, 'completed', run.reason);
-    assert.ok(findMaybe(await pagesOf(admin, space.id), 'From text'));
+    assert.ok(pageTitled(await pagesOf(admin, space.id), 'From text'));
   } finally {
     CONVERTERS.delete('.txt');
   }
@@ -412,7 +345,7 @@ test('a website source runs once a crawler and a converter are wired (stand-ins 
     assert.deepEqual(run.warnings, [{ message: 'robots.txt disallows /private' }]);
     assert.deepEqual(run.pages?.map((p) => p.sourceURL).sort(), ['https://docs.example.com/docs', 'https://docs.example.com/docs/guide']);
     const pages = await pagesOf(admin, space.id);
-    assert.ok(findMaybe(pages, 'Site home') && findMaybe(pages, 'Guide'));
+    assert.ok(pageTitled(pages, 'Site home') && pageTitled(pages, 'Guide'));
   } finally {
     Object.assign(websiteImports, wired);
   }

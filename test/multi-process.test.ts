@@ -22,7 +22,7 @@ import { Redis } from 'ioredis';
 import pg from 'pg';
 import { PostgresBus } from '../src/platform/bus.ts';
 import { RateLimiter } from '../src/platform/rate-limit.ts';
-import { folioEnv, killAll, runCli, serve, type ServeProcess } from './support/process.ts';
+import { folioEnv, killAll, NEEDS_POSTGRES, redisProblem, runCli, serve, type ServeProcess } from './support/process.ts';
 import { eventually } from './support/wait.ts';
 
 const PG_URL = process.env.TEST_DATABASE_URL;
@@ -38,23 +38,8 @@ const LIMIT = 300;
 /** "Within 1 s" of the issue: from the answer of the change to the first request each process answers with it. */
 const WITHIN_MS = 1000;
 
-/** Why Redis cannot be used, or undefined when it answers. */
-async function redisProblem(): Promise<string | undefined> {
-  const redis = new Redis(REDIS_URL, { lazyConnect: true, connectTimeout: 1000, maxRetriesPerRequest: 0, retryStrategy: () => null });
-  redis.on('error', () => {});
-  try {
-    await redis.connect();
-    await redis.ping();
-    return undefined;
-  } catch (err) {
-    return `Redis at ${REDIS_URL} does not answer (${err instanceof Error ? err.message : err})`;
-  } finally {
-    redis.disconnect();
-  }
-}
-
-const NO_PG = 'needs PostgreSQL (TEST_DATABASE_URL): the embedded database (PGlite) is a single process';
-const redisDown = PG_URL ? await redisProblem() : undefined;
+const NO_PG = NEEDS_POSTGRES;
+const redisDown = PG_URL ? await redisProblem(REDIS_URL) : undefined;
 if (redisDown) console.log(`multi-process: ${redisDown}; the processes agree through PostgreSQL LISTEN/NOTIFY and the shared rate limit is skipped`);
 
 const client = (url: string, token: string) =>

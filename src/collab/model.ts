@@ -16,17 +16,16 @@ import { documentInputToMarkdown, markdownToDocumentForRead } from '../content/c
 /** The Y.XmlFragment the editor binds to (Tiptap's Collaboration extension's default field). */
 export const FIELD = 'default';
 
-const collabSchema = editorSchema;
 
 async function proseMirrorOf(markdown: string) {
   const document = (await markdownToDocumentForRead(markdown)) as unknown as JSONDocument;
-  return collabSchema().nodeFromJSON(toProseMirror(document));
+  return editorSchema().nodeFromJSON(toProseMirror(document));
 }
 
 /** A new shared state holding `markdown` (a page not being edited yet). */
 export async function stateFromMarkdown(markdown: string): Promise<Uint8Array> {
   const doc = new Y.Doc();
-  prosemirrorJSONToYXmlFragment(collabSchema(), (await proseMirrorOf(markdown)).toJSON(), doc.getXmlFragment(FIELD));
+  prosemirrorJSONToYXmlFragment(editorSchema(), (await proseMirrorOf(markdown)).toJSON(), doc.getXmlFragment(FIELD));
   const state = Y.encodeStateAsUpdate(doc);
   doc.destroy();
   return state;
@@ -34,7 +33,7 @@ export async function stateFromMarkdown(markdown: string): Promise<Uint8Array> {
 
 /** The GitBook document a shared document holds now. */
 export function documentOf(doc: Y.Doc): JSONDocument {
-  return fromProseMirrorNode(yXmlFragmentToProseMirrorRootNode(doc.getXmlFragment(FIELD), collabSchema()));
+  return fromProseMirrorNode(yXmlFragmentToProseMirrorRootNode(doc.getXmlFragment(FIELD), editorSchema()));
 }
 
 /** The markdown Folio would store for a shared document (what the API then reads). */
@@ -44,20 +43,18 @@ export function markdownOf(doc: Y.Doc): Promise<string> {
 
 /**
  * Merges a change made outside the editors: `saved` is the shared state whose content is the
- * markdown stored before the change, `markdown` what is stored now. Answers the update that turns
- * one into the other (to apply to the live document, where it merges with what was typed since)
- * and the new saved state.
+ * markdown stored before the change, `markdown` what is stored now. Answers the new saved state:
+ * `saved` plus the edit that turns one text into the other, which, applied to the live document,
+ * merges with what was typed since.
  */
-export async function externalChange(saved: Uint8Array, markdown: string): Promise<{ update: Uint8Array; state: Uint8Array }> {
+export async function externalChange(saved: Uint8Array, markdown: string): Promise<Uint8Array> {
   const doc = new Y.Doc();
   Y.applyUpdate(doc, saved);
-  const before = Y.encodeStateVector(doc);
   const next = await proseMirrorOf(markdown);
   doc.transact(() => updateYFragment(doc, doc.getXmlFragment(FIELD), next, { mapping: new Map(), isOMark: new Map() } as never));
-  const update = Y.encodeStateAsUpdate(doc, before);
   const state = Y.encodeStateAsUpdate(doc);
   doc.destroy();
-  return { update, state };
+  return state;
 }
 
 /** Applies `state` to the live document; answers whether it held anything the document did not. */

@@ -229,19 +229,8 @@ export class CollabServer {
     const context = data.context as ConnectionContext;
     const address = parseDocumentName(data.documentName)!;
     const organizationId = context.access!.organizationId;
-    const ids = { organizationId, changeRequestId: address.changeRequestId, pageId: address.pageId };
-    const loaded = await this.services.db.transaction().execute(async (trx) => {
-      await lockNewState(trx, address.changeRequestId, address.pageId);
-      const row = await lockState(trx, address.changeRequestId, address.pageId);
-      const stored = await this.storedPage(trx, organizationId, address);
-      if (!stored) throw new AccessRefused('not-found: no such page in the change request');
-      let shared: SharedState;
-      if (!row) shared = { state: await stateFromMarkdown(stored.markdown), baseHash: stored.hash };
-      else if (row.baseHash !== stored.hash) shared = { state: (await externalChange(row.state, stored.markdown)).state, baseHash: stored.hash };
-      else return { shared: row, stored };
-      await putState(trx, ids, shared);
-      return { shared, stored };
-    });
+    const loaded = await this.sharedState(organizationId, address, { create: true });
+    if (!loaded?.shared) throw new AccessRefused('not-found: no such page in the change request');
     Y.applyUpdate(data.document, loaded.shared.state, STORED);
     this.pages.set(data.documentName, {
       address,
@@ -465,22 +454,36 @@ export class CollabServer {
     page.adoptTimer.unref();
   }
 
+  /**
+   * The page's shared state as stored, brought up to its stored markdown in one transaction: made
+   * from the markdown for a page not shared yet (`create`, under the first-load lock), or moved by
+   * a change made outside the editors (merged in three ways, model.ts). Undefined: the page is gone.
+   */
+  private async sharedState(organizationId: string, address: PageAddress, opts: { create: boolean }) {
+    const ids = { organizationId, changeRequestId: address.changeRequestId, pageId: address.pageId };
+    return this.services.db.transaction().execute(async (trx) => {
+      if (opts.create) await lockNewState(trx, ids.changeRequestId, ids.pageId);
+      const row = await lockState(trx, ids.changeRequestId, ids.pageId);
+      const stored = await this.storedPage(trx, organizationId, address);
+      if (!stored) return undefined;
+      if (row?.baseHash === stored.hash) return { stored, shared: row };
+      if (!row && !opts.create) return { stored, shared: undefined };
+      const shared: SharedState = {
+        state: row ? await externalChange(row.state, stored.markdown) : await stateFromMarkdown(stored.markdown),
+        baseHash: stored.hash,
+      };
+      await putState(trx, ids, shared);
+      return { stored, shared };
+    });
+  }
+
   /** catchUp's work, run within the page's queue; answers the stored page (undefined: it is gone). */
   private async catchUpNow(page: LivePage, document: Document) {
-    const ids = { organizationId: page.organizationId, changeRequestId: page.address.changeRequestId, pageId: page.address.pageId };
-    const outcome = await this.services.db.transaction().execute(async (trx) => {
-      const row = await lockState(trx, ids.changeRequestId, ids.pageId);
-      const stored = await this.storedPage(trx, page.organizationId, page.address);
-      if (!stored) return undefined;
-      if (!row) return { stored };
-      if (row.baseHash === stored.hash) return { stored, state: row.state };
-      const change = await externalChange(row.state, stored.markdown);
-      await putState(trx, ids, { state: change.state, baseHash: stored.hash });
-      return { stored, update: change.update };
-    });
+    const outcome = await this.sharedState(page.organizationId, page.address, { create: false });
     if (!outcome) return undefined;
-    if (outcome.update) Y.applyUpdate(document, outcome.update, STORED);
-    if (outcome.state) absorb(document, outcome.state, STORED);
+    // Whatever the stored state holds that the live page lacks (an API write merged in three
+    // ways, another process's save) goes in; what the page holds already changes nothing.
+    if (outcome.shared) absorb(document, outcome.shared.state, STORED);
     page.baseHash = outcome.stored.hash;
     page.baseMarkdown = outcome.stored.markdown;
     return outcome.stored;

@@ -4,6 +4,7 @@
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
+import { Redis } from 'ioredis';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 const BIN = './bin/folio';
@@ -138,3 +139,21 @@ export async function serve(env: NodeJS.ProcessEnv, command: 'serve' | 'worker' 
     },
   };
 }
+
+/** Why Redis at `url` cannot be used, or undefined when it answers (tests that need it skip with this reason). */
+export async function redisProblem(url: string): Promise<string | undefined> {
+  const redis = new Redis(url, { lazyConnect: true, connectTimeout: 1000, maxRetriesPerRequest: 0, retryStrategy: () => null });
+  redis.on('error', () => {});
+  try {
+    await redis.connect();
+    await redis.ping();
+    return undefined;
+  } catch (err) {
+    return `Redis at ${url} does not answer (${err instanceof Error ? err.message : err})`;
+  } finally {
+    redis.disconnect();
+  }
+}
+
+/** The skip reason of a test that runs several processes on one database. */
+export const NEEDS_POSTGRES = 'needs PostgreSQL (TEST_DATABASE_URL): the embedded database (PGlite) is a single process';
