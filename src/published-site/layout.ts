@@ -333,7 +333,7 @@ export const SITE_JS = `
     document.addEventListener('visibilitychange', function () { if (document.visibilityState === 'hidden') flush(); });
     window.addEventListener('pagehide', function () { flush(); });
     if (document.querySelector('article.page') && !document.querySelector('article.search-page')) track({ type: 'page_view', referrer: document.referrer.slice(0, 2048) });
-    // A search is counted once the reader stops typing for a second, or sends the form.
+    // A search is counted once the reader stops typing for a second, leaves the box or sends the form.
     var lastSearch = '';
     var searchPause = null;
     var trackSearch = function (q) {
@@ -380,6 +380,7 @@ export const SITE_JS = `
         list.hidden = results.length === 0;
       };
       searchForm.addEventListener('submit', function () { trackSearch(searchInput.value); });
+      searchInput.addEventListener('blur', function () { clearTimeout(searchPause); trackSearch(searchInput.value); });
       searchInput.addEventListener('input', function () {
         clearTimeout(timer);
         clearTimeout(searchPause);
