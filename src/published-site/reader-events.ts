@@ -236,6 +236,8 @@ export async function readerEventRoutes(app: FolioApp, services: Services, resol
           const found = pages.get(path);
           // Views and ratings are of pages this reader may read; a search may happen anywhere on the site.
           if (!found && e.type !== 'search_type_query') continue;
+          // Ratings only where the pages ask for them (the site's customization, or an installation receiving them).
+          if (e.type === 'page_post_feedback' && !asksFeedback(site, found!.siteSpace, resolved.integrations)) continue;
           const event: ReaderEvent = { type: e.type, ...where(url, found), query: e.query?.trim(), rating: e.feedback?.rating };
           events.push(event);
           if (e.type === 'page_view') views.push(event);
