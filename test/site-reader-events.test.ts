@@ -122,6 +122,8 @@ test('the events endpoint: bad input is a 4xx, readers the site does not admit a
   await refused({ events: [{ type: 'page_post_feedback', url: url(), feedback: { rating: 'great' } }] }, /rating/);
   await refused({ events: [{ type: 'page_view', url: url(), visitorId: 'me' }] }, /visitorId|additional/i);
   await refused({ events: [{ type: 'page_view', url: url(), referrer: 'x'.repeat(17_000) }] }, /large|limit/i, 413);
+  // Another site's page cannot post them (the browser says so).
+  assert.equal((await post(open.base, { events: [{ type: 'page_view', url: url() }] }, { 'sec-fetch-site': 'cross-site' })).status, 403);
 
   // A view and a search are recorded for the page; a page that is not there counts nothing.
   assert.equal((await post(open.base, { events: [{ type: 'page_view', url: url('installing-zebra') }, { type: 'search_type_query', url: url('installing-zebra'), query: ' zebra ' }, { type: 'page_view', url: url('no-such-page') }] })).status, 204);

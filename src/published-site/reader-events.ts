@@ -3,7 +3,7 @@ import { Type, type Static } from '@sinclair/typebox';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { FolioApp } from '../platform/app.ts';
 import type { Services } from '../platform/context.ts';
-import { BadRequestError, NotFoundError } from '../platform/errors.ts';
+import { BadRequestError, ForbiddenError, NotFoundError } from '../platform/errors.ts';
 import { RateLimiter } from '../platform/rate-limit.ts';
 import { emitEvents } from '../events/outbox.ts';
 import type { SiteIntegration } from '../integrations/site-scripts.ts';
@@ -208,6 +208,8 @@ export async function readerEventRoutes(app: FolioApp, services: Services, resol
       '/:orgKey/:basename/~gitbook/events',
       { config, bodyLimit: EVENTS_BODY_LIMIT, schema: { hide: true, params: SiteAddress, body: ReaderEventsBody } },
       async (req, reply) => {
+        // Another site's page cannot report events for this one's readers (browsers say where a request comes from).
+        if (req.headers['sec-fetch-site'] === 'cross-site') throw new ForbiddenError("Reader events come from the site's own pages");
         const { resolved, visitor } = await reader(req, req.params);
         limit(batches, `${resolved.site.id}|${req.ip}`, reply);
         const optOut = optsOut(req.headers);
