@@ -131,6 +131,10 @@ test('the events endpoint: bad input is a 4xx, readers the site does not admit a
   t.clock.advance(31 * 60_000);
   assert.equal((await post(open.base, { events: [{ type: 'page_view', url: url('installing-zebra') }] })).status, 204);
   assert.equal((await post(open.base, { events: [{ type: 'page_view', url: url() }] }, { 'user-agent': 'another-reader' })).status, 204);
+  // A question asked on the site is the same reader's, in the same session.
+  const asked = await fetch(url(`~gitbook/ask?question=${encodeURIComponent('install zebra')}`), { headers: { 'user-agent': 'reader-test' } });
+  assert.equal(asked.status, 200);
+  assert.match(await asked.text(), /event: done/);
   // Do Not Track, Global Privacy Control: views and searches are not recorded; a rating is, linked to nothing.
   for (const header of [{ dnt: '1' }, { 'sec-gpc': '1' }] as Record<string, string>[]) {
     const res = await post(open.base, { events: [{ type: 'page_view', url: url('installing-zebra') }, { type: 'search_type_query', url: url(), query: 'private' }] }, header);
@@ -150,12 +154,15 @@ test('the events endpoint: bad input is a 4xx, readers the site does not admit a
     groupBy: [{ column: 'eventType' }],
     order: { by: { column: 'eventType' }, direction: 'asc' },
   });
-  assert.deepEqual(byType.eventType, ['page_post_feedback', 'page_view', 'search_type_query']);
-  assert.deepEqual(byType.eventsCount, [2, 3, 1]);
+  assert.deepEqual(byType.eventType, ['ask_question', 'page_post_feedback', 'page_view', 'search_type_query']);
+  assert.deepEqual(byType.eventsCount, [1, 2, 3, 1]);
   // Views: one reader in two sessions, another reader in one.
-  assert.deepEqual(byType.visitorsCount, [2, 2, 1]);
-  assert.deepEqual(byType.sessionsCount, [2, 3, 1]);
-  assert.deepEqual(byType.pageFeedbackRating[0], { good: 1, ok: 0, bad: 1 });
+  assert.deepEqual(byType.visitorsCount, [1, 2, 2, 1]);
+  assert.deepEqual(byType.sessionsCount, [1, 2, 3, 1]);
+  assert.deepEqual(byType.pageFeedbackRating[1], { good: 1, ok: 0, bad: 1 });
+  // The question joins the first reader's second session: still two visitors, three sessions.
+  const readers = await aggregate(admin, org.id, open.site.id, { select: [{ column: 'visitorsCount' }, { column: 'sessionsCount' }], where: [{ column: 'eventType', values: ['page_view', 'ask_question'] }] });
+  assert.deepEqual([readers.visitorsCount, readers.sessionsCount], [[2], [3]]);
   const byPage = await aggregate(admin, org.id, open.site.id, { select: [{ column: 'page' }, { column: 'urlPath' }, { column: 'eventsCount' }], groupBy: [{ column: 'page' }, { column: 'urlPath' }], where: [{ column: 'eventType', values: ['page_view'] }], order: { by: { column: 'eventsCount' }, direction: 'desc' } });
   assert.deepEqual(byPage.page, [{ page: zebra, space: open.space.id }, { page: open.pageIds[0], space: open.space.id }]);
   assert.deepEqual(byPage.urlPath, [`${open.base}installing-zebra`, open.base]);

@@ -217,7 +217,6 @@ export async function readerEventRoutes(app: FolioApp, services: Services, resol
         const siteRoot = pageUrl(req, resolved, '');
         const pages = new Map<string, Awaited<ReturnType<typeof pageOf>>>();
         const events: ReaderEvent[] = [];
-        const views: ReaderEvent[] = [];
         for (const [i, e] of req.body.events.entries()) {
           let sent: URL;
           try {
@@ -240,12 +239,16 @@ export async function readerEventRoutes(app: FolioApp, services: Services, resol
           if (!found && e.type !== 'search_type_query') continue;
           // Ratings only where the pages ask for them (the site's customization, or an installation receiving them).
           if (e.type === 'page_post_feedback' && !asksFeedback(site, found!.siteSpace, resolved.integrations)) continue;
-          const event: ReaderEvent = { type: e.type, ...where(url, found), query: e.query?.trim(), rating: e.feedback?.rating };
-          events.push(event);
-          if (e.type === 'page_view') views.push(event);
+          events.push({
+            type: e.type,
+            ...where(url, found),
+            ...(e.type === 'search_type_query' ? { query: e.query!.trim() } : {}),
+            ...(e.type === 'page_post_feedback' ? { rating: e.feedback!.rating } : {}),
+          });
+          // The installations hear of it at the page's address as this request reached it.
           if (e.type === 'page_post_feedback' && found) {
             limit(feedbacks, `${site.id}|${req.ip}`, reply);
-            await sendFeedback(req, resolved, found, { rating: e.feedback!.rating, comment: e.feedback!.comment?.trim() ?? '', referrer: '' }, e.url);
+            await sendFeedback(req, resolved, found, { rating: e.feedback!.rating, comment: e.feedback!.comment?.trim() ?? '', referrer: '' }, url.href);
           }
           if (e.type === 'page_view' && found) {
             const targets = receivers(resolved, 'site:views:read');
@@ -256,7 +259,7 @@ export async function readerEventRoutes(app: FolioApp, services: Services, resol
               spaceId: found.siteSpace.space.id,
               pageId: found.page.id,
               visitor: eventVisitor(services, req, site),
-              url: e.url,
+              url: url.href,
               referrer: e.referrer ?? '',
             };
             if (targets.length) await services.db.transaction().execute((trx) => emitEvents(trx, services.jobs, targets.map((t) => ({ integrationId: t.integrationId, installationId: t.installationId, payload }))));
