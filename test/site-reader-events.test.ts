@@ -3,7 +3,7 @@ import { after, before, test } from 'node:test';
 import { SignJWT } from 'jose';
 import { chromium, type Browser } from 'playwright-core';
 import { newOrg } from './support/factories.ts';
-import { CHROMIUM, CHROMIUM_ARGS } from './support/app-browser.ts';
+import { CHROMIUM, CHROMIUM_ARGS, expectNoA11yViolations } from './support/app-browser.ts';
 import { startTestServer, type TestServer, type TestUser } from './support/server.ts';
 import { publishedSite } from './support/site.ts';
 
@@ -60,6 +60,7 @@ test('a reader views a page, searches and rates it; the site insights show each,
   // The control: three labelled buttons in a group named by its question.
   const rating = page.getByRole('group', { name: 'Was this page helpful?' });
   assert.deepEqual(await rating.getByRole('button').allTextContents(), ['Yes', 'Somewhat', 'No']);
+  await expectNoA11yViolations(page, 'the rating control', { include: '.feedback' });
   await rating.getByRole('button', { name: 'Yes' }).click();
   await page.getByRole('status').filter({ hasText: 'Thank you for your feedback.' }).waitFor();
   await context.close();
