@@ -324,7 +324,8 @@ export const SITE_JS = `
     };
     var track = function (event, now) {
       if (!eventsMeta || (optOut && event.type !== 'page_post_feedback')) return Promise.resolve(false);
-      event.url = location.href;
+      // The page's address only: its query and fragment are not the site's to collect.
+      event.url = (location.origin + location.pathname).slice(0, 2048);
       queue.push(event);
       if (now || queue.length >= 20) return flush(now);
       if (!flushTimer) flushTimer = setTimeout(flush, 3000);
