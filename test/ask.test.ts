@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { createServer, type Server } from 'node:http';
 import { after, before, test } from 'node:test';
+import { SignJWT } from 'jose';
 import { loadConfig } from '../src/platform/config.ts';
 import { grantDirect, mergePages, newOrg, newMember, newSpace, newSite, pagesChanges } from './support/factories.ts';
 import { officialSchema } from './support/official-schema.ts';
@@ -144,8 +145,11 @@ test("a share-link site's visitor gets answers from that site only, and the site
     for await (const e of stream) out.push(e as { answer: { sources: { space: string }[] } });
     return out;
   };
-  // Without the share link's key the site is not there for them.
+  // Without the share link's key (or with a wrong one) the site is not there for them, and no engine is called.
+  engine.prompts.length = 0;
   await expectStatus(read(await visitor.api.orgs.streamAskInSite(orgId, site.id, body)), 404);
+  await expectStatus(read(await visitor.api.orgs.streamAskInSite(orgId, site.id, body, { shareKey: 'not-the-key' } as never)), 404);
+  assert.equal(engine.prompts.length, 0);
 
   engine.prompts.length = 0;
   const events = await read(await visitor.api.orgs.streamAskInSite(orgId, site.id, body, { shareKey } as never));
@@ -193,6 +197,77 @@ test("a share-link site's visitor gets answers from that site only, and the site
   // Readers' questions are for the organization's members, not for visitors or guests.
   await expectStatus(visitor.api.orgs.listSiteQuestions(orgId, site.id), 404);
   await expectStatus(guest.api.orgs.listSiteQuestions(orgId, site.id), 404);
+});
+
+test("a visitor-auth site's Ask answers each visitor from what their claims show them: adaptive pages and site spaces", async () => {
+  const docs = await newSpace(admin, orgId, 'Zebra docs');
+  await mergePages(t, admin, docs.id, pagesChanges([
+    { title: 'Zebra setup', markdown: 'Install zebra from the terminal: zebra setup.\n' },
+    { title: 'Zebra pro console', markdown: '---\nif: visitor.claims.plan === "pro"\n---\n\nInstall zebra pro with the console key PRO-CONSOLE-7.\n' },
+  ]));
+  const enterprise = await newSpace(admin, orgId, 'Zebra enterprise');
+  await mergePages(t, admin, enterprise.id, pagesChanges([{ title: 'Enterprise zebra', markdown: 'Install zebra enterprise with ENTERPRISE-KEY-9.\n' }]));
+  await settleJobs(t);
+  const site = await newSite(admin, orgId, { title: 'Members', visibility: 'visitor-auth', spaces: [docs.id] });
+  // A site space only for visitors whose claims say pro.
+  const { data: ss } = await admin.api.orgs.addSpaceToSite(orgId, site.id, { spaceId: enterprise.id });
+  await admin.api.orgs.updateSiteSpaceById(orgId, site.id, ss.id, { path: 'enterprise', condition: 'visitor.claims.plan === "pro"' });
+  const { data: auth } = await admin.api.orgs.getSitePublishingAuthById(orgId, site.id);
+  const key = new TextEncoder().encode((auth as { privateKey: string }).privateKey);
+  const token = (claims: Record<string, unknown>) => new SignJWT(claims).setProtectedHeader({ alg: 'HS256' }).setExpirationTime('1h').sign(key);
+  const pro = await token({ plan: 'pro' });
+  const free = await token({ plan: 'free' });
+  const visitor = await t.user('Zebra reader');
+  const body = { question: 'How do I install zebra?', scope: { mode: 'all' as const } };
+  const ask = async (caller: TestUser, extra: Record<string, unknown> = {}, query: Record<string, string> = {}) => {
+    const events = [];
+    for await (const e of await caller.api.orgs.streamAskInSite(orgId, site.id, { ...body, ...extra } as never, query as never)) events.push(e as { answer: { sources: { space: string; page: string }[] } });
+    return events.at(-1)!.answer;
+  };
+  const config = t.server.services.config;
+
+  // The engine is sent only what the visitor's claims show them.
+  engine.prompts.length = 0;
+  await ask(visitor, { visitor: { jwtToken: pro } });
+  await ask(visitor, { visitor: { jwtToken: free } });
+  assert.equal(engine.prompts.length, 2);
+  assert.match(engine.prompts[0]!, /PRO-CONSOLE-7/);
+  assert.match(engine.prompts[0]!, /ENTERPRISE-KEY-9/);
+  assert.match(engine.prompts[1]!, /zebra setup/);
+  assert.doesNotMatch(engine.prompts[1]!, /PRO-CONSOLE-7|ENTERPRISE-KEY-9/, 'a free visitor is never quoted a page or site space under a condition they do not meet');
+
+  // Without an engine the sources are every passage quoted: they differ by claims.
+  const model = config.aiModel;
+  config.aiModel = undefined;
+  try {
+    const pages = (answer: { sources: { space: string; page: string }[] }) => new Set(answer.sources.map((s) => s.space));
+    const asPro = await ask(visitor, {}, { visitorAuthToken: pro });
+    assert.deepEqual(pages(asPro), new Set([docs.id, enterprise.id]));
+    assert.equal(asPro.sources.filter((s) => s.space === docs.id).length, 2, 'the setup page and the pro console');
+    const asFree = await ask(visitor, { visitor: { jwtToken: free, unsignedClaims: { plan: 'pro' } } });
+    assert.deepEqual(pages(asFree), new Set([docs.id]), 'unsigned claims do not open adaptive content');
+    assert.equal(asFree.sources.length, 1);
+    // A member without a visitor token reads it as a visitor without claims.
+    assert.deepEqual(pages(await ask(admin)), new Set([docs.id]));
+  } finally {
+    config.aiModel = model;
+  }
+
+  // Without a valid token a visitor finds no site; a member sending a bad one is told so.
+  await expectStatus(ask(visitor), 404);
+  const forged = await new SignJWT({ plan: 'pro' }).setProtectedHeader({ alg: 'HS256' }).setExpirationTime('1h').sign(new TextEncoder().encode('not the key'));
+  await expectStatus(ask(visitor, { visitor: { jwtToken: forged } }), 404);
+  await expectStatus(ask(admin, { visitor: { jwtToken: forged } }), 401);
+
+  // Recommended questions follow the same claims.
+  const recommended = async (query: Record<string, string>) => {
+    const out = [];
+    for await (const q of await visitor.api.orgs.streamRecommendedQuestionsInSite(orgId, site.id, query as never)) out.push((q as { question: string }).question);
+    return out.join(' | ');
+  };
+  assert.match(await recommended({ visitorAuthToken: pro }), /pro console/i);
+  assert.doesNotMatch(await recommended({ visitorAuthToken: free }), /pro console/i);
+  await expectStatus(recommended({}), 404);
 });
 
 test("a site's reader events are tracked and aggregated by page and by day", async () => {

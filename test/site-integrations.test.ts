@@ -139,10 +139,9 @@ test('a script using cookies waits for consent; feedback reaches the integration
   await tab.waitForFunction(() => document.documentElement.getAttribute('data-tracked') === 'UA-42');
   assert.equal(await banner.isVisible(), false);
 
-  // Feedback with JavaScript: sent in place.
-  await tab.getByLabel('No').check();
+  // Feedback with JavaScript: sent in place (a comment first, then the rating's button).
   await tab.getByLabel('Anything to add? (optional)').fill('Missing the Windows steps');
-  await tab.getByRole('button', { name: 'Send feedback' }).click();
+  await tab.getByRole('group', { name: 'Was this page helpful?' }).getByRole('button', { name: 'No' }).click();
   await tab.locator('#feedback-sent').waitFor({ state: 'visible' });
   let events = await eventsUntil(admin, name, (items) => items.some((e) => e.payload.type === 'page_feedback' && e.status === 'success'));
   const feedback = events.find((e) => e.payload.type === 'page_feedback')!;
@@ -157,15 +156,14 @@ test('a script using cookies waits for consent; feedback reaches the integration
   const plain = await browser.newContext({ javaScriptEnabled: false });
   const noJs = await plain.newPage();
   await noJs.goto(`${t.url}${site.base}`);
-  await noJs.getByLabel('Yes').check();
-  await noJs.getByRole('button', { name: 'Send feedback' }).click();
+  await noJs.getByRole('button', { name: 'Yes' }).click();
   await noJs.waitForURL(/#feedback-sent$/);
   assert.equal(await noJs.locator('#feedback-sent').isVisible(), true);
   await plain.close();
   events = await eventsUntil(admin, name, (items) => items.filter((e) => e.payload.type === 'page_feedback').length === 2);
   assert.deepEqual(events.find((e) => e.payload.type === 'page_feedback' && (e.payload.feedback as { rating: string }).rating === 'good')?.payload.pageId, site.pageIds[0]);
 
-  // Bad input is a 400 saying what to fix; a site without a feedback receiver shows no form.
+  // Bad input is a 400 saying what to fix; a site without a feedback receiver (nor feedback turned on) shows no form.
   const bad = await fetch(`${t.url}${site.base}_folio/feedback`, { method: 'POST', headers: { 'content-type': 'application/json', accept: 'application/json' }, body: JSON.stringify({ page: '', rating: 'great' }) });
   assert.equal(bad.status, 400);
   assert.match(((await bad.json()) as { error: { message: string } }).error.message, /rating/);

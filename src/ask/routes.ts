@@ -148,13 +148,14 @@ export async function askRoutes(app: FolioApp): Promise<void> {
         operationId: 'streamAskInSite',
         tags: ['ask'],
         params: SiteParams,
-        querystring: Type.Object({ ...schemas.FormatQuery, ...schemas.ShareKeyQuery }),
-        body: schemas.SiteAskBody,
+        querystring: Type.Object({ ...schemas.FormatQuery, ...schemas.ShareKeyQuery, ...schemas.VisitorTokenQuery }),
+        body: schemas.ApiSiteAskBody,
         response: { 200: eventStream(schemas.SearchAIAnswerStream, 'The answer as it is written: each event the answer so far'), ...errorResponses },
       },
     },
     async (req, reply) => {
-      const states = await askInSite(req.ctx(), req.params.organizationId, req.params.siteId, req.body, req.query.shareKey, callerGone(reply));
+      const credentials = { shareKey: req.query.shareKey, jwt: req.body.visitor?.jwtToken ?? req.query.visitorAuthToken };
+      const states = await askInSite(req.ctx(), req.params.organizationId, req.params.siteId, req.body, credentials, callerGone(reply));
       await sendEvents(req, reply, paced(states), streamed(req.query.format));
     },
   );
@@ -169,12 +170,13 @@ export async function askRoutes(app: FolioApp): Promise<void> {
           siteSpaceId: Type.Optional(Type.String({ maxLength: 100 })),
           spaceId: Type.Optional(Type.String({ maxLength: 100, description: 'Deprecated (ignored): use siteSpaceId' })),
           ...schemas.ShareKeyQuery,
+          ...schemas.VisitorTokenQuery,
         }),
         response: { 200: eventStream(schemas.RecommendedQuestion, 'One event per recommended question'), ...errorResponses },
       },
     },
     async (req, reply) => {
-      const list = await recommendedInSite(req.ctx(), req.params.organizationId, req.params.siteId, req.query.siteSpaceId, req.query.shareKey);
+      const list = await recommendedInSite(req.ctx(), req.params.organizationId, req.params.siteId, req.query.siteSpaceId, { shareKey: req.query.shareKey, jwt: req.query.visitorAuthToken });
       await sendEvents(req, reply, once(list), (question) => ({ question }));
     },
   );

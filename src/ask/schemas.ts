@@ -52,6 +52,24 @@ export const SiteAskBody = Type.Object({
   session: Type.Optional(Type.Object({ visitorId: Type.String({ maxLength: 200 }), sessionId: Type.String({ maxLength: 200 }) })),
 });
 
+/**
+ * Who the visitor is (the official `SiteVisitorPayload`, as `resolvePublishedContentByUrl` takes
+ * it; Folio's addition to `streamAskInSite`): a visitor-auth site's JWT, whose claims decide its
+ * adaptive content. `unsignedClaims` is accepted and ignored: Folio's pages read no unsigned claims.
+ */
+export const SiteVisitor = Type.Object({
+  type: Type.Optional(asEnum(Type.Union([Type.Literal('human'), Type.Literal('agent')]))),
+  jwtToken: Type.Optional(Type.String({ maxLength: 8192, description: "A visitor JWT signed with the site's key (HS256)" })),
+  unsignedClaims: Type.Optional(Type.Object({}, { additionalProperties: true, description: 'Accepted and ignored' })),
+});
+
+/** `streamAskInSite`'s body, with the visitor (Folio's addition). */
+export const ApiSiteAskBody = Type.Object({ ...SiteAskBody.properties, visitor: Type.Optional(SiteVisitor) });
+
+export const VisitorTokenQuery = {
+  visitorAuthToken: Type.Optional(Type.String({ maxLength: 8192, description: "Folio's addition: a visitor JWT signed with the site's key, for a visitor-auth site's visitor" })),
+};
+
 export const ShareKeyQuery = { shareKey: Type.Optional(Type.String({ maxLength: 200, description: "Folio's addition: a share link's key, for a visitor of a share-link site" })) };
 
 export const RecommendedQuestions = Type.Object({ questions: Type.Array(Type.String()) });

@@ -1,16 +1,17 @@
 import { createHash } from 'node:crypto';
 import type { Ctx, Services } from '../platform/context.ts';
-import { BadRequestError, NotFoundError } from '../platform/errors.ts';
+import { BadRequestError, HttpError, NotFoundError } from '../platform/errors.ts';
 import { newId } from '../platform/ids.ts';
 import { orgRoleOf } from '../access/effective.ts';
 import { visibleSpaces } from '../spaces/service.ts';
 import { pageTitlesOf } from '../search/store.ts';
 import { readableSite } from '../sites/access.ts';
+import { findSite } from '../sites/store.ts';
 import { publishedSiteAt } from '../published-site/store.ts';
 import type { SiteStructure } from '../published-site/published.ts';
 import { everyPage } from '../published-site/reader.ts';
 import type { ReaderSite } from '../published-site/reader-search.ts';
-import type { Visitor } from '../published-site/visitor.ts';
+import { visitorWith, type Visitor } from '../published-site/visitor.ts';
 import type { SiteRow } from '../platform/db/schema.ts';
 import { answerStates, questionAbout, type AnswerState } from './answer.ts';
 import { memberPassages, visitorPassages, type Passage } from './retrieve.ts';
@@ -93,16 +94,50 @@ export interface SiteReading {
 
 const API_VISITOR: Visitor = { claims: {}, segment: 'anonymous' };
 
+/** What an API caller says about the visitor they ask for (Folio's additions to the official operations). */
+export interface VisitorCredentials {
+  /** A share link's key (`?shareKey=`), for a share-link site. */
+  shareKey?: string | undefined;
+  /** A visitor JWT signed with the site's key (`visitor.jwtToken` or `?visitorAuthToken=`), for a visitor-auth site. */
+  jwt?: string | undefined;
+}
+
 /**
- * A site as the API caller reads it: members with a role, and visitors the site admits (public,
- * unlisted, share-link with its key: sites/access.ts), through its published content, as a
- * visitor without claims sees it.
+ * A site as the API caller reads it, and the visitor it answers as: what the published site would
+ * show that visitor (published-site/visitor.ts decides, as for the site's pages and its MCP server).
+ * - A member (or an installation covering the site) reads it as a visitor without claims, or, on a
+ *   visitor-auth site, as the visitor whose JWT they send (a token that is not valid is a 401).
+ * - Anyone else reads a published public or unlisted site as a visitor without claims, a
+ *   share-link site with an active share link's key, a visitor-auth site with a valid JWT (its
+ *   claims decide adaptive content); without what the site asks, the site is not there (404).
+ * The JWT is only read on a visitor-auth site, as on the site's pages.
  */
-async function siteForCaller(ctx: Ctx, organizationId: string, siteId: string, shareKey: string | undefined): Promise<SiteReading> {
-  const { site } = await readableSite(ctx, organizationId, siteId, shareKey);
-  const found = await publishedSiteAt(ctx.db, site.organization_id, site.basename);
-  if (!found) throw new BadRequestError('The site is not published: Ask answers from what a site publishes');
-  return { reader: { db: ctx.db, blobs: ctx.blobs, urls: ctx.urls, site: found.site, structure: found.structure, base: `/${site.organization_id}/${site.basename}/` }, visitor: API_VISITOR, channel: 'api' };
+async function siteForCaller(ctx: Ctx, organizationId: string, siteId: string, credentials: VisitorCredentials): Promise<SiteReading> {
+  let site: SiteRow;
+  let visitor = API_VISITOR;
+  try {
+    ({ site } = await readableSite(ctx, organizationId, siteId, credentials.shareKey));
+    if (site.visibility === 'visitor-auth' && credentials.jwt) {
+      const claimed = await visitorWith(ctx.db, site, { jwt: credentials.jwt });
+      if (!claimed) throw new HttpError(401, "visitor.jwtToken: the visitor token is not valid for this site (a JWT signed with HS256 and the site's key, not expired)");
+      visitor = claimed;
+    }
+  } catch (err) {
+    // A visitor of a visitor-auth site is admitted by their token alone.
+    if (!(err instanceof NotFoundError) || !credentials.jwt) throw err;
+    const found = await findSite(ctx.db, organizationId, siteId);
+    const claimed = found?.published && found.visibility === 'visitor-auth' ? await visitorWith(ctx.db, found, { jwt: credentials.jwt }) : undefined;
+    if (!found || !claimed) throw err;
+    site = found;
+    visitor = claimed;
+  }
+  const published = await publishedSiteAt(ctx.db, site.organization_id, site.basename);
+  if (!published) throw new BadRequestError('The site is not published: Ask answers from what a site publishes');
+  return {
+    reader: { db: ctx.db, blobs: ctx.blobs, urls: ctx.urls, site: published.site, structure: published.structure, base: `/${site.organization_id}/${site.basename}/` },
+    visitor,
+    channel: 'api',
+  };
 }
 
 /** The site spaces a scope keeps (the official `SiteSearchScope`), refusing ids the site does not have. */
@@ -156,7 +191,13 @@ function anonymousVisitor(services: Services, site: SiteRow, who: string): strin
  * A question on a site, answered from what the site shows the visitor, recorded when the answer is
  * complete (with its sources), then streamed: the caller receives the same states.
  */
-export async function* askOnSite(services: Services, reading: SiteReading, input: SiteQuestionInput, opts: { signal?: AbortSignal; who?: string } = {}): AnswerStream {
+export async function* askOnSite(
+  services: Services,
+  reading: SiteReading,
+  input: SiteQuestionInput,
+  /** `reader`: a reader of Folio's own pages, as their events know them (used when the body names no session). */
+  opts: { signal?: AbortSignal; who?: string; reader?: { visitorId: string; sessionId: string } | undefined } = {},
+): AnswerStream {
   const question = cleanQuestion(input.question);
   const only = scopeFilter(reading.reader.structure, input.scope);
   const passages = await visitorPassages(reading.reader, reading.visitor, question, only);
@@ -165,13 +206,14 @@ export async function* askOnSite(services: Services, reading: SiteReading, input
     last = state;
     yield state;
   }
-  if (last) await record(services, reading, input, question, last, opts.who ?? '');
+  if (last) await record(services, reading, input, question, last, opts.who ?? '', input.session ? undefined : opts.reader);
 }
 
-async function record(services: Services, reading: SiteReading, input: SiteQuestionInput, question: string, answer: AnswerState, who: string) {
+async function record(services: Services, reading: SiteReading, input: SiteQuestionInput, question: string, answer: AnswerState, who: string, reader?: { visitorId: string; sessionId: string }) {
   const site = reading.reader.site;
   const now = new Date(services.now());
-  const session = input.session;
+  // A reader of Folio's own pages is the one their page views and searches know (ids already hashed).
+  const session = input.session ?? reader;
   const previous = session ? await store.lastAnswerOfSession(services.db, site.organization_id, site.id, session.sessionId) : undefined;
   const id = newId();
   const normalized = normalizeQuestion(question);
@@ -216,8 +258,8 @@ async function record(services: Services, reading: SiteReading, input: SiteQuest
       query: question,
       feedback_rating: null,
       ask_rating: null,
-      visitor_id: eventId(services, site.id, session?.visitorId ?? `anonymous|${who}`),
-      session_id: eventId(services, site.id, session?.sessionId ?? `anonymous|${who}`),
+      visitor_id: reader?.visitorId ?? eventId(services, site.id, session?.visitorId ?? `anonymous|${who}`),
+      session_id: reader?.sessionId ?? eventId(services, site.id, session?.sessionId ?? `anonymous|${who}`),
       created_at: now,
     },
   ]);
@@ -248,9 +290,9 @@ function sourcesToRecord(passages: Passage[]): store.RecordedSource[] {
   }));
 }
 
-/** The API's `streamAskInSite`: the caller reads the site as a visitor without claims (or as a member). */
-export async function askInSite(ctx: Ctx, organizationId: string, siteId: string, input: SiteQuestionInput, shareKey: string | undefined, signal?: AbortSignal): Promise<AnswerStream> {
-  const reading = await siteForCaller(ctx, organizationId, siteId, shareKey);
+/** The API's `streamAskInSite`: answered from what the site shows the visitor the caller names (siteForCaller). */
+export async function askInSite(ctx: Ctx, organizationId: string, siteId: string, input: SiteQuestionInput, credentials: VisitorCredentials, signal?: AbortSignal): Promise<AnswerStream> {
+  const reading = await siteForCaller(ctx, organizationId, siteId, credentials);
   // Checked before the stream starts, so a bad scope is a 400, not an error event.
   scopeFilter(reading.reader.structure, input.scope);
   cleanQuestion(input.question);
@@ -260,15 +302,20 @@ export async function askInSite(ctx: Ctx, organizationId: string, siteId: string
 /** Questions a site's readers might ask: its most asked answered questions, then its pages' titles. */
 export async function recommendedOnSite(services: Services, reading: SiteReading, siteSpaceId?: string): Promise<string[]> {
   const { site, structure, base } = reading.reader;
-  const popular = await store.popularQuestions(services.db, site.organization_id, site.id, 5);
+  const asked = await store.popularQuestions(services.db, site.organization_id, site.id, 15);
   // One site space when named, else the default ones (a reader's first view of the site).
   const only = scopeFilter(structure, siteSpaceId ? { mode: 'specific', siteSpaceIds: [siteSpaceId] } : { mode: 'default' });
   const pages = await everyPage(services, site, base, structure, reading.visitor, only);
+  // A question others asked is recommended only when every page its answers quoted is one this
+  // reader may read: its words say nothing of content under conditions they do not meet.
+  const readable = new Set(pages.map(({ page, spaceId }) => `${spaceId}/${page.id}`));
+  const sources = await store.sourcePagesOf(services.db, site.organization_id, site.id, asked.map((q) => q.id));
+  const popular = asked.filter((q) => (sources.get(q.id) ?? []).every((p) => readable.has(p))).slice(0, 5).map((q) => q.question);
   const titles = pages.filter(({ page }) => page.entry.type === 'document' && !page.hidden).map(({ page }) => page.title);
   return questionsFromTitles(titles.slice(0, 40), popular);
 }
 
-export async function recommendedInSite(ctx: Ctx, organizationId: string, siteId: string, siteSpaceId: string | undefined, shareKey: string | undefined) {
-  const reading = await siteForCaller(ctx, organizationId, siteId, shareKey);
+export async function recommendedInSite(ctx: Ctx, organizationId: string, siteId: string, siteSpaceId: string | undefined, credentials: VisitorCredentials) {
+  const reading = await siteForCaller(ctx, organizationId, siteId, credentials);
   return recommendedOnSite(ctx, reading, siteSpaceId);
 }

@@ -7,6 +7,7 @@ import { RateLimiter } from '../platform/rate-limit.ts';
 import { SiteAddress } from '../published-site/reader-events.ts';
 import { publishedSite, siteBase } from '../published-site/routes.ts';
 import { visitorOf } from '../published-site/visitor.ts';
+import { optsOut, readerIdentity } from './events.ts';
 import { presentAnswer } from './presenter.ts';
 import { callerGone, paced, sendEvents } from './routes.ts';
 import { askOnSite, recommendedOnSite, type SiteReading } from './service.ts';
@@ -41,7 +42,11 @@ export async function askSiteRoutes(app: FolioApp, services: Services): Promise<
     const site = await reading(req, address);
     const error = asks.apply(reply, asks.hit(`${site.reader.site.id}|${req.ip}`));
     if (error) throw error;
-    const states = askOnSite(services, site, input, { signal: callerGone(reply), who: `${req.ip}|${String(req.headers['user-agent'] ?? '').slice(0, 200)}` });
+    // Without a session in the body, the reader is the one their page views and searches know
+    // (one who asks not to be tracked stays the anonymous asker Ask always knew).
+    const reader =
+      input.session || optsOut(req.headers) ? undefined : await readerIdentity(services, site.reader.site, { ip: req.ip, userAgent: String(req.headers['user-agent'] ?? ''), optOut: false });
+    const states = askOnSite(services, site, input, { signal: callerGone(reply), who: `${req.ip}|${String(req.headers['user-agent'] ?? '').slice(0, 200)}`, reader });
     // The first state is read before the stream opens, so refusals (a bad scope) stay error responses.
     const first = await states.next();
     async function* all() {

@@ -244,11 +244,11 @@ export async function threadAnswers(db: Db, organizationId: string, siteId: stri
  * The site's most asked questions that were answered (recommended to its readers): only those at
  * least `minVisitors` different visitors asked, so one reader's words are never shown to others.
  */
-export async function popularQuestions(db: Db, organizationId: string, siteId: string, limit: number, minVisitors = 3): Promise<string[]> {
+export async function popularQuestions(db: Db, organizationId: string, siteId: string, limit: number, minVisitors = 3): Promise<{ id: string; question: string }[]> {
   const rows = await db
     .selectFrom('site_question_answers as a')
     .innerJoin('site_questions as q', 'q.id', 'a.question_id')
-    .select(['q.question as question', sql<number>`count(*)::int`.as('n')])
+    .select(['q.id as id', 'q.question as question', sql<number>`count(*)::int`.as('n')])
     .where('a.organization_id', '=', organizationId)
     .where('a.site_id', '=', siteId)
     .where('a.answered', '=', 'yes')
@@ -259,7 +259,38 @@ export async function popularQuestions(db: Db, organizationId: string, siteId: s
     .orderBy('q.question')
     .limit(limit)
     .execute();
-  return rows.map((r) => r.question);
+  return rows.map((r) => ({ id: r.id, question: r.question }));
+}
+
+/** The pages (space and page ids) the answers to these questions were built from, by question. */
+export async function sourcePagesOf(db: Db, organizationId: string, siteId: string, questionIds: string[]): Promise<Map<string, string[]>> {
+  const out = new Map<string, string[]>();
+  if (!questionIds.length) return out;
+  const rows = await db
+    .selectFrom('site_question_answer_sources')
+    .select(['question_id', 'space_id', 'page_id'])
+    .distinct()
+    .where('organization_id', '=', organizationId)
+    .where('site_id', '=', siteId)
+    .where('question_id', 'in', questionIds)
+    .execute();
+  for (const r of rows) out.set(r.question_id, [...(out.get(r.question_id) ?? []), `${r.space_id}/${r.page_id}`]);
+  return out;
+}
+
+/** The session of a visitor's last event on a site since `since` (a session continues while its events are close). */
+export async function recentSessionOf(db: Db, organizationId: string, siteId: string, visitorId: string, since: Date): Promise<string | undefined> {
+  const row = await db
+    .selectFrom('site_events')
+    .select('session_id')
+    .where('organization_id', '=', organizationId)
+    .where('site_id', '=', siteId)
+    .where('visitor_id', '=', visitorId)
+    .where('created_at', '>=', since)
+    .orderBy('created_at', 'desc')
+    .limit(1)
+    .executeTakeFirst();
+  return row?.session_id;
 }
 
 /** Reader events of a site, as received. */

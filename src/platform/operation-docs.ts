@@ -345,8 +345,14 @@ export const operationDocs: Record<string, readonly [summary: string, descriptio
   streamAskInOrganization: ['Ask a question, streamed', 'The answer of askInOrganization as server-sent events: each event is the answer so far, as the engine writes it.'],
   getRecommendedQuestionsInOrganization: ['Recommended questions', 'Questions the caller might ask, about the pages of the spaces they can read.'],
   streamRecommendedQuestionsInOrganization: ['Recommended questions, streamed', 'The recommended questions as server-sent events, one per event.'],
-  streamAskInSite: ['Ask a site', "Answers a question from what the site shows its visitors (its visibility, share link and conditions), as server-sent events; the question, answer and sources are recorded in the site's questions."],
-  streamRecommendedQuestionsInSite: ['Recommended questions of a site', "Questions a site's readers might ask: its most asked answered questions, then its pages, one per event."],
+  streamAskInSite: [
+    'Ask a site',
+    "Answers a question from what the site shows one visitor (its visibility, share link, visitor token and the adaptive conditions their claims meet), as server-sent events; the question, answer and sources are recorded in the site's questions. Folio's additions name the visitor: `visitor.jwtToken` in the body or `?visitorAuthToken=` (a visitor-auth site's JWT), `?shareKey=` (a share link's key).",
+  ],
+  streamRecommendedQuestionsInSite: [
+    'Recommended questions of a site',
+    "Questions a site's reader might ask: its most asked answered questions (about pages this visitor may read), then its pages, one per event; `?visitorAuthToken=` and `?shareKey=` name the visitor as for streamAskInSite.",
+  ],
   listSiteQuestions: ['List the questions asked on a site', 'Distinct questions readers asked, each with the stats of its answers (filters apply to the answers).'],
   getSiteQuestionById: ['Get a question asked on a site', 'One question with the stats of its answers.'],
   listSiteQuestionSources: ['List the sources of a question', 'The pages the answers to a question were built from, most used first.'],

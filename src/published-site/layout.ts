@@ -49,10 +49,13 @@ export interface PageView {
   language: string;
   /** Scripts installed integrations inject; those using cookies wait for the visitor's consent. */
   scripts: { src: string; cookies: boolean }[];
-  /** Where page views are reported (only when an installation receives them). */
-  viewsUrl?: string | undefined;
-  /** The "was this page helpful?" form (only when an installation receives feedback). */
-  feedback?: { action: string; page: string } | undefined;
+  /** Where site.js sends the reader's events (views, searches, ratings), in batches. */
+  eventsUrl?: string | undefined;
+  /**
+   * The "was this page helpful?" control (when the site's customization turns it on, or an
+   * installation receives feedback; `comment`: it also takes a comment, for the installations).
+   */
+  feedback?: { action: string; page: string; comment: boolean } | undefined;
 }
 
 const color = (value: string | undefined) => (value && /^#[0-9a-fA-F]{3,8}$/.test(value) ? value : undefined);
@@ -97,23 +100,26 @@ const COOKIE_BANNER = `<div class="cookie-banner" role="region" aria-label="Cook
 <button type="button" data-cookies="accepted">Accept</button> <button type="button" data-cookies="declined">Decline</button>
 </div>`;
 
-/** Works without JavaScript (a form post, then back to the page); site.js sends it in place. */
+/**
+ * "Was this page helpful?": three buttons, each a complete answer (a form post without JavaScript,
+ * then back to the page's thank-you note; site.js sends it in place as a reader event).
+ */
 function feedbackForm(feedback: NonNullable<PageView['feedback']>): string {
-  const options = (
+  const buttons = (
     [
       ['good', 'Yes'],
       ['ok', 'Somewhat'],
       ['bad', 'No'],
     ] as const
   )
-    .map(([value, label]) => `<label><input type="radio" name="rating" value="${value}" required> ${label}</label>`)
+    .map(([value, label]) => `<button type="submit" name="rating" value="${value}">${label}</button>`)
     .join(' ');
+  const comment = feedback.comment ? '<label class="feedback-comment">Anything to add? (optional)<textarea name="comment" maxlength="512" rows="2"></textarea></label>' : '';
   return `<form class="feedback" method="post" action="${escapeHtml(feedback.action)}" data-feedback>
-<fieldset><legend>Was this page helpful?</legend>${options}</fieldset>
+<p class="feedback-question" id="feedback-question">Was this page helpful?</p>
 <input type="hidden" name="page" value="${escapeHtml(feedback.page)}">
 <input type="hidden" name="referrer" value="">
-<label class="feedback-comment">Anything to add? (optional)<textarea name="comment" maxlength="512" rows="2"></textarea></label>
-<button type="submit">Send feedback</button>
+${comment}<div class="feedback-ratings" role="group" aria-labelledby="feedback-question">${buttons}</div>
 </form>
 <p id="feedback-sent" class="feedback-sent" role="status">Thank you for your feedback.</p>`;
 }
@@ -158,7 +164,7 @@ ${view.markdownUrl ? `<link rel="alternate" type="text/markdown" href="${escapeH
 <link rel="stylesheet" href="${escapeHtml(view.assets)}katex/katex.min.css">
 ${style}
 <script src="${escapeHtml(view.assets)}site.js" defer></script>
-${view.viewsUrl ? `<meta name="folio-views" content="${escapeHtml(view.viewsUrl)}">` : ''}
+${view.eventsUrl ? `<meta name="folio-events" content="${escapeHtml(view.eventsUrl)}">` : ''}
 ${integrationScripts(view.scripts)}
 </head>
 <body>
@@ -248,8 +254,8 @@ mark{background:none;color:inherit}.bg-yellow{background:#fef08a}.bg-warning{bac
 .site-footer{border-top:1px solid var(--border);padding:16px 24px;color:var(--muted);font-size:14px}
 .hljs-keyword,.hljs-built_in{color:#7c3aed}.hljs-string{color:#15803d}.hljs-number,.hljs-literal{color:#c2410c}.hljs-comment{color:var(--muted);font-style:italic}.hljs-title,.hljs-function{color:#2563eb}
 [data-theme="dark"] .hljs-keyword{color:#c4b5fd}[data-theme="dark"] .hljs-string{color:#86efac}
-.feedback{margin-top:40px;padding-top:16px;border-top:1px solid var(--border)}.feedback fieldset{border:0;padding:0;margin:0 0 8px}.feedback legend{font-weight:600;margin-bottom:6px}
-.feedback label{margin-right:12px}.feedback-comment{display:block;margin:8px 0}.feedback-comment textarea{display:block;width:100%;max-width:480px;margin-top:4px;background:var(--bg);color:var(--fg);border:1px solid var(--border);border-radius:6px}
+.feedback{margin-top:40px;padding-top:16px;border-top:1px solid var(--border)}.feedback-question{font-weight:600;margin:0 0 6px}
+.feedback-ratings button{padding:4px 14px;margin-right:6px;border:1px solid var(--border);border-radius:6px;background:var(--bg);color:var(--fg);cursor:pointer}.feedback-ratings button:hover,.feedback-ratings button:focus-visible{border-color:var(--primary)}.feedback-comment{display:block;margin:8px 0}.feedback-comment textarea{display:block;width:100%;max-width:480px;margin-top:4px;background:var(--bg);color:var(--fg);border:1px solid var(--border);border-radius:6px}
 .feedback-sent{display:none;color:var(--muted)}.feedback-sent:target,.feedback-sent.shown{display:block}
 .integration-block{border:1px solid var(--border);border-radius:8px;padding:12px 16px;margin:16px 0}.ck-vstack{display:flex;flex-direction:column;gap:8px}.ck-hstack{display:flex;flex-wrap:wrap;gap:8px}.ck-align-center{align-items:center}.ck-align-end{align-items:flex-end}
 .ck-button{display:inline-block;padding:4px 12px;border:1px solid var(--border);border-radius:6px;text-decoration:none;color:var(--fg);background:var(--code-bg)}.ck-primary{background:var(--primary);color:#fff}.ck-danger{color:var(--hint-danger)}
@@ -296,6 +302,46 @@ export const SITE_JS = `
         });
       });
     });
+    // Reader events for the site's insights: batched, sent with sendBeacon (fetch keepalive when
+    // it cannot, or when the reader waits for the answer), to the site itself only. A reader who
+    // asks not to be tracked (Do Not Track, Global Privacy Control) sends only what they choose to
+    // send: a rating.
+    var eventsMeta = document.querySelector('meta[name="folio-events"]');
+    var optOut = navigator.doNotTrack === '1' || window.doNotTrack === '1' || navigator.globalPrivacyControl === true;
+    var queue = [];
+    var flushTimer = null;
+    var flush = function (waited) {
+      clearTimeout(flushTimer);
+      flushTimer = null;
+      var sent = Promise.resolve(true);
+      while (eventsMeta && queue.length) {
+        var body = JSON.stringify({ events: queue.splice(0, 20) });
+        if (!waited && navigator.sendBeacon && navigator.sendBeacon(eventsMeta.content, new Blob([body], { type: 'text/plain' }))) continue;
+        sent = fetch(eventsMeta.content, { method: 'POST', keepalive: true, credentials: 'same-origin', headers: { 'content-type': 'text/plain' }, body: body })
+          .then(function (res) { return res.ok; }, function () { return false; });
+      }
+      return sent;
+    };
+    var track = function (event, now) {
+      if (!eventsMeta || (optOut && event.type !== 'page_post_feedback')) return Promise.resolve(false);
+      // The page's address only: its query and fragment are not the site's to collect.
+      event.url = (location.origin + location.pathname).slice(0, 2048);
+      queue.push(event);
+      if (now || queue.length >= 20) return flush(now);
+      if (!flushTimer) flushTimer = setTimeout(flush, 3000);
+      return Promise.resolve(true);
+    };
+    document.addEventListener('visibilitychange', function () { if (document.visibilityState === 'hidden') flush(); });
+    window.addEventListener('pagehide', function () { flush(); });
+    if (document.querySelector('article.page') && !document.querySelector('article.search-page')) track({ type: 'page_view', referrer: document.referrer.slice(0, 2048) });
+    // A search is counted once the reader stops typing for a second, leaves the box or sends the form.
+    var lastSearch = '';
+    var searchPause = null;
+    var trackSearch = function (q) {
+      q = q.trim().slice(0, 512);
+      if (q && q !== lastSearch) { lastSearch = q; track({ type: 'search_type_query', query: q }); }
+    };
+
     // Results as the reader types: the search page's JSON (search.json), newest answer only.
     var searchForm = document.querySelector('form.search');
     var searchInput = searchForm && searchForm.querySelector('input[type=search]');
@@ -334,9 +380,13 @@ export const SITE_JS = `
         });
         list.hidden = results.length === 0;
       };
+      searchForm.addEventListener('submit', function () { trackSearch(searchInput.value); });
+      searchInput.addEventListener('blur', function () { clearTimeout(searchPause); trackSearch(searchInput.value); });
       searchInput.addEventListener('input', function () {
         clearTimeout(timer);
+        clearTimeout(searchPause);
         var q = searchInput.value;
+        searchPause = setTimeout(function () { trackSearch(q); }, 1000);
         if (!q.trim()) { list.hidden = true; return; }
         timer = setTimeout(function () {
           var mine = ++asked;
@@ -351,22 +401,23 @@ export const SITE_JS = `
       });
       document.addEventListener('click', function (e) { if (!searchForm.contains(e.target)) list.hidden = true; });
     }
-    var views = document.querySelector('meta[name="folio-views"]');
-    if (views && window.fetch) {
-      fetch(views.content, { method: 'POST', keepalive: true, headers: { 'content-type': 'application/json' }, body: JSON.stringify({ url: location.href, referrer: document.referrer }) }).catch(function () {});
-    }
     var form = document.querySelector('[data-feedback]');
-    if (form && window.fetch) {
+    if (form && eventsMeta && window.fetch) {
       form.elements.referrer.value = document.referrer;
       form.addEventListener('submit', function (e) {
+        var rating = e.submitter && e.submitter.value;
+        if (!rating) return;
         e.preventDefault();
-        var body = new URLSearchParams(new FormData(form)).toString();
-        fetch(form.action, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded', accept: 'application/json' }, body: body }).then(function (res) {
-          if (!res.ok) return;
+        var feedback = { rating: rating };
+        var comment = form.elements.comment ? form.elements.comment.value.trim() : '';
+        if (comment) feedback.comment = comment.slice(0, 512);
+        form.querySelectorAll('button').forEach(function (b) { b.disabled = true; b.setAttribute('aria-pressed', String(b === e.submitter)); });
+        track({ type: 'page_post_feedback', feedback: feedback }, true).then(function (ok) {
+          if (!ok) { form.querySelectorAll('button').forEach(function (b) { b.disabled = false; }); return; }
           form.hidden = true;
           var sent = document.getElementById('feedback-sent');
           if (sent) sent.classList.add('shown');
-        }, function () {});
+        });
       });
     }
     var consentScripts = document.querySelectorAll('meta[name="folio-cookie-script"]');

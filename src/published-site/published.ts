@@ -161,6 +161,14 @@ function customization(site: SiteRow, siteSpace: SiteSpaceRow) {
   return effectiveCustomization(site.customization, siteSpace.customization) as Record<string, any>;
 }
 
+/**
+ * Whether a site space's pages ask "was this page helpful?": when the site's customization turns
+ * it on (`feedback.enabled`, as on GitBook), or when an installation receives the answers.
+ */
+export function asksFeedback(site: SiteRow, siteSpace: SiteSpaceRow, integrations: SiteIntegration[]): boolean {
+  return customization(site, siteSpace).feedback?.enabled === true || integrations.some((i) => i.scopes.includes('page:feedback:read'));
+}
+
 export async function renderPage(req: PageRequest, nav: Navigation, page: NavPage, query?: string): Promise<RenderedPage> {
   const { site, located, visitor } = req;
   const key = [site.id, req.base, site.updated_at.getTime(), site.customization_updated_at?.getTime() ?? 0, located.siteSpace.id, located.siteSpace.customization_updated_at?.getTime() ?? 0, nav.root, page.id, visitor.segment, req.integrations.map((i) => `${i.installationId}.${i.stamp}`).join(',')].join('|');
@@ -247,9 +255,11 @@ export async function renderPage(req: PageRequest, nav: Navigation, page: NavPag
     markdownUrl: `${pageUrl(page)}.md`,
     language: typeof settings.internationalization?.locale === 'string' ? settings.internationalization.locale : 'en',
     scripts: req.integrations.filter(injectsScript).map((i) => ({ src: publishedScriptUrl(req.urls, i, site.id), cookies: i.scopes.includes('site:script:cookies') })),
-    // Views and feedback are sent only where an installation receives them (its scopes say so).
-    viewsUrl: req.integrations.some((i) => i.scopes.includes('site:views:read')) ? `${req.base}_folio/view` : undefined,
-    feedback: req.integrations.some((i) => i.scopes.includes('page:feedback:read')) ? { action: `${req.base}_folio/feedback`, page: `${located.prefix}${page.path}` } : undefined,
+    // Reader events (views, searches, ratings) for the site's insights and its installations.
+    eventsUrl: `${req.base}~gitbook/events`,
+    feedback: asksFeedback(site, located.siteSpace, req.integrations)
+      ? { action: `${req.base}_folio/feedback`, page: `${located.prefix}${page.path}`, comment: req.integrations.some((i) => i.scopes.includes('page:feedback:read')) }
+      : undefined,
   };
   const html = pageHtml(view);
   const result = { html, etag: `"${createHash('sha256').update(html).digest('base64url').slice(0, 27)}"`, noIndex, frames: [...blocks.frames] };

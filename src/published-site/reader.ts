@@ -27,13 +27,13 @@ export interface SiteReading {
  * `only` keeps, by site space id, when given).
  */
 export async function everyPage(services: Services, site: SiteRow, base: string, structure: SiteStructure, visitor: Visitor, only?: (siteSpaceId: string) => boolean) {
-  const out: { url: string; title: string; description?: string | undefined; page: NavPage; nav: Navigation }[] = [];
+  const out: { url: string; title: string; description?: string | undefined; page: NavPage; nav: Navigation; spaceId: string }[] = [];
   for (const located of reachableSiteSpaces(structure, visitor)) {
     if (only && !only(located.siteSpace.id)) continue;
     const nav = await navigationFor({ db: services.db, blobs: services.blobs, urls: services.urls, site, base, structure, located, visitor, integrations: [] });
     for (const p of nav.order) {
       if (!pageAt(nav, p.path, visitor)) continue;
-      out.push({ url: `${services.config.publicUrl}${base}${located.prefix}${p.path}`, title: p.title, description: p.entry.description, page: p, nav });
+      out.push({ url: `${services.config.publicUrl}${base}${located.prefix}${p.path}`, title: p.title, description: p.entry.description, page: p, nav, spaceId: located.siteSpace.space.id });
     }
   }
   return out;
