@@ -9,12 +9,22 @@
  *   (default: the mirrors of GitbookIO/public-docs, BeefreeSDK/beefree-sdk-docs and
  *   carlospolop/hacktricks under /work/.mirror, those present)
  *   ROUNDTRIP_DUMP=/tmp/out    writes `<page>.orig` and `<page>.out` of every page that differs
+ *
+ * Besides every markdown file, it counts the pages GitBook wrote last: files whose latest commit is
+ * one GitBook made (subjects `GITBOOK-123: …` or `GitBook: [#123] …`). A file written by hand and
+ * never edited in GitBook since is rewritten by GitBook too on its first edit there, so only the
+ * files GitBook wrote say whether Folio writes what GitBook writes.
+ *
+ * Then two edits of every page (a paragraph added at the end, a word added to a line of prose),
+ * exported as git sync exports them: the share of pages whose export rewrites no line the edit did
+ * not touch, with pages written whole by Folio's writer and with the untouched lines kept as the
+ * repository had them (src/git/keep-lines.ts, what git sync does).
  *   ROUNDTRIP_EXAMPLES=3       examples printed per kind of difference
  */
 import { execFileSync, spawn } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, readdirSync, statSync, writeFileSync } from 'node:fs';
 import { dirname, join, relative } from 'node:path';
-import { comparePageFiles, roundTripRepositoryFile } from '../test/support/gitbook-roundtrip.ts';
+import { comparePageFiles, editedExports, roundTripRepositoryFile } from '../test/support/gitbook-roundtrip.ts';
 
 const DEFAULTS = ['GitbookIO+public-docs', 'BeefreeSDK+beefree-sdk-docs', 'carlospolop+hacktricks'].map((n) => `/work/.mirror/${n}/repo`);
 const EXAMPLES = Number(process.env.ROUNDTRIP_EXAMPLES ?? 1);
@@ -63,6 +73,20 @@ async function markdownFiles(dir: string): Promise<Map<string, string>> {
   return out;
 }
 
+/** Path → subject of the latest commit that touched it (HEAD's history; one `git log` for all). */
+function latestSubjects(dir: string): Map<string, string> {
+  const out = new Map<string, string>();
+  const bare = !existsSync(join(dir, '.git')) && existsSync(join(dir, 'HEAD')) && existsSync(join(dir, 'objects'));
+  if (!bare && !existsSync(join(dir, '.git'))) return out;
+  const log = execFileSync('git', ['-C', dir, 'log', '--no-renames', '--format=%x01%s', '--name-only', 'HEAD'], { encoding: 'utf8', maxBuffer: 1 << 30 });
+  for (const entry of log.split('\x01')) {
+    const [subject = '', ...paths] = entry.split('\n');
+    for (const path of paths) if (path && !out.has(path)) out.set(path, subject);
+  }
+  return out;
+}
+const writtenByGitBook = (subject: string | undefined) => subject !== undefined && /^(GITBOOK-\d+:|GitBook: \[)/.test(subject);
+
 const dirs = process.argv.slice(2).length > 0 ? process.argv.slice(2) : DEFAULTS.filter((d) => existsSync(d));
 if (dirs.length === 0) {
   console.error('no repository given and no mirror found');
@@ -71,15 +95,27 @@ if (dirs.length === 0) {
 const kinds = new Map<string, { pages: number; examples: string[] }>();
 for (const dir of dirs) {
   const files = await markdownFiles(dir);
+  const subjects = latestSubjects(dir);
   let pages = 0;
   let same = 0;
+  let byGitBook = 0;
+  let sameByGitBook = 0;
+  const edits = { append: { pages: 0, whole: 0, kept: 0 }, word: { pages: 0, whole: 0, kept: 0 } };
   for (const [path, text] of files) {
     const out = roundTripRepositoryFile(path, text);
     if (out === null) continue;
+    for (const e of editedExports(path, text) ?? []) {
+      edits[e.edit].pages++;
+      if (e.whole === 0) edits[e.edit].whole++;
+      if (e.kept === 0) edits[e.edit].kept++;
+    }
     pages++;
     const diff = comparePageFiles(text, out);
+    const gitbook = writtenByGitBook(subjects.get(path));
+    if (gitbook) byGitBook++;
     if (diff.identical) {
       same++;
+      if (gitbook) sameByGitBook++;
       continue;
     }
     for (const [kind, example] of diff.kinds) {
@@ -95,7 +131,12 @@ for (const dir of dirs) {
       writeFileSync(`${base}.out`, out);
     }
   }
-  console.log(`${dir}: ${same}/${pages} pages byte-identical after round trip (${((100 * same) / Math.max(1, pages)).toFixed(1)}%)`);
+  const share = (n: number, of: number) => `${n}/${of} (${((100 * n) / Math.max(1, of)).toFixed(1)}%)`;
+  console.log(`${dir}: ${share(same, pages)} markdown files byte-identical after round trip; of the files GitBook wrote last: ${share(sameByGitBook, byGitBook)}`);
+  for (const [edit, e] of Object.entries(edits)) {
+    const what = edit === 'append' ? 'a paragraph added at the end' : 'a word added to a line of prose';
+    console.log(`  ${what}: no other line rewritten in ${share(e.whole, e.pages)} pages written whole, ${share(e.kept, e.pages)} with untouched lines kept`);
+  }
 }
 console.log('\nKinds of difference (pages, all repositories):');
 for (const [kind, { pages, examples }] of [...kinds].sort((a, b) => b[1].pages - a[1].pages)) {

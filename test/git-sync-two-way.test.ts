@@ -95,6 +95,40 @@ describe('git sync, both ways', () => {
     assert.equal(exp.operation?.state, 'success', exp.operation?.error);
   });
 
+  test('an export of a page edited as a document rewrites only the edited lines of a page written by hand', async () => {
+    const { admin, org } = await newOrg(h.t, 'Handwritten Inc');
+    const space = await newSpace(admin, org.id);
+    h.g.createRepo('hand');
+    // Written otherwise than GitBook writes (- and + bullets, __bold__, a * * * rule, unescaped
+    // underscores): Folio's writer alone writes most of these lines differently.
+    const original = ['# Home', '', '- first item', '- second item with __bold__ words', '', 'A paragraph about snake_case names.', '', '* * *', '', 'The middle paragraph.', '', '3. third', '4. fourth', '', '+ plus item', '', 'The last paragraph.', ''].join('\n');
+    h.g.commit('hand', { 'README.md': original, 'SUMMARY.md': '# Table of contents\n\n* [Home](README.md)\n' }, 'init');
+    await importRepo(admin, space.id, 'hand', { repoProjectDirectory: undefined });
+    const home = (await pages(admin, space.id))[0]!;
+    // An edit of the JSON document (what the editor and the document API send): the page's
+    // markdown is written again whole by Folio's writer.
+    const editDocument = async (from: string, to: string) => {
+      const page = (await admin.api.spaces.getPageById(space.id, home.id)).data as { document?: unknown };
+      const text = JSON.stringify(page.document);
+      assert.ok(text.includes(from), `the document holds ${from}`);
+      await editAndMerge(admin, space.id, [{ operation: 'update_page', page: home.id, document: { document: JSON.parse(text.replace(from, to)) } }]);
+    };
+    await editDocument('The middle paragraph.', 'The middle paragraph, edited in Folio.');
+    assert.match(await markdownOf(admin, space.id, home.id), /^\* first item$/m, "the stored page is Folio's writing");
+    await exportRepo(admin, space.id, 'hand', 'Edit in Folio', { repoProjectDirectory: undefined });
+    const exported = h.g.files('hand').get('README.md')!.toString('utf8');
+    assert.equal(exported, original.replace('The middle paragraph.', 'The middle paragraph, edited in Folio.'));
+
+    // Where a kept line would read otherwise beside a rewritten one, the page is written as Folio
+    // writes it: it reads as edited.
+    await editDocument('fourth', 'fourth, edited');
+    await exportRepo(admin, space.id, 'hand', 'Edit a list', { repoProjectDirectory: undefined });
+    const again = h.g.files('hand').get('README.md')!.toString('utf8');
+    assert.match(again, /fourth, edited/);
+    assert.match(again, /^- first item$/m, 'lines the edit did not touch stay as written');
+    assert.match(again, /__bold__/);
+  });
+
   test('an import that merges both sides sends the merge back when the space exports by itself', async () => {
     const { admin, org } = await newOrg(h.t, 'Roundtrip Inc');
     const space = await newSpace(admin, org.id);

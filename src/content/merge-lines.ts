@@ -63,11 +63,15 @@ function apply(base: string[], start: number, end: number, side: Hunk[]): string
 
 const same = (a: string[], b: string[]) => a.length === b.length && a.every((line, i) => line === b[i]);
 
+/**
+ * Merges `ours` and `theirs`, both edits of `base`. With labels, a conflict is written between
+ * markers (a change request's merge); with `'theirs'`, `theirs` wins it.
+ */
 export function mergeLines(
   base: string[],
   ours: string[],
   theirs: string[],
-  labels: { ours: string; theirs: string },
+  labels: { ours: string; theirs: string } | 'theirs',
 ): { conflict: boolean; result: string[] } {
   // Lines shared at both ends by all three versions.
   let head = 0;
@@ -108,7 +112,10 @@ export function mergeLines(
     else if (!other.length || same(ourLines, theirLines)) result.push(...ourLines);
     else {
       conflict = true;
-      result.push(`<<<<<<< ${labels.theirs}`, ...theirLines, '=======', ...ourLines, `>>>>>>> ${labels.ours}`);
+      // 'theirs': the other side's lines win a conflict (no markers), for callers that only keep
+      // one side's way of writing where the other did not change anything (src/git/keep-lines.ts).
+      if (labels === 'theirs') result.push(...theirLines);
+      else result.push(`<<<<<<< ${labels.theirs}`, ...theirLines, '=======', ...ourLines, `>>>>>>> ${labels.ours}`);
     }
     at = end;
   }

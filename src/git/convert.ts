@@ -28,6 +28,7 @@ import {
   type TocItem,
 } from './format.ts';
 import { exportLinks, readIncludeFile, writeIncludeFile, writePageFile } from './page-file.ts';
+import { keepUnchangedLines } from './keep-lines.ts';
 import { realignPipeTables } from './pipe-tables.ts';
 import type { RepoReader, TreeFile } from './repo.ts';
 
@@ -450,6 +451,11 @@ export async function exportPlan(
     manifest: Manifest | null;
     /** Blobs of the last sync the target repository does not hold: what they held is written anew. */
     missing?: Set<string>;
+    /**
+     * Contents of blobs of the last sync (the repository's files): a page written again keeps the
+     * lines its change did not touch as they were (keep-lines.ts). Without it, pages are written whole.
+     */
+    readBlobs?: (oids: string[]) => Promise<Map<string, Buffer>>;
   },
 ): Promise<ExportPlan> {
   const config = readGitbookConfig(opts.configText, opts.projectDir);
@@ -522,6 +528,13 @@ export async function exportPlan(
     deletes: [],
     manifest: { pages: {}, files: {}, ...(m?.redirects ? { redirects: m.redirects } : {}), ...(m?.config ? { config: m.config } : {}), ...(m?.links ? { links: m.links } : {}) },
   };
+  // The files of pages that changed since the last sync, read in one go, to keep their untouched lines.
+  const changedFiles: string[] = [];
+  for (const p of pages.values()) {
+    const known = m?.pages[p.id];
+    if (kindOf.get(p.id) === 'page' && known?.path === pathOf.get(p.id) && reusable(known?.oid) && known.entry !== entryHash(p)) changedFiles.push(known.oid);
+  }
+  const previousFiles = changedFiles.length && opts.readBlobs ? await opts.readBlobs(changedFiles) : new Map<string, Buffer>();
   for (const p of pages.values()) {
     const kind = kindOf.get(p.id)!;
     const known = m?.pages[p.id];
@@ -577,7 +590,8 @@ export async function exportPlan(
       const text = head
         ? head.text + (head.bodyless && withIncludes ? (head.text.endsWith('\n\n') ? '' : head.text.endsWith('\n') ? '\n' : '\n\n') : '') + withIncludes
         : writePageFile(p.title, coverAsPath(frontMatterOf(p), (file) => filePath.get(file), path), withIncludes);
-      out.files.push({ path, data: Buffer.from(text, 'utf8') });
+      const previous = known?.oid ? previousFiles.get(known.oid)?.toString('utf8') : undefined;
+      out.files.push({ path, data: Buffer.from(previous === undefined ? text : keepUnchangedLines(previous, text), 'utf8') });
     }
     out.manifest.pages[p.id] = { kind: 'page', path, entry: hash, ...(oid ? { oid } : {}), ...(known?.href && known.path === path ? { href: known.href } : {}), ...(head ? { head } : {}), ...(known?.tail ? { tail: known.tail } : {}), ...(known?.label ? { label: known.label } : {}), ...(known?.written && known.path === path ? { written: known.written } : {}) };
   }

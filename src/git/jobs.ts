@@ -313,11 +313,17 @@ export function exportJob(services: Services) {
         const configFile = existing.find((f) => f.path === repoPath(t.projectDir, '.gitbook.yaml'));
         const configText = configFile ? (await repo.blobs([configFile.oid])).get(configFile.oid)!.toString('utf8') : undefined;
         readGitbookConfig(configText, t.projectDir); // refuses a broken .gitbook.yaml before writing
-        let plan = await exportPlan(db, revision.root, { blobs: services.blobs, projectDir: t.projectDir, existing, configText, manifest });
+        // The files of the last sync, for pages written again to keep the lines their change did
+        // not touch (a file the repository no longer holds is written whole).
+        const readBlobs = async (oids: string[]) => {
+          const gone = await repo.missing(oids);
+          return repo.blobs(oids.filter((oid) => !gone.has(oid)));
+        };
+        let plan = await exportPlan(db, revision.root, { blobs: services.blobs, projectDir: t.projectDir, existing, configText, manifest, readBlobs });
         // Blobs of the last sync the repository does not hold (another repository, or a branch
         // without that history) are written from the space's content instead.
         const missing = await repo.missing(plan.files.flatMap((f) => (f.oid ? [f.oid] : [])));
-        if (missing.size) plan = await exportPlan(db, revision.root, { blobs: services.blobs, projectDir: t.projectDir, existing, configText, manifest, missing });
+        if (missing.size) plan = await exportPlan(db, revision.root, { blobs: services.blobs, projectDir: t.projectDir, existing, configText, manifest, missing, readBlobs });
         log('git export: files prepared', { files: plan.files.length, written: plan.files.filter((f) => f.data).length, deleted: plan.deletes.length });
         const message = p.commitMessage ?? `Folio: revision ${revision.id}`;
         const made = await repo.commit({ parent, message, deletes: plan.deletes, files: plan.files, when: new Date() });

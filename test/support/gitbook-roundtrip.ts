@@ -1,5 +1,6 @@
 import { posix } from 'node:path';
 import { diffArrays } from 'diff';
+import { keepUnchangedLines } from '../../src/git/keep-lines.ts';
 import { type LinkMapping, roundTripIncludeFile, roundTripPageFile } from '../../src/git/page-file.ts';
 
 /**
@@ -104,4 +105,33 @@ export function comparePageFiles(original: string, written: string): Comparison 
     line += removed.length;
   }
   return { identical: false, kinds };
+}
+
+/**
+ * Two edits of a page as a person makes them (a paragraph added at the end; a word added to the
+ * first line of prose that has " the "), exported as git sync does: written whole by Folio's writer,
+ * and with the lines the edit did not touch kept (src/git/keep-lines.ts). Each answers how many
+ * lines of the original file the export removed or rewrote: the edit itself accounts for none
+ * (the added paragraph) or one (the edited line). Null when the file is not a page or the edit does
+ * not apply.
+ */
+export function editedExports(path: string, text: string): { edit: 'append' | 'word'; whole: number; kept: number }[] | null {
+  if (/^summary\.md$/i.test(posix.basename(path)) || /(?:^|\/)\.gitbook\//.test(path)) return null;
+  const out: { edit: 'append' | 'word'; whole: number; kept: number }[] = [];
+  const lines = text.split('\n');
+  const prose = lines.findIndex((line, i) => i > 0 && / the /.test(line) && /^[A-Za-z]/.test(line));
+  const edits: ['append' | 'word', string, number][] = [['append', `${text.replace(/\n*$/, '')}\n\nAn edit made by the benchmark.\n`, 0]];
+  if (prose > 0) edits.push(['word', lines.map((line, i) => (i === prose ? line.replace(' the ', ' the very ') : line)).join('\n'), 1]);
+  for (const [edit, changed, own] of edits) {
+    const written = roundTripRepositoryFile(path, changed);
+    if (written === null) return null;
+    out.push({ edit, whole: Math.max(0, rewrittenLines(text, written) - own), kept: Math.max(0, rewrittenLines(text, keepUnchangedLines(text, written)) - own) });
+  }
+  return out;
+}
+
+/** Lines of `original` that `written` removed or changed (trailing whitespace aside). */
+function rewrittenLines(original: string, written: string): number {
+  const parts = diffArrays(normalizeForComparison(original).split('\n'), normalizeForComparison(written).split('\n'));
+  return parts.reduce((n, part) => n + (part.removed ? part.count ?? part.value.length : 0), 0);
 }
