@@ -33,6 +33,8 @@ export interface Database {
   search_pages: SearchPagesTable;
   search_state: SearchStateTable;
   search_words: SearchWordsTable;
+  ask_sections: AskSectionsTable;
+  ask_embedding_state: AskEmbeddingStateTable;
   integrations: IntegrationsTable;
   integration_installations: IntegrationInstallationsTable;
   integration_space_installations: IntegrationSpaceInstallationsTable;
@@ -452,6 +454,24 @@ export interface CommentReactionsTable {
 
 export type CommentRow = Selectable<CommentsTable>;
 export type CommentReplyRow = Selectable<CommentRepliesTable>;
+
+/** A section's vector for Ask (src/ask/vectors.ts), keyed by the hash of the model and the text embedded. */
+export interface AskSectionsTable {
+  space_id: string;
+  page_id: string;
+  hash: string;
+  section_id: string;
+  section_title: string;
+  /** float4 values, little-endian, normalized to length 1. */
+  vector: Buffer;
+}
+
+/** The search root and model a space's section vectors were last brought up to. */
+export interface AskEmbeddingStateTable {
+  space_id: string;
+  root: string;
+  model: string;
+}
 
 export interface SearchPagesTable {
   space_id: string;
