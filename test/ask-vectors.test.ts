@@ -22,6 +22,7 @@ const CONCEPTS = [
   ['workspace', 'workspaces', 'project', 'projects'],
   ['invoice', 'invoices', 'billing', 'bill', 'payment', 'charged'],
   ['monthly', 'month', 'weekly', 'week', 'often'],
+  ['cancel', 'terminate', 'subscription', 'plan'],
 ];
 const HASHED = 16;
 const STOP = new Set(['how', 'can', 'the', 'and', 'with', 'its', 'you', 'your', 'what', 'does', 'from', 'for', 'this', 'that', 'are', 'all']);
@@ -176,6 +177,19 @@ test('an edit re-embeds only the section whose text changed', async () => {
   assert.deepEqual(after.map((r) => r.section_title), ['Billing', 'Removal']);
   assert.equal(after.find((r) => r.section_title === 'Removal')!.hash, before.find((r) => r.section_title === 'Removal')!.hash);
   assert.notEqual(after.find((r) => r.section_title === 'Billing')!.hash, before.find((r) => r.section_title === 'Billing')!.hash);
+});
+
+test('a page merged after vectors were read (and kept in memory) is found at once', async () => {
+  const question = 'How do I cancel my plan?';
+  const { data: before } = await guest.api.orgs.askInOrganization(orgId, { query: question }, { format: 'markdown' });
+  assert.deepEqual(before.answer!.sources, [], 'no section shares anything with the question yet');
+  const { pageIds } = await mergePages(t, admin, handbook.id, pagesChanges([{ title: 'Leaving', markdown: 'Terminate the subscription from the organization settings.\n' }]));
+  await settleJobs(t);
+  const { data: after } = await guest.api.orgs.askInOrganization(orgId, { query: question }, { format: 'markdown' });
+  assert.deepEqual(
+    after.answer!.sources.map((s) => s.type === 'page' && s.page),
+    [Object.values(pageIds)[0]],
+  );
 });
 
 test('an engine failure fails the embedding job, not the edit, and Ask answers from search meanwhile', async () => {

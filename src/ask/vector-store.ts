@@ -58,13 +58,46 @@ export async function replaceSections(db: Db, spaceId: string, added: SectionVec
         .onConflict((oc) => oc.columns(['space_id', 'page_id', 'hash']).doUpdateSet((eb) => ({ section_id: eb.ref('excluded.section_id'), section_title: eb.ref('excluded.section_title'), vector: eb.ref('excluded.vector') })))
         .execute();
     }
+    await bumpVersion(trx, spaceId);
   });
+}
+
+/** Counts a change to a space's vectors (in the transaction that made it). */
+async function bumpVersion(db: Db, spaceId: string): Promise<void> {
+  await db
+    .insertInto('ask_vector_versions')
+    .values({ space_id: spaceId, version: 1 })
+    .onConflict((oc) => oc.column('space_id').doUpdateSet({ version: sql`ask_vector_versions.version + 1` }))
+    .execute();
+}
+
+/** The change counts of the vectors of some spaces (a subquery or a list); spaces without vectors are absent. */
+export async function vectorVersions(db: Db, spaces: Expression<unknown> | string[]): Promise<{ space_id: string; version: string }[]> {
+  if (Array.isArray(spaces) && !spaces.length) return [];
+  return db
+    .selectFrom('ask_vector_versions')
+    .select(['space_id', sql<string>`version::text`.as('version')])
+    .where('space_id', 'in', spaces as any)
+    .execute();
+}
+
+/**
+ * Every section vector of a space. The bytes travel as base64 text: PGlite decodes a large bytea
+ * result an order of magnitude slower than the same bytes as text.
+ */
+export async function spaceVectors(db: Db, spaceId: string): Promise<{ page_id: string; section_id: string; section_title: string; v: string }[]> {
+  return db
+    .selectFrom('ask_sections')
+    .select(['page_id', 'section_id', 'section_title', sql<string>`encode(vector, 'base64')`.as('v')])
+    .where('space_id', '=', spaceId)
+    .execute();
 }
 
 /** Removes the vectors of pages that have no search row any more (removed pages). */
 export async function dropOrphanSections(db: Db, spaceId: string): Promise<void> {
-  await sql`DELETE FROM ask_sections a WHERE a.space_id = ${spaceId}
+  const gone = await sql`DELETE FROM ask_sections a WHERE a.space_id = ${spaceId}
     AND NOT EXISTS (SELECT 1 FROM search_pages p WHERE p.space_id = a.space_id AND p.page_id = a.page_id)`.execute(db);
+  if (Number(gone.numAffectedRows ?? 0) > 0) await bumpVersion(db, spaceId);
 }
 
 /** The root a space's search index describes (undefined: not indexed, or no such space). */
@@ -102,25 +135,6 @@ export async function spacesBehind(db: Db, model: string, jobType: string): Prom
       AND NOT EXISTS (SELECT 1 FROM jobs j WHERE j.type = ${jobType} AND j.status IN ('queued', 'running')
         AND j.payload->>'spaceId' = s.space_id AND j.payload->'pages' IS NULL)`.execute(db);
   return rows.rows.map((r) => r.id);
-}
-
-export interface StoredVector {
-  space_id: string;
-  page_id: string;
-  section_id: string;
-  section_title: string;
-  vector: Buffer;
-}
-
-/**
- * The section vectors of some spaces (a subquery or a list: the caller's readable spaces only),
- * batch by batch in key order: `after` is the last row of the previous batch.
- */
-export async function vectorsOf(db: Db, spaces: Expression<unknown> | string[], after: { space_id: string; page_id: string; hash: string } | undefined, limit: number) {
-  let q = db.selectFrom('ask_sections').select(['space_id', 'page_id', 'hash', 'section_id', 'section_title', 'vector']);
-  q = Array.isArray(spaces) ? (spaces.length ? q.where('space_id', 'in', spaces) : q.where(sql<boolean>`false`)) : q.where('space_id', 'in', spaces as any);
-  if (after) q = q.where(sql<boolean>`(space_id, page_id, hash) > (${after.space_id}, ${after.page_id}, ${after.hash})`);
-  return q.orderBy('space_id').orderBy('page_id').orderBy('hash').limit(limit).execute();
 }
 
 /** Search rows of pages found by their vectors, as hits (no query matched them: score 0). */

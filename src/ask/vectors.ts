@@ -16,8 +16,8 @@ import * as store from './vector-store.ts';
  * job), never the edit.
  *
  * Ranking is exact: the question's vector against the stored vectors of the caller's readable
- * spaces only (cosine, vectors normalized at write), read in batches and scanned in the process.
- * No pgvector: see docs/ask.md.
+ * spaces only (cosine, vectors normalized at write), scanned in the process, which keeps the
+ * vectors it read in memory until their space's version moves. No pgvector: see docs/ask.md.
  */
 
 export const EMBED_JOB = 'ask.embed';
@@ -147,34 +147,98 @@ export interface NearSection {
   similarity: number;
 }
 
-/** Rows read per batch while ranking. */
-const BATCH = 2000;
+/** The vectors of one space as a process holds them: per vector length, rows side by side. */
+interface SpaceVectors {
+  spaceId: string;
+  version: string;
+  bytes: number;
+  blocks: Map<number, { pageIds: string[]; sectionIds: string[]; sectionTitles: string[]; data: Float32Array }>;
+}
+
+/** Bytes of vectors a process keeps in memory, least recently used spaces dropped first. */
+const CACHE_BYTES = 256 * 1024 * 1024;
+
+/** Per database (one per server; tests run several in a process): spaces' vectors by space id, in use order. */
+const caches = new WeakMap<object, { spaces: Map<string, SpaceVectors>; bytes: number }>();
+
+async function loadSpace(db: Db, spaceId: string, version: string): Promise<SpaceVectors> {
+  const rows = await store.spaceVectors(db, spaceId);
+  const byLength = new Map<number, { pageIds: string[]; sectionIds: string[]; sectionTitles: string[]; parts: Float32Array[] }>();
+  for (const row of rows) {
+    const v = unpack(Buffer.from(row.v, 'base64'));
+    const block = byLength.get(v.length) ?? { pageIds: [], sectionIds: [], sectionTitles: [], parts: [] };
+    block.pageIds.push(row.page_id);
+    block.sectionIds.push(row.section_id);
+    block.sectionTitles.push(row.section_title);
+    block.parts.push(v);
+    byLength.set(v.length, block);
+  }
+  const blocks: SpaceVectors['blocks'] = new Map();
+  let bytes = 0;
+  for (const [length, block] of byLength) {
+    const data = new Float32Array(length * block.parts.length);
+    block.parts.forEach((part, i) => data.set(part, i * length));
+    bytes += data.byteLength;
+    blocks.set(length, { pageIds: block.pageIds, sectionIds: block.sectionIds, sectionTitles: block.sectionTitles, data });
+  }
+  return { spaceId, version, bytes, blocks };
+}
+
+/**
+ * The vectors of the spaces, from this process's memory while their version has not moved (one
+ * small query per question), else read again. A space larger than the whole cache is read for
+ * the question and not kept.
+ */
+async function vectorsOfSpaces(db: Db, spaces: Expression<unknown> | string[]): Promise<SpaceVectors[]> {
+  const versions = await store.vectorVersions(db, spaces);
+  let cache = caches.get(db);
+  if (!cache) caches.set(db, (cache = { spaces: new Map(), bytes: 0 }));
+  const out: SpaceVectors[] = [];
+  for (const { space_id, version } of versions) {
+    let entry = cache.spaces.get(space_id);
+    if (entry) {
+      cache.spaces.delete(space_id);
+      cache.bytes -= entry.bytes;
+      if (entry.version !== version) entry = undefined;
+    }
+    entry ??= await loadSpace(db, space_id, version);
+    out.push(entry);
+    if (entry.bytes <= CACHE_BYTES) {
+      cache.spaces.set(space_id, entry);
+      cache.bytes += entry.bytes;
+      for (const [id, old] of cache.spaces) {
+        if (cache.bytes <= CACHE_BYTES) break;
+        cache.spaces.delete(id);
+        cache.bytes -= old.bytes;
+      }
+    }
+  }
+  return out;
+}
 
 /**
  * The `k` sections closest to `question` (cosine) among the vectors of `spaces` (the caller's
- * readable spaces: a subquery or a list). Vectors of another length (another model, before the
- * re-embedding finished) are skipped.
+ * readable spaces: a subquery or a list), ranked exactly. Vectors of another length (another
+ * model, before the re-embedding finished) are skipped.
  */
 export async function nearestSections(db: Db, spaces: Expression<unknown> | string[], question: number[], k: number): Promise<NearSection[]> {
   const q = unpack(packVector(question));
   const best: NearSection[] = [];
-  let after: { space_id: string; page_id: string; hash: string } | undefined;
-  for (;;) {
-    const rows = await store.vectorsOf(db, spaces, after, BATCH);
-    for (const row of rows) {
-      const v = unpack(row.vector);
-      if (v.length !== q.length) continue;
+  let floor = -Infinity;
+  for (const space of await vectorsOfSpaces(db, spaces)) {
+    const block = space.blocks.get(q.length);
+    if (!block) continue;
+    const { data } = block;
+    for (let row = 0, at = 0; at < data.length; row++, at += q.length) {
       let dot = 0;
-      for (let i = 0; i < v.length; i++) dot += v[i]! * q[i]!;
-      if (best.length < k || dot > best[best.length - 1]!.similarity) {
-        best.push({ space_id: row.space_id, page_id: row.page_id, section_id: row.section_id, section_title: row.section_title, similarity: dot });
-        best.sort((a, b) => b.similarity - a.similarity);
-        if (best.length > k) best.pop();
-      }
+      for (let i = 0; i < q.length; i++) dot += data[at + i]! * q[i]!;
+      // A section at a right angle to the question (or beyond) shares nothing with it.
+      if (dot <= 0 || (best.length === k && dot <= floor)) continue;
+      best.push({ space_id: space.spaceId, page_id: block.pageIds[row]!, section_id: block.sectionIds[row]!, section_title: block.sectionTitles[row]!, similarity: dot });
+      best.sort((a, b) => b.similarity - a.similarity);
+      if (best.length > k) best.pop();
+      if (best.length === k) floor = best[k - 1]!.similarity;
     }
-    if (rows.length < BATCH) break;
-    const last = rows[rows.length - 1]!;
-    after = { space_id: last.space_id, page_id: last.page_id, hash: last.hash };
   }
   return best;
 }

@@ -35,6 +35,7 @@ export interface Database {
   search_words: SearchWordsTable;
   ask_sections: AskSectionsTable;
   ask_embedding_state: AskEmbeddingStateTable;
+  ask_vector_versions: AskVectorVersionsTable;
   integrations: IntegrationsTable;
   integration_installations: IntegrationInstallationsTable;
   integration_space_installations: IntegrationSpaceInstallationsTable;
@@ -464,6 +465,12 @@ export interface AskSectionsTable {
   section_title: string;
   /** float4 values, little-endian, normalized to length 1. */
   vector: Buffer;
+}
+
+/** How many times a space's section vectors changed (processes cache them until it moves). */
+export interface AskVectorVersionsTable {
+  space_id: string;
+  version: ColumnType<string, number | string, number | string>;
 }
 
 /** The search root and model a space's section vectors were last brought up to. */

@@ -7,7 +7,8 @@ import { sql, type Kysely } from 'kysely';
  * length 1) and ranked exactly in the process (src/ask/vectors.ts): neither the PostgreSQL of the
  * machine Folio is built on nor PGlite 0.5 ship pgvector. `ask_embedding_state` records the search
  * root and model a space's vectors were last brought up to, so a start embeds what a process
- * stopped too early left behind.
+ * stopped too early left behind. `ask_vector_versions` counts the changes to a space's vectors: a
+ * process keeps the vectors it read in memory until the count moves.
  */
 export async function up(db: Kysely<any>): Promise<void> {
   await sql`
@@ -21,6 +22,11 @@ export async function up(db: Kysely<any>): Promise<void> {
       PRIMARY KEY (space_id, page_id, hash)
     );
 
+    CREATE TABLE ask_vector_versions (
+      space_id text PRIMARY KEY REFERENCES spaces(id) ON DELETE CASCADE,
+      version bigint NOT NULL
+    );
+
     CREATE TABLE ask_embedding_state (
       space_id text PRIMARY KEY REFERENCES spaces(id) ON DELETE CASCADE,
       root text NOT NULL,
@@ -30,5 +36,5 @@ export async function up(db: Kysely<any>): Promise<void> {
 }
 
 export async function down(db: Kysely<any>): Promise<void> {
-  await sql`DROP TABLE ask_embedding_state; DROP TABLE ask_sections;`.execute(db);
+  await sql`DROP TABLE ask_embedding_state; DROP TABLE ask_vector_versions; DROP TABLE ask_sections;`.execute(db);
 }
