@@ -156,15 +156,24 @@ test('a member never gets a source from a space they cannot read; a reader with 
   assert.match(engine.prompts[0]!, /VAULT-SECRET-42/);
 });
 
-test("a site's visitor gets passages of the site's content only", async () => {
-  const site = await newSite(admin, orgId, { title: 'Public handbook', visibility: 'public', spaces: [handbook.id] });
+test("a site's visitor gets passages of what the site shows them only", async () => {
+  // Beside the handbook, pages whose vectors are close to the question but that a visitor without
+  // claims may not read: a hidden page, and text under a condition they do not meet.
+  const extra = await newSpace(admin, orgId, 'Public extras');
+  await mergePages(t, admin, extra.id, pagesChanges([
+    { title: 'Internal purge', markdown: '---\nhidden: true\n---\n\nErase a project with HIDDEN-TOOL-7.\n' },
+    { title: 'Pro corner', markdown: 'For everyone.\n\n{% if visitor.claims.plan === "pro" %}\nErase a project with PRO-ONLY-99.\n{% endif %}\n' },
+  ]));
+  await settleJobs(t);
+  assert.equal((await sectionRows(extra.id)).length, 2, 'both pages are embedded (their whole text)');
+  const site = await newSite(admin, orgId, { title: 'Public handbook', visibility: 'public', spaces: [handbook.id, extra.id] });
   const visitor = await t.user('Visitor');
   engine.prompts.length = 0;
   const events = [];
-  for await (const e of await visitor.api.orgs.streamAskInSite(orgId, site.id, { question: QUESTION, scope: { mode: 'default' } })) events.push(e as { answer: { sources: { space: string }[] } });
+  for await (const e of await visitor.api.orgs.streamAskInSite(orgId, site.id, { question: QUESTION, scope: { mode: 'all' } })) events.push(e as { answer: { sources: { space: string }[] } });
   assert.deepEqual(events.at(-1)!.answer.sources.map((s) => s.space), [handbook.id]);
   assert.match(engine.prompts[0]!, /To delete a workspace/);
-  assert.doesNotMatch(engine.prompts[0]!, /VAULT-SECRET-42/);
+  assert.doesNotMatch(engine.prompts[0]!, /VAULT-SECRET-42|HIDDEN-TOOL-7|Internal purge|PRO-ONLY-99|Pro corner/);
 });
 
 test('an edit re-embeds only the section whose text changed', async () => {

@@ -206,9 +206,24 @@ export async function visitorPassages(reader: ReaderSite, visitor: Visitor, ques
   const missing = fused.filter((k) => !byKey.has(k)).map((k) => ({ space_id: k.split('\0')[0]!, page_id: k.split('\0')[1]! }));
   const navs = new Map<string, Navigation>();
   for (const hit of await pagesAsHits(reader.db, missing)) {
+    const key = keyOf(hit.space_id, hit.page_id);
     const located = reachable.get(hit.space_id);
     const view = located && (await readerView(reader, visitor, hit, located, navs));
-    if (view) byKey.set(keyOf(hit.space_id, hit.page_id), { hit: view.hit, query: undefined, located: view.located, path: view.path });
+    if (!view) continue;
+    if (view.narrowed) {
+      // Part of the page is hidden from this visitor (conditional text): a section counts as near
+      // only when the visitor sees all of the text its vector was made from; a page near only
+      // through text they cannot see is not theirs to find.
+      const seen = (near: SectionKey) => {
+        const whole = hit.sections.find((s) => s.id === near.id && s.title === near.title);
+        const visible = view.hit.sections.find((s) => s.id === near.id && s.title === near.title);
+        return !!whole && !!visible && whole.body === visible.body;
+      };
+      const kept = (nearPages.get(key) ?? []).filter(seen);
+      if (!kept.length) continue;
+      nearPages.set(key, kept);
+    }
+    byKey.set(key, { hit: view.hit, query: undefined, located: view.located, path: view.path });
   }
   return fused
     .filter((k) => byKey.has(k))
