@@ -6,6 +6,7 @@ import { sql } from 'kysely';
 import { grantDirect, mergePages, newOrg, newMember, newSpace, newSite, pagesChanges, mergeChanges } from './support/factories.ts';
 import { startTestServer, type TestServer, type TestUser } from './support/server.ts';
 import { settleJobs } from './support/wait.ts';
+import { queueStaleEmbeddings } from '../src/ask/vectors.ts';
 
 /**
  * Ask with vector retrieval: a fake OpenAI-compatible engine on 127.0.0.1 serves `/embeddings`
@@ -199,6 +200,29 @@ test('a page merged after vectors were read (and kept in memory) is found at onc
     after.answer!.sources.map((s) => s.type === 'page' && s.page),
     [Object.values(pageIds)[0]],
   );
+});
+
+test('a copied space reuses the vectors of its texts; a start embeds what is missing', async () => {
+  engine.embedded.length = 0;
+  const res = await t.request('POST', `/v1/spaces/${handbook.id}/duplicate`, { token: admin.token });
+  assert.ok(res.status < 300, JSON.stringify(res.body));
+  const copy = (res.body as { id: string }).id;
+  await settleJobs(t);
+  assert.deepEqual((await sectionRows(copy)).map((r) => r.hash), (await sectionRows(handbook.id)).map((r) => r.hash));
+  assert.deepEqual(engine.embedded, [], 'no text of a copy is sent again');
+
+  // Vectors lost (a job that failed for good, a model changed): the pass at start embeds what is missing, and only that.
+  const db = t.server.services.db;
+  await db.deleteFrom('ask_sections').where('space_id', 'in', [handbook.id, copy]).where('section_title', '=', 'Removal').execute();
+  await db.deleteFrom('ask_embedding_state').where('space_id', 'in', [handbook.id, copy]).execute();
+  const queued = await queueStaleEmbeddings(db, t.server.services.jobs, 'fake-embed');
+  assert.ok(queued >= 2, `${queued} spaces queued`);
+  assert.equal(await queueStaleEmbeddings(db, t.server.services.jobs, 'fake-embed'), 0, 'not queued twice');
+  await settleJobs(t);
+  assert.deepEqual(engine.embedded, ['Retiring a workspace › Removal\n\nTo delete a workspace open its settings and choose Delete.']);
+  assert.ok((await sectionRows(handbook.id)).some((r) => r.section_title === 'Removal'));
+  assert.ok((await sectionRows(copy)).some((r) => r.section_title === 'Removal'));
+  assert.equal(await queueStaleEmbeddings(db, t.server.services.jobs, 'fake-embed'), 0, 'every space is up to date');
 });
 
 test('an engine failure fails the embedding job, not the edit, and Ask answers from search meanwhile', async () => {

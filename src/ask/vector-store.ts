@@ -37,6 +37,24 @@ export async function storedHashes(db: Db, spaceId: string, pageIds: string[]): 
   return db.selectFrom('ask_sections').select(['page_id', 'hash']).where('space_id', '=', spaceId).where('page_id', 'in', pageIds).execute();
 }
 
+/**
+ * Vectors already stored for some hashes, in any space. A hash covers the model and the exact
+ * text embedded, so the vector is the one the engine would answer: reusing it reveals nothing.
+ */
+export async function vectorsByHash(db: Db, hashes: string[]): Promise<Map<string, Buffer>> {
+  const out = new Map<string, Buffer>();
+  for (let i = 0; i < hashes.length; i += 500) {
+    const rows = await db
+      .selectFrom('ask_sections')
+      .select(['hash', sql<string>`encode(vector, 'base64')`.as('v')])
+      .distinctOn('hash')
+      .where('hash', 'in', hashes.slice(i, i + 500))
+      .execute();
+    for (const r of rows) out.set(r.hash, Buffer.from(r.v, 'base64'));
+  }
+  return out;
+}
+
 export interface SectionVectorRow {
   page_id: string;
   hash: string;

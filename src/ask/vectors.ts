@@ -11,7 +11,7 @@ import * as store from './vector-store.ts';
  * They follow the search index: when the index writes or removes pages (a merge, an import, a git
  * sync, a copy), a background job (`ask.embed`) is queued in the same transaction for those pages,
  * and embeds only the sections whose hash is not stored yet (an edit to one section of a page costs
- * one vector); at start, spaces whose vectors are behind their index get a whole pass (which still
+ * one vector; a text stored in any space already, as in a copied space, costs none); at start, spaces whose vectors are behind their index get a whole pass (which still
  * embeds only what is missing). An engine failure fails the job (retried, its error kept on the
  * job), never the edit.
  *
@@ -71,7 +71,7 @@ function unpack(buffer: Buffer): Float32Array {
 /**
  * Brings the vectors of some pages of a space (`pages`; undefined: every page) to the search
  * index: sections whose text is new are embedded, those whose text is gone are removed, pages gone
- * from the index lose theirs. Returns how many sections were embedded.
+ * from the index lose theirs. Returns how many texts were sent to the engine.
  */
 export async function embedPages(db: Db, config: EngineConfig, spaceId: string, pages?: string[]): Promise<number> {
   const model = config.aiEmbeddingModel!;
@@ -91,10 +91,15 @@ export async function embedPages(db: Db, config: EngineConfig, spaceId: string, 
     const have = new Set(stored.map((r) => `${r.page_id}\0${r.hash}`));
     const removed = stored.filter((r) => !wanted.has(`${r.page_id}\0${r.hash}`));
     const missing = [...wanted].filter(([key]) => !have.has(key)).map(([, w]) => w);
-    const vectors = missing.length ? await embedTexts(config, missing.map((m) => m.text.text)) : [];
-    const added = missing.map((m, i) => ({ page_id: m.page_id, hash: m.hash, section_id: m.text.sectionId, section_title: m.text.sectionTitle, vector: packVector(vectors[i]!) }));
+    // A text embedded already (another space, a copy) keeps its vector; each new text is sent once.
+    const known = missing.length ? await store.vectorsByHash(db, [...new Set(missing.map((m) => m.hash))]) : new Map<string, Buffer>();
+    const texts = new Map<string, string>();
+    for (const m of missing) if (!known.has(m.hash)) texts.set(m.hash, m.text.text);
+    const vectors = texts.size ? await embedTexts(config, [...texts.values()]) : [];
+    [...texts.keys()].forEach((hash, i) => known.set(hash, packVector(vectors[i]!)));
+    const added = missing.map((m) => ({ page_id: m.page_id, hash: m.hash, section_id: m.text.sectionId, section_title: m.text.sectionTitle, vector: known.get(m.hash)! }));
     if (added.length || removed.length) await store.replaceSections(db, spaceId, added, removed);
-    embedded += added.length;
+    embedded += texts.size;
   };
   if (pages) {
     for (let i = 0; i < pages.length; i += PAGES_PER_ROUND) await round(pages.slice(i, i + PAGES_PER_ROUND));
