@@ -16,9 +16,9 @@ import { spaceRevisions } from './store.ts';
 /**
  * What Ask may quote: passages of the search engine's hits (src/search), fused with the sections
  * nearest to the question by vector similarity when an embedding model is configured (vectors.ts,
- * reciprocal rank fusion), taken only from what the caller may read. A member's passages come from the spaces the organization's search would show
- * them; a site visitor's from the pages the site shows that visitor (the published site's own
- * rules: published-site/reader-search.ts). Filtering happens here, before any model sees a word: a
+ * reciprocal rank fusion), taken only from what the caller may read. A member's passages come
+ * from the spaces the organization's search would show them; a site visitor's from the pages the
+ * site shows that visitor (the published site's own rules: published-site/reader-search.ts). Filtering happens here, before any model sees a word: a
  * page the caller cannot read never becomes a passage, whatever a question or a page says.
  */
 
