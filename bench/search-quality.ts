@@ -28,7 +28,6 @@
  *   BENCH_DATABASE_URL=postgres://… npm run bench:search-quality  # PostgreSQL
  *   BENCH_PAGES=300 (pages per corpus), BENCH_CORPORA=en,fr,ja, BENCH_VERBOSE=1 (misses listed)
  */
-import { execFileSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { sql } from 'kysely';
 import { loadConfig } from '../src/platform/config.ts';
@@ -36,6 +35,7 @@ import { startServer } from '../src/server.ts';
 import { createUser } from '../src/users/service.ts';
 import { bulkPages } from '../test/support/content.ts';
 import { apiCaller, freshDatabaseConfig } from './support.ts';
+import { git, pageOf, readBlobs, type Page } from './corpus.ts';
 
 const PAGES = Number(process.env.BENCH_PAGES ?? 300);
 const VERBOSE = process.env.BENCH_VERBOSE === '1';
@@ -73,68 +73,7 @@ const CORPORA: Corpus[] = [
   })),
 ];
 
-type Page = { path: string; title: string; description: string; markdown: string; headings: string[] };
 type Query = { kind: string; text: string; answers: Set<number> };
-
-const git = (gitDir: string, args: string[], input?: string) => execFileSync('git', ['--git-dir', gitDir, ...args], { input, maxBuffer: 1024 * 1024 * 1024 });
-
-/** Reads many blobs in one `git cat-file --batch`. */
-function readBlobs(gitDir: string, ref: string, paths: string[]): string[] {
-  const out = git(gitDir, ['cat-file', '--batch'], paths.map((p) => `${ref}:${p}`).join('\n') + '\n');
-  const texts: string[] = [];
-  let at = 0;
-  for (let i = 0; i < paths.length; i++) {
-    const eol = out.indexOf(10, at);
-    const header = out.subarray(at, eol).toString();
-    const size = Number(header.split(' ')[2]);
-    if (!Number.isFinite(size) || header.endsWith('missing')) {
-      texts.push('');
-      at = eol + 1;
-      continue;
-    }
-    texts.push(out.subarray(eol + 1, eol + 1 + size).toString('utf8'));
-    at = eol + 1 + size + 1;
-  }
-  return texts;
-}
-
-/** Heading text as a reader sees it: no markup, links, anchors, emoji or HTML. */
-function plain(text: string): string {
-  return text
-    .replace(/<[^>]+>/g, ' ')
-    .replace(/!?\[([^\]]*)\]\([^)]*\)/g, '$1')
-    .replace(/[*_`~]/g, '')
-    .replace(/\p{Extended_Pictographic}/gu, '')
-    .replace(/\s+/g, ' ')
-    .trim();
-}
-
-function pageOf(path: string, text: string): Page | undefined {
-  let markdown = text.replace(/\r\n/g, '\n');
-  let description = '';
-  const front = /^---\n([\s\S]*?)\n---\n/.exec(markdown);
-  if (front) {
-    description = /^description:\s*(.+)$/m.exec(front[1]!)?.[1]?.replace(/^['"]|['"]$/g, '').trim() ?? '';
-    markdown = markdown.slice(front[0].length);
-  }
-  const h1 = /^# (.+)$/m.exec(markdown);
-  if (!h1) return undefined;
-  const title = plain(h1[1]!);
-  if (!title) return undefined;
-  // GitBook keeps the title out of the page's document.
-  markdown = markdown.slice(0, h1.index) + markdown.slice(h1.index + h1[0].length);
-  const headings: string[] = [];
-  let fenced = false;
-  for (const line of markdown.split('\n')) {
-    if (/^\s*(```|~~~)/.test(line)) fenced = !fenced;
-    const m = !fenced && /^#{2,3} (.+)$/.exec(line);
-    if (m) {
-      const heading = plain(m[1]!);
-      if (heading) headings.push(heading);
-    }
-  }
-  return { path, title, description, markdown, headings };
-}
 
 function loadCorpus(corpus: Corpus): Page[] | undefined {
   if (!existsSync(corpus.gitDir)) return undefined;

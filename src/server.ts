@@ -20,6 +20,7 @@ import { openBlobs } from './platform/blob-store.ts';
 import { openSharedState, type SharedState } from './platform/shared-state.ts';
 import { Urls } from './platform/urls.ts';
 import { applySpaceLanguage, refreshStaleSearchIndexes, SEARCH_LANGUAGE_JOB } from './search/indexer.ts';
+import { EMBED_JOB, embedJob, queueStaleEmbeddings } from './ask/vectors.ts';
 import { PURGE_SPACE_JOB, purgeSpaceJob } from './spaces/service.ts';
 import { registerInsightJobs } from './insights/process.ts';
 import { translationRunJob } from './translations/run.ts';
@@ -135,7 +136,9 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
     collab = startCollab(services, app.server, app.log);
     await registerJobHandlers(services);
     // A merge killed between its commit and its search update leaves the index behind the content.
-    await refreshStaleSearchIndexes(database.db);
+    await refreshStaleSearchIndexes(database.db, jobs);
+    // With an embedding model, spaces whose section vectors are behind their index are embedded in the background.
+    if (config.aiEmbeddingModel) await queueStaleEmbeddings(database.db, jobs, config.aiEmbeddingModel);
     await app.listen({ port: config.port, host: config.host });
     // Only once the port is ours: a start that fails to listen must not create an administrator
     // whose token nobody sees (it is created only while no user exists).
@@ -248,6 +251,8 @@ async function registerJobHandlers(services: Services): Promise<void> {
   services.jobs.register(PURGE_SPACE_JOB, purgeSpaceJob(services));
   services.jobs.register(SEARCH_LANGUAGE_JOB, (payload: { spaceId: string }, { db }) => applySpaceLanguage(db, payload.spaceId));
   registerInsightJobs(services);
+  // Ask's section vectors exist only with an embedding model: without one no job is registered, so none is queued.
+  if (services.config.aiEmbeddingModel) services.jobs.register(EMBED_JOB, embedJob(services.config), { maxAttempts: 8 });
   services.jobs.register(TRANSLATION_RUN_JOB, translationRunJob(services), { maxAttempts: 3 });
   services.jobs.register(OPENAPI_PROCESS_JOB, processSpecJob(services));
   services.jobs.register(GIT_IMPORT_JOB, importJob(services), { maxAttempts: 3 });

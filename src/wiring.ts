@@ -5,7 +5,8 @@ import { applyTemplate } from './templates/service.ts';
 import { contentExtensions } from './content/extensions.ts';
 import { grantRoleOnSpace } from './integrations/grants.ts';
 import { mayHoldOpenAPIBlocks, resolveOpenAPIBlocks } from './openapi/blocks.ts';
-import { followOrganizationLanguage, reindexSpace, SEARCH_LANGUAGE_JOB } from './search/indexer.ts';
+import { followOrganizationLanguage, reindexSpace, SEARCH_LANGUAGE_JOB, searchIndexHooks } from './search/indexer.ts';
+import { queueEmbedding } from './ask/vectors.ts';
 import { organizationHooks } from './orgs/hooks.ts';
 import { siteIntegrations, siteScripts } from './integrations/site-scripts.ts';
 import { siteGrantHolds } from './sites/content-token.ts';
@@ -28,10 +29,13 @@ export function wireAreas(): void {
   // new language re-indexes it in the background;
   // integrations and site grants reach spaces.
   spaceHooks.on('deleted', (trx, { spaceId }) => removeSpaceFromSites(trx, spaceId));
-  spaceHooks.on('copied', (trx, { spaceId, root }) => reindexSpace(trx, spaceId, root));
+  spaceHooks.on('copied', (trx, { spaceId, root, jobs }) => reindexSpace(trx, spaceId, root, jobs));
   spaceHooks.on('languageChanged', async (trx, { spaceId, jobs }) => {
     await jobs.enqueue(SEARCH_LANGUAGE_JOB, { spaceId }, { db: trx });
   });
+  // Search: Ask's section vectors follow the index (a background job for the pages written, when an
+  // embedding model is configured).
+  searchIndexHooks.on('written', (trx, { spaceId, pages, jobs }) => queueEmbedding(trx, jobs, spaceId, pages));
   resolveSpaceGrantsWith({ integrationRole: grantRoleOnSpace, siteGrantHolds });
   // Organizations: a new default language re-indexes the spaces that have none of their own.
   organizationHooks.on('languageChanged', (trx, { organizationId, jobs }) => followOrganizationLanguage(trx, jobs, organizationId));

@@ -160,3 +160,32 @@ export async function* streamChat(config: EngineConfig, messages: ChatMessage[],
     controller.abort();
   }
 }
+
+/** Texts sent per `/embeddings` request: engines cap their batches (OpenAI at 2,048 inputs). */
+export const EMBEDDING_BATCH = 64;
+
+/**
+ * Vectors of `texts` from `POST {AI_ENGINE_URL}/embeddings` with AI_EMBEDDING_MODEL, in the order
+ * of the texts, in requests of EMBEDDING_BATCH texts (each within FETCH_TIMEOUT_MS). Every vector
+ * must be an array of finite numbers of the same length.
+ */
+export async function embedTexts(config: EngineConfig, texts: string[]): Promise<number[][]> {
+  const model = config.aiEmbeddingModel;
+  if (!model) throw new EngineError('AI_EMBEDDING_MODEL is not set');
+  const out: number[][] = [];
+  for (let i = 0; i < texts.length; i += EMBEDDING_BATCH) {
+    const batch = texts.slice(i, i + EMBEDDING_BATCH);
+    const answer = await postJson(config, '/embeddings', { model, input: batch });
+    const data = answer?.data;
+    if (!Array.isArray(data) || data.length !== batch.length) throw new EngineError(`/embeddings: expected ${batch.length} vectors, got ${Array.isArray(data) ? data.length : 'none'}`);
+    const sorted = [...data].sort((a, b) => (a?.index ?? 0) - (b?.index ?? 0));
+    for (const d of sorted) {
+      if (!Array.isArray(d?.embedding) || !d.embedding.length || !d.embedding.every((x: unknown) => typeof x === 'number' && Number.isFinite(x))) {
+        throw new EngineError('/embeddings: a vector is not a non-empty array of numbers');
+      }
+      if (out.length && out[0]!.length !== d.embedding.length) throw new EngineError(`/embeddings: vectors of ${out[0]!.length} and ${d.embedding.length} numbers in one answer`);
+      out.push(d.embedding as number[]);
+    }
+  }
+  return out;
+}

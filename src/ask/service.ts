@@ -61,7 +61,7 @@ async function memberSpaces(ctx: Ctx, organizationId: string) {
 export async function askInOrganization(ctx: Ctx, organizationId: string, query: string, signal?: AbortSignal): Promise<AnswerStream> {
   const question = cleanQuestion(query);
   const spaces = await memberSpaces(ctx, organizationId);
-  const passages = await memberPassages(ctx.db, ctx.urls, spaces, question);
+  const passages = await memberPassages(ctx.db, ctx.urls, spaces, question, { config: ctx.config, onError: (err) => ctx.jobs.logger?.warn({ err }, 'ask: the question could not be embedded; search alone answers') });
   return answerStates(ctx.config, question, passages, signal ? { signal } : {});
 }
 
@@ -200,7 +200,7 @@ export async function* askOnSite(
 ): AnswerStream {
   const question = cleanQuestion(input.question);
   const only = scopeFilter(reading.reader.structure, input.scope);
-  const passages = await visitorPassages(reading.reader, reading.visitor, question, only);
+  const passages = await visitorPassages(reading.reader, reading.visitor, question, only, { config: services.config, onError: (err) => services.jobs.logger?.warn({ err }, 'ask: the question could not be embedded; search alone answers') });
   let last: AnswerState | undefined;
   for await (const state of answerStates(services.config, question, passages, { goal: input.context?.goal, ...(opts.signal ? { signal: opts.signal } : {}) })) {
     last = state;

@@ -90,7 +90,7 @@ export async function mergeChangeRequest(ctx: Ctx, spaceId: string, idOrNumber: 
   // transaction: extracting the text of a large page must not hold the space locked. The merge
   // has committed: a failure here is reported, not answered, and the next merge or start-up
   // (refreshStaleSearchIndexes) catches the index up.
-  await refreshSearchIndex(ctx.db, space.id).catch((err) => ctx.jobs.logger?.error({ err, space: space.id }, 'search index refresh failed'));
+  await refreshSearchIndex(ctx.db, space.id, ctx.jobs).catch((err) => ctx.jobs.logger?.error({ err, space: space.id }, 'search index refresh failed'));
   // Spaces synced both ways send each merge to their repository (src/git/, through the hook).
   await changeRequestHooks
     .run('merged', ctx.db, { organizationId: space.organization_id, spaceId: space.id, message: `${cr.subject || 'Change request'} (#${cr.number})`, jobs: ctx.jobs })

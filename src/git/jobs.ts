@@ -255,7 +255,7 @@ export function importJob(services: Services) {
         // Published sites showing the space show the new revision, in every process.
         if (outcome.kind === 'replaced' || outcome.kind === 'merged') void services.bus.publish(SITES_TOPIC, SITES_CONTENT);
         if (outcome.kind !== 'standalone') {
-          await refreshSearchIndex(db, t.space.id).catch((err) => services.jobs.logger?.error({ err, space: t.space.id }, 'search index refresh failed'));
+          await refreshSearchIndex(db, t.space.id, services.jobs).catch((err) => services.jobs.logger?.error({ err, space: t.space.id }, 'search index refresh failed'));
         }
         log('git import: done', { result: outcome.kind, revision: outcome.revision, ...built.stats });
       } finally {

@@ -196,7 +196,7 @@ async function run(services: Services, db: Db, row: ImportRunRow, tools: RunTool
   tools.log('import run: completed', { revision: outcome.revision, pages: content.pages.size, files: content.files.length });
   if (outcome.merged) {
     void services.bus.publish(SITES_TOPIC, SITES_CONTENT);
-    await refreshSearchIndex(db, row.space_id).catch((err) => services.jobs.logger?.error({ err, space: row.space_id }, 'search index refresh failed'));
+    await refreshSearchIndex(db, row.space_id, services.jobs).catch((err) => services.jobs.logger?.error({ err, space: row.space_id }, 'search index refresh failed'));
   }
 }
 

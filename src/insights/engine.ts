@@ -1,6 +1,6 @@
 import type { Config } from '../platform/config.ts';
 import type { Impact } from '../platform/db/schema.ts';
-import { EngineError, postJson } from '../ai/client.ts';
+import { embedTexts, EngineError, postJson } from '../ai/client.ts';
 import { extractIssues, titleOf, type ConversationText, type ExtractedIssue } from './extract.ts';
 
 /**
@@ -101,18 +101,7 @@ export function remoteEngine(config: EngineConfig): Engine {
       : builtInEngine.extract,
     ...(embeddingModel
       ? {
-          embed: async (texts: string[]) => {
-            const answer = await postJson(config, '/embeddings', { model: embeddingModel, input: texts });
-            const data = answer?.data;
-            if (!Array.isArray(data) || data.length !== texts.length) throw new EngineError(`embeddings: expected ${texts.length} vectors`);
-            const sorted = [...data].sort((a, b) => (a.index ?? 0) - (b.index ?? 0));
-            return sorted.map((d: any) => {
-              if (!Array.isArray(d?.embedding) || !d.embedding.every((x: unknown) => typeof x === 'number' && Number.isFinite(x))) {
-                throw new EngineError('embeddings: a vector is not an array of numbers');
-              }
-              return d.embedding as number[];
-            });
-          },
+          embed: (texts: string[]) => embedTexts(config, texts),
         }
       : {}),
     ...(chatModel

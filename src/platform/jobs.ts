@@ -69,6 +69,11 @@ export class Jobs {
     this.handlers.set(type, { handler, maxAttempts: opts.maxAttempts ?? 5 });
   }
 
+  /** Whether this process knows jobs of `type` (a feature off by configuration registers none). */
+  handles(type: string): boolean {
+    return this.handlers.has(type);
+  }
+
   /** Queues a job; pass a transaction as `db` so the job exists exactly when the change that needs it commits. */
   async enqueue(
     type: string,

@@ -43,36 +43,50 @@ export interface ReaderHit {
 /** Rounds of search pages read at most while hits are dropped (hidden, or not for this visitor). */
 const ROUNDS = 5;
 
-/** `only`: keeps some of the site spaces the visitor can reach (a scope), by site space id. */
-export async function readerHits(reader: ReaderSite, visitor: Visitor, query: string, max: number, only?: (siteSpaceId: string) => boolean): Promise<ReaderHit[]> {
-  const { db, blobs, urls, site, structure, base, integrations = [] } = reader;
-  const reachable = new Map(
-    reachableSiteSpaces(structure, visitor)
+/** The site spaces a visitor reaches, by space id (those `only` keeps: a scope, by site space id). */
+export function reachableSpaces(reader: ReaderSite, visitor: Visitor, only?: (siteSpaceId: string) => boolean): Map<string, Located> {
+  return new Map(
+    reachableSiteSpaces(reader.structure, visitor)
       .filter((l) => !only || only(l.siteSpace.id))
       .map((l) => [l.siteSpace.space.id, l]),
   );
+}
+
+/**
+ * A hit as the visitor may read it on the site: undefined when its page is hidden or left out by
+ * its conditions; its sections narrowed to what the visitor sees when some text is conditional
+ * (`narrowed` says so). `navs` caches the navigation of each site space between calls.
+ */
+export async function readerView(reader: ReaderSite, visitor: Visitor, hit: Hit, located: Located, navs: Map<string, Navigation>) {
+  const { db, blobs, urls, site, structure, base, integrations = [] } = reader;
+  let nav = navs.get(hit.space_id);
+  if (!nav) {
+    nav = await navigationFor({ db, blobs, urls, site, base, structure, located, visitor, integrations });
+    navs.set(hit.space_id, nav);
+  }
+  const target = pageAt(nav, hit.path, visitor);
+  if (!target || target.hidden) return undefined;
+  // The index holds a page's whole text. Text inside `if` blocks this visitor does not meet is
+  // neither shown nor found: such a page is read as the visitor may read it.
+  const visible = await visibleSearchText(db, nav, target, visitor);
+  return { hit: visible ? { ...hit, sections: visible.sections } : hit, narrowed: !!visible, located, nav, page: target, path: `${located.prefix}${hit.path}` };
+}
+
+/** `only`: keeps some of the site spaces the visitor can reach (a scope, by site space id). */
+export async function readerHits(reader: ReaderSite, visitor: Visitor, query: string, max: number, only?: (siteSpaceId: string) => boolean): Promise<ReaderHit[]> {
+  const reachable = reachableSpaces(reader, visitor, only);
   const results: ReaderHit[] = [];
   if (!query || !reachable.size) return results;
   const navs = new Map<string, Navigation>();
   let page: string | undefined;
   for (let round = 0; round < ROUNDS && results.length < max; round++) {
-    const found = await searchHits(db, query, [...reachable.keys()], { limit: max * 2, ...(page ? { page } : {}) });
+    const found = await searchHits(reader.db, query, [...reachable.keys()], { limit: max * 2, ...(page ? { page } : {}) });
     for (const hit of found.rows) {
-      const located = reachable.get(hit.space_id)!;
-      let nav = navs.get(hit.space_id);
-      if (!nav) {
-        nav = await navigationFor({ db, blobs, urls, site, base, structure, located, visitor, integrations });
-        navs.set(hit.space_id, nav);
-      }
-      const target = pageAt(nav, hit.path, visitor);
-      if (!target || target.hidden) continue;
-      // The index holds a page's whole text. Text inside `if` blocks this visitor does not meet is
-      // neither shown nor found: such a page is read as the visitor may read it, and kept only
-      // when the query still matches what they can see.
-      const visible = await visibleSearchText(db, nav, target, visitor);
-      const seen = visible ? { ...hit, sections: visible.sections } : hit;
-      if (visible && !stillMatches(seen, found.query)) continue;
-      results.push({ hit: seen, query: found.query, located, nav, page: target, path: `${located.prefix}${hit.path}` });
+      const view = await readerView(reader, visitor, hit, reachable.get(hit.space_id)!, navs);
+      if (!view) continue;
+      // A page read narrowed to what the visitor sees is kept only when the query still matches it.
+      if (view.narrowed && !stillMatches(view.hit, found.query)) continue;
+      results.push({ hit: view.hit, query: found.query, located: view.located, nav: view.nav, page: view.page, path: view.path });
       if (results.length === max) break;
     }
     if (!found.next) break;

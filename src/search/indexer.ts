@@ -5,7 +5,17 @@ import { EMPTY } from '../content/tree.ts';
 import { searchConfigFor } from './language.ts';
 import { indexText } from './segment.ts';
 import type { Jobs } from '../platform/jobs.ts';
+import { Hooks } from '../platform/hooks.ts';
 import { lockIndexedRoot, reconfigureRows, setIndexedConfig, spaceIndexState, spaceLanguage, spacesFollowingOrganization, staleIndexes, writeIndexRows, type SearchRow } from './store.ts';
+
+/**
+ * What areas built on search react to: the rows of `pages` were written or removed (in the
+ * transaction that wrote them). Ask's section vectors follow the index this way (src/wiring.ts);
+ * `jobs` is the queue of the caller, when it has one, for work to do after the commit.
+ */
+export const searchIndexHooks = new Hooks<{
+  written: { spaceId: string; pages: string[]; jobs: Jobs | undefined };
+}>();
 
 /** A row before its configuration is known: that is read in the transaction that writes it. */
 type UnconfiguredRow = Omit<SearchRow, 'ts_config'>;
@@ -85,11 +95,11 @@ async function indexChanges(db: Db, spaceId: string, from: string, root: string)
 }
 
 /** Brings a space's search rows to `root` inside the caller's transaction (a new or copied space). */
-export async function reindexSpace(db: Db, spaceId: string, root: string): Promise<void> {
+export async function reindexSpace(db: Db, spaceId: string, root: string, jobs?: Jobs): Promise<void> {
   const from = (await lockIndexedRoot(db, spaceId)) ?? EMPTY;
   if (from === root) return;
   const { rows, removed } = await indexChanges(db, spaceId, from, root);
-  await writeConfigured(db, spaceId, from, root, rows, removed);
+  await writeConfigured(db, spaceId, from, root, rows, removed, jobs);
 }
 
 /**
@@ -97,10 +107,11 @@ export async function reindexSpace(db: Db, spaceId: string, root: string): Promi
  * after the index's row lock: a language change's job (applySpaceLanguage) takes the same lock for
  * its last pass, so no row is left in a configuration the space no longer has.
  */
-async function writeConfigured(trx: Db, spaceId: string, from: string, root: string, rows: UnconfiguredRow[], removed: Set<string>): Promise<void> {
+async function writeConfigured(trx: Db, spaceId: string, from: string, root: string, rows: UnconfiguredRow[], removed: Set<string>, jobs: Jobs | undefined): Promise<void> {
   const config = searchConfigFor((await spaceLanguage(trx, spaceId))?.language);
   const configured = rows.map((row) => ({ ...row, ts_config: config }));
   await writeIndexRows(trx, spaceId, root, configured, removed, from === EMPTY ? config : undefined);
+  await searchIndexHooks.run('written', trx, { spaceId, pages: [...rows.map((r) => r.page_id), ...removed], jobs });
 }
 
 /**
@@ -110,7 +121,7 @@ async function writeConfigured(trx: Db, spaceId: string, from: string, root: str
  * that first checks that no other merge moved the index meanwhile, and starts over if one did.
  * Concurrent merges therefore leave the index at the space's latest content, whatever their order.
  */
-export async function refreshSearchIndex(db: Db, spaceId: string): Promise<void> {
+export async function refreshSearchIndex(db: Db, spaceId: string, jobs?: Jobs): Promise<void> {
   for (let attempt = 0; attempt < 5; attempt++) {
     const space = await spaceIndexState(db, spaceId);
     if (!space) return;
@@ -119,7 +130,7 @@ export async function refreshSearchIndex(db: Db, spaceId: string): Promise<void>
     const { rows, removed } = await indexChanges(db, spaceId, from, space.root);
     const written = await db.transaction().execute(async (trx) => {
       if (((await lockIndexedRoot(trx, spaceId)) ?? EMPTY) !== from) return false;
-      await writeConfigured(trx, spaceId, from, space.root, rows, removed);
+      await writeConfigured(trx, spaceId, from, space.root, rows, removed, jobs);
       return true;
     });
     if (written) return;
@@ -133,9 +144,9 @@ export async function refreshSearchIndex(db: Db, spaceId: string): Promise<void>
  * merge that was then killed) leaves the index behind the content until the space's next merge:
  * run at start, before requests are served. Returns how many spaces it updated.
  */
-export async function refreshStaleSearchIndexes(db: Db): Promise<number> {
+export async function refreshStaleSearchIndexes(db: Db, jobs?: Jobs): Promise<number> {
   const stale = await staleIndexes(db, EMPTY);
-  for (const { id } of stale) await refreshSearchIndex(db, id);
+  for (const { id } of stale) await refreshSearchIndex(db, id, jobs);
   return stale.length;
 }
 

@@ -10,7 +10,7 @@ export const spaceHooks = new Hooks<{
   /** A space was deleted (soft): it leaves everything that showed it. */
   deleted: { spaceId: string };
   /** A space was created as a copy of another's content (`root`: its revision's page tree). */
-  copied: { spaceId: string; root: string };
+  copied: { spaceId: string; root: string; jobs: Jobs };
   /** A space's language changed (its text is indexed for search in its language). */
   languageChanged: { spaceId: string; jobs: Jobs };
 }>();

@@ -273,7 +273,7 @@ export async function duplicateSpace(ctx: Ctx, spaceId: string) {
       updated_at: now,
     });
     await copySpaceGrants(trx, source.id, id, now);
-    await spaceHooks.run('copied', trx, { spaceId: id, root });
+    await spaceHooks.run('copied', trx, { spaceId: id, root, jobs: ctx.jobs });
     return created;
   });
   return { space: copy, role: (await withRoles(ctx, copy.organization_id, orgRole, [copy]))[0]!.role };

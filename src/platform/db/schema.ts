@@ -33,6 +33,9 @@ export interface Database {
   search_pages: SearchPagesTable;
   search_state: SearchStateTable;
   search_words: SearchWordsTable;
+  ask_sections: AskSectionsTable;
+  ask_embedding_state: AskEmbeddingStateTable;
+  ask_vector_versions: AskVectorVersionsTable;
   integrations: IntegrationsTable;
   integration_installations: IntegrationInstallationsTable;
   integration_space_installations: IntegrationSpaceInstallationsTable;
@@ -452,6 +455,30 @@ export interface CommentReactionsTable {
 
 export type CommentRow = Selectable<CommentsTable>;
 export type CommentReplyRow = Selectable<CommentRepliesTable>;
+
+/** A section's vector for Ask (src/ask/vectors.ts), keyed by the hash of the model and the text embedded. */
+export interface AskSectionsTable {
+  space_id: string;
+  page_id: string;
+  hash: string;
+  section_id: string;
+  section_title: string;
+  /** float4 values, little-endian, normalized to length 1. */
+  vector: Buffer;
+}
+
+/** How many times a space's section vectors changed (processes cache them until it moves). */
+export interface AskVectorVersionsTable {
+  space_id: string;
+  version: ColumnType<string, number | string, number | string>;
+}
+
+/** The search root and model a space's section vectors were last brought up to. */
+export interface AskEmbeddingStateTable {
+  space_id: string;
+  root: string;
+  model: string;
+}
 
 export interface SearchPagesTable {
   space_id: string;
