@@ -74,17 +74,6 @@ function passagesOf(hit: Hit, query: ParsedQuery | undefined, page: PageOfPassag
   return out;
 }
 
-/**
- * Shorter queries for a question no page matches as a whole (search requires every word): its
- * three longest words, then two, then the longest alone.
- */
-export function fallbackQueries(question: string): string[] {
-  const words = [...new Set(question.toLowerCase().match(/[\p{L}\p{N}][\p{L}\p{N}_-]*/gu) ?? [])].filter((w) => w.length > 3);
-  const longest = [...words].sort((a, b) => b.length - a.length);
-  const out: string[] = [];
-  for (const n of [3, 2, 1]) if (longest.length >= n) out.push(longest.slice(0, n).join(' '));
-  return [...new Set(out)].filter((q) => q !== question.toLowerCase().trim());
-}
 
 /** The constant of reciprocal rank fusion: a page's score is the sum of 1 / (RRF_K + rank) over the rankings it is in. */
 const RRF_K = 60;
@@ -134,15 +123,6 @@ async function nearSections(db: Db, config: RetrievalConfig | undefined, spaces:
   }
 }
 
-/** Search hits of the question (or of its fallback queries when no page matches it whole). */
-async function searchWithFallbacks<T>(run: (query: string) => Promise<T[]>, question: string): Promise<T[]> {
-  let found = await run(question);
-  for (const words of fallbackQueries(question)) {
-    if (found.length) break;
-    found = await run(words);
-  }
-  return found;
-}
 
 export interface RetrieveOptions {
   /** Engine settings: with AI_EMBEDDING_MODEL, vector similarity joins the search engine's ranking. */
@@ -155,11 +135,9 @@ export async function memberPassages(db: Db, urls: Urls, spaces: Expression<unkn
   const nearing = nearSections(db, opts.config, spaces, question, opts.onError);
   const limit = opts.config?.aiEmbeddingModel ? PAGES * 2 : PAGES;
   let query: ParsedQuery | undefined;
-  const hits = await searchWithFallbacks(async (q) => {
-    const found = await searchHits(db, q, spaces, { limit });
-    query = found.query;
-    return found.rows;
-  }, question);
+  const found = await searchHits(db, question, spaces, { limit, question: true });
+  query = found.query;
+  const hits = found.rows;
   const near = await nearing;
   let chosen: { hit: Hit; query: ParsedQuery | undefined; near: SectionKey[] }[];
   if (!near) {
@@ -190,7 +168,7 @@ export async function visitorPassages(reader: ReaderSite, visitor: Visitor, ques
   // visitor may read it (hidden pages, unmet conditions), like the search engine's hits.
   const nearing = reachable.size ? nearSections(reader.db, opts.config, [...reachable.keys()], question, opts.onError) : Promise.resolve(undefined);
   const limit = opts.config?.aiEmbeddingModel ? PAGES * 2 : PAGES;
-  const hits = await searchWithFallbacks((q) => readerHits(reader, visitor, q, limit, only), question);
+  const hits = await readerHits(reader, visitor, question, limit, only, { question: true });
   const near = await nearing;
   const pageOf = (r: { hit: Hit; located: Located; path: string }) => ({
     spaceId: r.hit.space_id,

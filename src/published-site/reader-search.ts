@@ -73,14 +73,22 @@ export async function readerView(reader: ReaderSite, visitor: Visitor, hit: Hit,
 }
 
 /** `only`: keeps some of the site spaces the visitor can reach (a scope, by site space id). */
-export async function readerHits(reader: ReaderSite, visitor: Visitor, query: string, max: number, only?: (siteSpaceId: string) => boolean): Promise<ReaderHit[]> {
+export async function readerHits(
+  reader: ReaderSite,
+  visitor: Visitor,
+  query: string,
+  max: number,
+  only?: (siteSpaceId: string) => boolean,
+  /** `question`: ranked as a reader's question (Ask), see searchHits. */
+  opts: { question?: boolean } = {},
+): Promise<ReaderHit[]> {
   const reachable = reachableSpaces(reader, visitor, only);
   const results: ReaderHit[] = [];
   if (!query || !reachable.size) return results;
   const navs = new Map<string, Navigation>();
   let page: string | undefined;
   for (let round = 0; round < ROUNDS && results.length < max; round++) {
-    const found = await searchHits(reader.db, query, [...reachable.keys()], { limit: max * 2, ...(page ? { page } : {}) });
+    const found = await searchHits(reader.db, query, [...reachable.keys()], { limit: max * 2, ...(page ? { page } : {}), ...(opts.question ? { question: true } : {}) });
     for (const hit of found.rows) {
       const view = await readerView(reader, visitor, hit, reachable.get(hit.space_id)!, navs);
       if (!view) continue;

@@ -10,7 +10,7 @@ import { findMatches, matcherFor, snippet } from './highlight.ts';
 import { searchConfigFor } from './language.ts';
 import { parseQuery, type ParsedQuery } from './segment.ts';
 import { correctionsOf } from './typos.ts';
-import { meaningfulWords, rankedHits, searchConfigsOf, vocabularyNear, spaceTitles, type Hit, type SearchPlan } from './store.ts';
+import { meaningfulWords, questionRankedHits, rankedHits, searchConfigsOf, vocabularyNear, spaceTitles, type Hit, type SearchPlan } from './store.ts';
 
 /** At most this many matching pages are ranked per query: the cost of ranking stays bounded. */
 export const CANDIDATES = 1000;
@@ -31,7 +31,8 @@ export async function searchHits(
   db: Db,
   query: string,
   spaces: Expression<unknown> | string[],
-  request: PageRequest,
+  /** `question`: a reader's question (Ask) rather than a search box's words (see questionRankedHits). */
+  request: PageRequest & { question?: boolean },
   /** The spaces' languages, when the caller started reading them already (searchConfigsOf). */
   languages?: ReturnType<typeof searchConfigsOf>,
 ) {
@@ -47,6 +48,11 @@ export async function searchHits(
   const kept = await meaningfulWords(db, configList, [...new Set(parsed.highlight)]);
   const meaningful = { ...parsed, words: parsed.words.filter((w) => kept.has(w.text)), highlight: parsed.highlight.filter((w) => kept.has(w)) };
   const plan: SearchPlan = { configs: configList, query: meaningful };
+  if (request.question) {
+    // A question ranks pages by the words they hold rather than requiring each (one page of results).
+    const rows = configs.size ? await questionRankedHits(db, plan, spaces, limit) : [];
+    return { rows, count: rows.length, next: undefined, offset: 0, query: meaningful };
+  }
   const window = { candidates: CANDIDATES, limit, offset };
   let rows = configs.size ? await rankedHits(db, plan, spaces, window) : [];
   // Fewer pages than asked for: misspelled words may match through their corrections.

@@ -247,6 +247,61 @@ export async function rankedHits(
 }
 
 /**
+ * Pages for a question (Ask), not a search box: a question is a sentence, and the page that answers
+ * it rarely holds every one of its words. Pages holding any of its rarer words are candidates,
+ * ranked by the inverse document frequency of the words they hold (BM25's idf: a word few pages
+ * hold says more than one most pages hold), then by ts_rank (titles and headings weigh more than
+ * the body) and the title's closeness to the question. Words held by more than half the pages
+ * (as "docs" in a documentation site) do not make a page a candidate, which keeps the candidates
+ * few; they still count in the score. Two statements: the words' page counts (one GIN lookup each),
+ * then the ranking.
+ */
+const QUESTION_CANDIDATES = 1000;
+
+export async function questionRankedHits(db: Db, plan: SearchPlan, spaces: Expression<unknown> | string[], limit: number): Promise<(Hit & { total: number })[]> {
+  const words = plan.query.words;
+  if (!words.length) return [];
+  const inSpaces = Array.isArray(spaces) ? sql`sp.space_id IN (${sql.join(spaces)})` : sql`sp.space_id IN (${spaces})`;
+  const queries = words.map((w) => wordQuery(plan, { ...w, prefix: false }, spaces));
+  const counts = await sql<{ pages: number; found: number[] }>`
+    SELECT (SELECT count(*)::int FROM search_pages sp WHERE ${inSpaces}) AS pages,
+      ARRAY[${sql.join(queries.map((q) => sql`(SELECT count(*)::int FROM search_pages sp WHERE ${inSpaces} AND sp.tsv @@ ${q})`))}] AS found`.execute(db);
+  const { pages, found } = counts.rows[0] ?? { pages: 0, found: [] };
+  const idf = found.map((n) => (n > 0 ? Math.log(1 + (pages - n + 0.5) / (n + 0.5)) : 0));
+  const present = words.map((_, i) => i).filter((i) => found[i]! > 0);
+  if (!present.length) return [];
+  // Candidates come from the rarest words first, at most QUESTION_CANDIDATES pages: the cost of
+  // ranking stays bounded in a big space whatever words a question uses.
+  const rare = present.filter((i) => found[i]! <= pages / 2);
+  const order = (rare.length ? rare : present).sort((a, b) => found[a]! - found[b]!);
+  const branches = order.map((i, n) => sql`(SELECT sp.space_id, sp.page_id, ${n}::int AS n FROM search_pages sp WHERE ${inSpaces} AND sp.tsv @@ ${queries[i]!} LIMIT ${QUESTION_CANDIDATES})`);
+  const score = sql.join(present.map((i) => sql`CASE WHEN sp.tsv @@ ${queries[i]!} THEN ${idf[i]!}::float8 ELSE 0 END`), sql` + `);
+  const all = sql.join(present.map((i) => queries[i]!), sql` || `);
+  const plain = words.map((w) => w.text).join(' ');
+  const rows = await sql<Hit & { total: number }>`
+    WITH q AS MATERIALIZED (SELECT (${all}) AS query),
+    found AS (${sql.join(branches, sql` UNION ALL `)}),
+    candidates AS (
+      SELECT c.space_id, c.page_id FROM (
+        SELECT DISTINCT ON (f.space_id, f.page_id) f.space_id, f.page_id, f.n FROM found f ORDER BY f.space_id, f.page_id, f.n
+      ) c ORDER BY c.n LIMIT ${QUESTION_CANDIDATES}
+    ),
+    scored AS (
+      SELECT sp.space_id, sp.page_id, sp.title,
+        ${score} + ts_rank(sp.tsv, q.query) + 0.5 * similarity(sp.title, ${plain}) AS score
+      FROM candidates c JOIN search_pages sp ON sp.space_id = c.space_id AND sp.page_id = c.page_id, q
+    ),
+    page AS (
+      SELECT s.*, count(*) OVER ()::int AS total FROM scored s
+      ORDER BY s.score DESC, s.title, s.page_id LIMIT ${limit}
+    )
+    SELECT p.space_id, p.page_id, p.title, sp.description, sp.path, sp.ancestors, sp.sections, p.score, q.query::text AS query_text, true AS exact, p.total
+    FROM page p JOIN search_pages sp ON sp.space_id = p.space_id AND sp.page_id = p.page_id, q
+    ORDER BY p.score DESC, p.title, p.page_id`.execute(db);
+  return rows.rows;
+}
+
+/**
  * Words of the spaces' titles and headings close to each query word (trigram similarity over the
  * `search_words` vocabulary, with a threshold low enough for short words with swapped letters;
  * the caller keeps those within a small edit distance), with how many pages hold them.
