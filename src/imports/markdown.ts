@@ -155,6 +155,7 @@ export function docusaurusToGitbook(text: string, warn: Warn, opts: { mdx?: bool
   });
   lines = convertAdmonitions(lines, warn);
   lines = convertTabs(lines, warn);
+  lines = convertTabBlocks(lines);
   let out = lines.join('\n');
   // Components other than the ones converted are kept as text, reported once per name.
   const seen = new Set<string>();
@@ -276,6 +277,61 @@ function convertTabs(lines: string[], warn: Warn): string[] {
     }
     out.push(`${indent}{% endtabs %}`);
     i = end;
+  }
+  return out;
+}
+
+const LANGUAGE_NAMES: Record<string, string> = { js: 'JavaScript', jsx: 'JavaScript', javascript: 'JavaScript', ts: 'TypeScript', tsx: 'TypeScript', typescript: 'TypeScript', py: 'Python', python: 'Python', sh: 'Shell', bash: 'Bash', json: 'JSON', yaml: 'YAML', yml: 'YAML' };
+
+/**
+ * Code blocks marked `tab` (```` ```js tab title="a.js" ````, the docusaurus-remark-plugin-tab-blocks
+ * idiom) that follow each other (blank lines between) become one set of tabs, each tab titled by
+ * its `{"label": …}` or its language.
+ */
+function convertTabBlocks(lines: string[]): string[] {
+  if (!lines.some((l) => /^\s*(`{3,}|~{3,})\S*\s.*\btab\b/.test(l))) return lines;
+  type Block = { from: number; to: number; indent: string; fence: string; lang: string; rest: string };
+  const blockAt = (i: number): Block | undefined => {
+    const m = /^(\s*)(`{3,}|~{3,})([^\s`]*)(.*)$/.exec(lines[i] ?? '');
+    if (!m) return undefined;
+    let j = i + 1;
+    for (; j < lines.length; j++) {
+      const c = /^\s*(`{3,}|~{3,})\s*$/.exec(lines[j]!);
+      if (c && c[1]![0] === m[2]![0] && c[1]!.length >= m[2]!.length) break;
+    }
+    return { from: i, to: Math.min(j, lines.length - 1), indent: m[1]!, fence: m[2]!, lang: m[3]!, rest: m[4]! };
+  };
+  const isTab = (b: Block) => /(^|\s)tab(\s|$)/.test(b.rest);
+  const out: string[] = [];
+  for (let i = 0; i < lines.length; i++) {
+    const first = blockAt(i);
+    if (!first) {
+      out.push(lines[i]!);
+      continue;
+    }
+    if (!isTab(first)) {
+      out.push(...lines.slice(i, first.to + 1));
+      i = first.to;
+      continue;
+    }
+    const run = [first];
+    for (;;) {
+      let k = run.at(-1)!.to + 1;
+      while (k < lines.length && !lines[k]!.trim()) k++;
+      const next = blockAt(k);
+      if (!next || !isTab(next) || next.indent !== first.indent) break;
+      run.push(next);
+    }
+    const pad = first.indent;
+    out.push(`${pad}{% tabs %}`);
+    for (const b of run) {
+      const label = /\{[^}]*"label"\s*:\s*"([^"]*)"[^}]*\}/.exec(b.rest)?.[1];
+      const title = label ?? LANGUAGE_NAMES[b.lang.toLowerCase()] ?? (b.lang || 'Code');
+      const rest = b.rest.replace(/\{[^}]*\}/, '').replace(/(^|\s)tab(?=\s|$)/, ' ').replace(/\s+/g, ' ').trim();
+      out.push(`${pad}{% tab title="${quoteAttr(title)}" %}`, `${pad}${b.fence}${b.lang}${rest ? ` ${rest}` : ''}`, ...lines.slice(b.from + 1, b.to + 1), `${pad}{% endtab %}`);
+    }
+    out.push(`${pad}{% endtabs %}`);
+    i = run.at(-1)!.to;
   }
   return out;
 }
