@@ -414,6 +414,50 @@ function convertMkdocsBlocks(lines: string[], warn: Warn): string[] {
   return out;
 }
 
+const normLabel = (label: string) => label.trim().replace(/\s+/g, ' ').toLowerCase();
+
+/**
+ * Reference-style links and images (`[text][ref]`, `[text][]`, `[ref]` with a `[ref]: target
+ * "title"` definition, as Material for MkDocs writes every link) become inline links, so that
+ * their targets are rewritten to pages like any other link; the definitions they used are
+ * removed. Footnotes, code and labels without a definition are left alone.
+ */
+export function inlineReferenceLinks(text: string): string {
+  const lines = text.split(/\r?\n/);
+  const inside = fenced(lines);
+  const defs = new Map<string, { url: string; title?: string }>();
+  const defLine = /^\s*\[([^\]^][^\]]*)\]:\s*<?([^\s>]+)>?(?:\s+(?:"([^"]*)"|'([^']*)'|\(([^)]*)\)))?\s*$/;
+  lines.forEach((line, i) => {
+    const m = inside[i] ? null : defLine.exec(line);
+    if (m && !defs.has(normLabel(m[1]!))) defs.set(normLabel(m[1]!), { url: m[2]!, ...((m[3] ?? m[4] ?? m[5]) !== undefined ? { title: m[3] ?? m[4] ?? m[5] } : {}) });
+  });
+  if (!defs.size) return text;
+  const used = new Set<string>();
+  const inline = (label: string): string | undefined => {
+    const d = defs.get(normLabel(label));
+    if (!d) return undefined;
+    used.add(normLabel(label));
+    const url = /[\s()]/.test(d.url) ? `<${d.url}>` : d.url;
+    return d.title !== undefined ? `(${url} "${d.title.replace(/"/g, '\\"')}")` : `(${url})`;
+  };
+  const out = lines.map((line, i) => {
+    if (inside[i] || defLine.test(line) || !line.includes('[')) return line;
+    const spans: string[] = [];
+    const masked = line.replace(/(`+)[^`]*?\1/g, (span) => `\u0000${spans.push(span) - 1}\u0000`);
+    const replaced = masked.replace(/(!?)\[((?:[^\[\]\\]|\\.|\[[^\[\]]*\])*)\](?:\[([^\[\]]*)\])?(?![(:[])/g, (whole, bang: string, content: string, ref: string | undefined, at: number, all: string) => {
+      if (content.startsWith('^') || all[at - 1] === '\\') return whole;
+      const target = inline(ref ? ref : content);
+      return target ? `${bang}[${content}]${target}` : whole;
+    });
+    return replaced.replace(/\u0000(\d+)\u0000/g, (_, n: string) => spans[Number(n)]!);
+  });
+  // Definitions that were used go; others stay (Markdown shows none of them).
+  return out.filter((line, i) => {
+    const m = inside[i] ? null : defLine.exec(line);
+    return !(m && used.has(normLabel(m[1]!)));
+  }).join('\n');
+}
+
 /** A plain Markdown file: only titled code fences change. */
 export function plainToGitbook(text: string): string {
   return convertCodeTitles(text);
