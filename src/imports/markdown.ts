@@ -385,6 +385,18 @@ function convertMkdocsBlocks(lines: string[], warn: Warn): string[] {
       i = end - 1;
       continue;
     }
+    // A definition (Python-Markdown def_list, `:   text` with its blocks indented below): GitBook
+    // has no definition lists, so its text and blocks follow the term as ordinary blocks.
+    const def = inside[i] ? null : /^(\s*):[ \t]{1,3}(\S.*)$/.exec(line);
+    if (def) {
+      const indent = def[1]!.length;
+      const end = indentedBlock(lines, i + 1, indent);
+      const first = def[2]!;
+      const inner = convertMkdocsBlocks(dedent([' '.repeat(indent + 4) + first, ...lines.slice(i + 1, end)].map((l) => (l.trim() ? l : ''))), warn);
+      out.push(...inner.map((l) => (l ? def[1]! + l : l)));
+      i = end - 1;
+      continue;
+    }
     const tab = inside[i] ? null : /^(\s*)===(!)?\s+"(.*)"\s*$/.exec(line);
     if (tab) {
       const indent = tab[1]!.length;
@@ -440,22 +452,146 @@ export function inlineReferenceLinks(text: string): string {
     const url = /[\s()]/.test(d.url) ? `<${d.url}>` : d.url;
     return d.title !== undefined ? `(${url} "${d.title.replace(/"/g, '\\"')}")` : `(${url})`;
   };
-  const out = lines.map((line, i) => {
-    if (inside[i] || defLine.test(line) || !line.includes('[')) return line;
+  // Runs of lines outside code are rewritten together: a link's text may go over several lines.
+  const replaceRun = (run: string): string => {
     const spans: string[] = [];
-    const masked = line.replace(/(`+)[^`]*?\1/g, (span) => `\u0000${spans.push(span) - 1}\u0000`);
+    const masked = run.replace(/(`+)[^`]*?\1/g, (span) => `\u0000${spans.push(span) - 1}\u0000`);
     const replaced = masked.replace(/(!?)\[((?:[^\[\]\\]|\\.|\[[^\[\]]*\])*)\](?:\[([^\[\]]*)\])?(?![(:[])/g, (whole, bang: string, content: string, ref: string | undefined, at: number, all: string) => {
-      if (content.startsWith('^') || all[at - 1] === '\\') return whole;
+      if (content.startsWith('^') || all[at - 1] === '\\' || /\n\s*\n/.test(content)) return whole;
       const target = inline(ref ? ref : content);
       return target ? `${bang}[${content}]${target}` : whole;
     });
     return replaced.replace(/\u0000(\d+)\u0000/g, (_, n: string) => spans[Number(n)]!);
+  };
+  const out: string[] = [];
+  let run: string[] = [];
+  const flush = () => {
+    if (run.length) out.push(...replaceRun(run.join('\n')).split('\n'));
+    run = [];
+  };
+  lines.forEach((line, i) => {
+    if (inside[i] || defLine.test(line)) {
+      flush();
+      out.push(line);
+    } else run.push(line);
   });
+  flush();
   // Definitions that were used go; others stay (Markdown shows none of them).
   return out.filter((line, i) => {
     const m = inside[i] ? null : defLine.exec(line);
     return !(m && used.has(normLabel(m[1]!)));
   }).join('\n');
+}
+
+/**
+ * A GitBook hint may hold only text blocks (paragraphs, headings, lists, tables), so an admonition
+ * that holds code blocks, tabs or collapsibles is split around them: its text stays in hints of its
+ * style (the title in the first), the code blocks and tabs come between them at the same place,
+ * as blocks. One warning per admonition split.
+ */
+export function splitHints(text: string, warn: Warn): string {
+  if (!text.includes('{% hint')) return text;
+  const lines = text.split('\n');
+  const out: string[] = [];
+  for (let i = 0; i < lines.length; i++) {
+    const open = /^(\s*)\{%\s*hint\b[^%]*%\}\s*$/.exec(lines[i]!);
+    if (!open) {
+      out.push(lines[i]!);
+      continue;
+    }
+    const pad = open[1]!;
+    // Its end (hints inside it counted), and the blocks a hint may not hold.
+    let depth = 0;
+    let end = -1;
+    let fence: string | null = null;
+    for (let j = i + 1; j < lines.length; j++) {
+      const l = lines[j]!;
+      const f = /^\s*(`{3,}|~{3,})/.exec(l);
+      if (fence !== null) {
+        if (f && f[1]![0] === fence[0] && f[1]!.length >= fence.length && /^\s*(`{3,}|~{3,})\s*$/.test(l)) fence = null;
+        continue;
+      }
+      if (f) {
+        fence = f[1]!;
+        continue;
+      }
+      if (/^\s*\{%\s*hint\b/.test(l)) depth++;
+      else if (/^\s*\{%\s*endhint\s*%\}\s*$/.test(l)) {
+        if (depth === 0) {
+          end = j;
+          break;
+        }
+        depth--;
+      }
+    }
+    if (end < 0) {
+      out.push(lines[i]!);
+      continue;
+    }
+    const body = lines.slice(i + 1, end);
+    // Segments: text (a hint may hold it) or a block (fenced code with its {% code %} wrapper, tabs, details, a nested hint).
+    const segments: { block: boolean; lines: string[] }[] = [];
+    const push = (block: boolean, ls: string[]) => {
+      const last = segments.at(-1);
+      if (last && last.block === block && !block) last.lines.push(...ls);
+      else segments.push({ block, lines: ls });
+    };
+    for (let k = 0; k < body.length; k++) {
+      const l = body[k]!;
+      const pair = (openRe: RegExp, closeRe: RegExp): number => {
+        let d = 0;
+        let inFence: string | null = null;
+        for (let m = k + 1; m < body.length; m++) {
+          const f = /^\s*(`{3,}|~{3,})/.exec(body[m]!);
+          if (inFence !== null) {
+            if (f && f[1]![0] === inFence[0] && f[1]!.length >= inFence.length && /^\s*(`{3,}|~{3,})\s*$/.test(body[m]!)) inFence = null;
+            continue;
+          }
+          if (f) {
+            inFence = f[1]!;
+            continue;
+          }
+          if (openRe.test(body[m]!)) d++;
+          else if (closeRe.test(body[m]!)) {
+            if (d === 0) return m;
+            d--;
+          }
+        }
+        return -1;
+      };
+      let to = -1;
+      const fenceOpen = /^\s*(`{3,}|~{3,})/.exec(l);
+      if (fenceOpen) {
+        to = body.length - 1;
+        for (let m = k + 1; m < body.length; m++) {
+          const c = /^\s*(`{3,}|~{3,})\s*$/.exec(body[m]!);
+          if (c && c[1]![0] === fenceOpen[1]![0] && c[1]!.length >= fenceOpen[1]!.length) {
+            to = m;
+            break;
+          }
+        }
+      } else if (/^\s*\{%\s*code\b/.test(l)) to = pair(/^\s*\{%\s*code\b/, /^\s*\{%\s*endcode\s*%\}/);
+      else if (/^\s*\{%\s*tabs\s*%\}/.test(l)) to = pair(/^\s*\{%\s*tabs\s*%\}/, /^\s*\{%\s*endtabs\s*%\}/);
+      else if (/^\s*\{%\s*hint\b/.test(l)) to = pair(/^\s*\{%\s*hint\b/, /^\s*\{%\s*endhint\s*%\}/);
+      else if (/^\s*<details\b/i.test(l)) to = pair(/^\s*<details\b/i, /^\s*<\/details>/i);
+      if (to >= k) {
+        push(true, body.slice(k, to + 1));
+        k = to;
+      } else push(false, [l]);
+    }
+    if (!segments.some((sg) => sg.block)) {
+      out.push(...lines.slice(i, end + 1));
+      i = end;
+      continue;
+    }
+    warn('an admonition holds code blocks, tabs or collapsibles, which a GitBook hint cannot hold: they follow its text as blocks, the rest of its text in a hint of the same style');
+    for (const sg of segments) {
+      if (sg.block) out.push('', ...sg.lines.map((l) => (l.startsWith(pad) ? l.slice(pad.length) : l)).map((l) => (l ? pad + l : l)), '');
+      else if (sg.lines.some((l) => l.trim())) out.push(lines[i]!, ...trimBlank(sg.lines), `${pad}{% endhint %}`);
+    }
+    i = end;
+  }
+  return out.join('\n');
 }
 
 /** A plain Markdown file: only titled code fences change. */

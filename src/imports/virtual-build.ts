@@ -1,6 +1,6 @@
 import { posix } from 'node:path';
 import { slugify } from '../content/model.ts';
-import { docusaurusToGitbook, inlineReferenceLinks, mkdocsToGitbook, splitFrontMatter } from './markdown.ts';
+import { docusaurusToGitbook, inlineReferenceLinks, mkdocsToGitbook, splitFrontMatter, splitHints } from './markdown.ts';
 import { isIndex, isMarkdown, join, titleOf, type NavItem, type Project, type SourceTree } from './projects/nav.ts';
 import { VirtualRepo } from './virtual-repo.ts';
 
@@ -184,7 +184,7 @@ export function buildVirtualRepo(files: SourceTree, project: Project, opts: { ca
             : project.dialect === 'gitbook'
               ? raw
               : mkdocsToGitbook(docusaurusToGitbook(raw, warn, { mdx: /\.mdx$/i.test(source) }), warn);
-      if (project.dialect !== 'gitbook') body = inlineReferenceLinks(body);
+      if (project.dialect !== 'gitbook') body = splitHints(inlineReferenceLinks(body), warn);
       body = rewriteTargets(body, (target) => {
         if (EXTERNAL.test(target) || !target) return undefined;
         const found = resolve(source, target);
