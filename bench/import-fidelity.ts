@@ -300,7 +300,7 @@ function countSource(src: string, tool: Source['tool']): Counts {
 /** Markdown links outside code and HTML comments (not images), inline or by reference to a definition, with their targets. */
 function sourceLinks(src: string): string[] {
   const body = src.replace(/^---\r?\n[\s\S]*?\r?\n---\r?\n/, '');
-  const outside = scanFences(body).outside.map((o) => o.line.replace(/`[^`]*`/g, '').replace(/<!--.*?-->/g, ''));
+  const outside = scanFences(body).outside.map((o) => o.line.replace(/(?<!`)(`+)(?!`).*?(?<!`)\1(?!`)/g, '').replace(/<!--.*?-->/g, ''));
   const defs = new Map<string, string>();
   const defRe = /^\s*\[([^\]^][^\]]*)\]:\s*<?([^\s>]+)>?/;
   for (const line of outside) {

@@ -194,11 +194,8 @@ function convertAdmonitions(lines: string[], warn: Warn): string[] {
         depth--;
       }
     }
-    if (j >= lines.length) {
-      warn(`admonition ":::${m[3]}" is not closed: kept as text`);
-      out.push(lines[i]!);
-      continue;
-    }
+    // Not closed: it runs to the end of the page, as Docusaurus reads it.
+    if (j >= lines.length) warn(`admonition ":::${m[3]}" is not closed: it runs to the end of the page`);
     const inner = convertAdmonitions(trimBlank(dedent(lines.slice(i + 1, j))), warn);
     const title = (m[4] ?? m[5] ?? '').trim();
     out.push(`${m[1]}{% hint style="${hintStyle(m[3]!, warn)}" %}`);
@@ -455,8 +452,8 @@ export function inlineReferenceLinks(text: string): string {
   // Runs of lines outside code are rewritten together: a link's text may go over several lines.
   const replaceRun = (run: string): string => {
     const spans: string[] = [];
-    const masked = run.replace(/(`+)[^`]*?\1/g, (span) => `\u0000${spans.push(span) - 1}\u0000`);
-    const replaced = masked.replace(/(!?)\[((?:[^\[\]\\]|\\.|\[[^\[\]]*\])*)\](?:\[([^\[\]]*)\])?(?![(:[])/g, (whole, bang: string, content: string, ref: string | undefined, at: number, all: string) => {
+    const masked = run.replace(/(?<!`)(`+)(?!`)[^]*?(?<!`)\1(?!`)/g, (span) => `\u0000${spans.push(span) - 1}\u0000`);
+    const replaced = masked.replace(/(!?)\[((?:[^\[\]\\]|\\.|\[[^\[\]]*\])*)\](?:\[([^\[\]]*)\])?(?![([])/g, (whole, bang: string, content: string, ref: string | undefined, at: number, all: string) => {
       if (content.startsWith('^') || all[at - 1] === '\\' || /\n\s*\n/.test(content)) return whole;
       const target = inline(ref ? ref : content);
       return target ? `${bang}[${content}]${target}` : whole;
