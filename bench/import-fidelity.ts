@@ -233,24 +233,29 @@ function mkdocsNav(s: Source): Nav[] {
 /** Lines outside fenced code, and the fenced blocks (nested fences inside one count once): their info string, first and last line. */
 function scanFences(src: string): { outside: { line: string; i: number }[]; fences: { info: string; from: number; to: number }[] } {
   const outside: { line: string; i: number }[] = [];
-  let open: { ch: string; len: number; info: string; from: number } | null = null;
+  let open: { ch: string; len: number; info: string; from: number; indent: number } | null = null;
   const fences: { info: string; from: number; to: number }[] = [];
   src.split(/\r?\n/).forEach((line, i) => {
-    const m = /^\s*(`{3,}|~{3,})(.*)$/.exec(line);
+    const m = /^(\s*)(`{3,}|~{3,})(.*)$/.exec(line);
+    const indent = m ? m[1]!.replace(/\t/g, '    ').length : 0;
+    const marker = m?.[2] ?? '';
+    const rest = m?.[3] ?? '';
     if (open) {
-      if (m && m[1]![0] === open.ch && m[1]!.length >= open.len && !m[2]!.trim()) {
+      // CommonMark: a closing fence is indented at most 3 spaces more than the opening one.
+      if (m && marker[0] === open.ch && marker.length >= open.len && !rest.trim() && indent <= open.indent + 3) {
         fences.push({ info: open.info, from: open.from, to: i });
         open = null;
       }
       return;
     }
-    if (m && !(m[1]![0] === '`' && m[2]!.includes('`'))) {
-      open = { ch: m[1]![0]!, len: m[1]!.length, info: m[2]!.trim(), from: i };
+    if (m && !(marker[0] === '`' && rest.includes('`'))) {
+      open = { ch: marker[0]!, len: marker.length, info: rest.trim(), from: i, indent };
       return;
     }
     outside.push({ line, i });
   });
-  if (open) fences.push({ info: (open as { info: string }).info, from: (open as { from: number }).from, to: Infinity });
+  const last = open as { info: string; from: number } | null;
+  if (last) fences.push({ info: last.info, from: last.from, to: Infinity });
   return { outside, fences };
 }
 

@@ -62,18 +62,30 @@ export function splitFrontMatter(text: string, warn: Warn): { data: Record<strin
   return { data, body: text.slice(m[0].length) };
 }
 
+/**
+ * Whether `line` closes a fence opened by `open` (its marker and indentation): the same character,
+ * at least as long, nothing after it, and indented at most 3 spaces more than the opening (so an
+ * indented fence shown inside a fenced example does not close it, as in CommonMark).
+ */
+function closesFence(line: string, open: { marker: string; indent: number }): boolean {
+  const m = /^([ \t]*)(`{3,}|~{3,})\s*$/.exec(line);
+  return !!m && m[2]![0] === open.marker[0] && m[2]!.length >= open.marker.length && m[1]!.replace(/\t/g, '    ').length <= open.indent + 3;
+}
+
+const indentOf = (line: string) => /^[ \t]*/.exec(line)![0].replace(/\t/g, '    ').length;
+
 /** Lines of a text with whether each one is inside fenced code (the fence lines themselves count as inside). */
 function fenced(lines: string[]): boolean[] {
   const inside: boolean[] = [];
-  let fence: string | null = null;
+  let fence: { marker: string; indent: number } | null = null;
   for (const line of lines) {
     const m = /^\s*(`{3,}|~{3,})/.exec(line);
     if (fence === null && m) {
-      fence = m[1]!;
+      fence = { marker: m[1]!, indent: indentOf(line) };
       inside.push(true);
     } else if (fence !== null) {
       inside.push(true);
-      if (m && m[1]![0] === fence[0] && m[1]!.length >= fence.length && /^\s*(`{3,}|~{3,})\s*$/.test(line)) fence = null;
+      if (closesFence(line, fence)) fence = null;
     } else inside.push(false);
   }
   return inside;
@@ -120,8 +132,7 @@ export function convertCodeTitles(text: string): string {
       out.push(line);
     } else {
       out.push(line);
-      const m = /^\s*(`{3,}|~{3,})\s*$/.exec(line);
-      if (m && m[1]![0] === open.fence[0] && m[1]!.length >= open.fence.length) {
+      if (closesFence(line, { marker: open.fence, indent: indentOf(open.indent) })) {
         if (open.wrapped) out.push(`${open.indent}{% endcode %}`);
         open = null;
       }
@@ -292,10 +303,7 @@ function convertTabBlocks(lines: string[]): string[] {
     const m = /^(\s*)(`{3,}|~{3,})([^\s`]*)(.*)$/.exec(lines[i] ?? '');
     if (!m) return undefined;
     let j = i + 1;
-    for (; j < lines.length; j++) {
-      const c = /^\s*(`{3,}|~{3,})\s*$/.exec(lines[j]!);
-      if (c && c[1]![0] === m[2]![0] && c[1]!.length >= m[2]!.length) break;
-    }
+    for (; j < lines.length; j++) if (closesFence(lines[j]!, { marker: m[2]!, indent: indentOf(m[1]!) })) break;
     return { from: i, to: Math.min(j, lines.length - 1), indent: m[1]!, fence: m[2]!, lang: m[3]!, rest: m[4]! };
   };
   const isTab = (b: Block) => /(^|\s)tab(\s|$)/.test(b.rest);
@@ -341,7 +349,33 @@ function convertTabBlocks(lines: string[]): string[] {
  * titled code fences to code blocks.
  */
 export function mkdocsToGitbook(text: string, warn: Warn): string {
-  return convertCodeTitles(convertMkdocsBlocks(text.split(/\r?\n/), warn).join('\n'));
+  return convertCodeTitles(convertMkdocsBlocks(unwrapMarkdownDivs(text.split(/\r?\n/)), warn).join('\n'));
+}
+
+/**
+ * `<div class="…" markdown>` … `</div>` (Python-Markdown's md_in_html, which Material uses for
+ * results and grids): the wrapper goes, its Markdown stays (GitBook would read the whole as HTML).
+ */
+function unwrapMarkdownDivs(lines: string[]): string[] {
+  if (!lines.some((l) => /<div\b[^>]*\smarkdown\b/.test(l))) return lines;
+  const inside = fenced(lines);
+  const stack: boolean[] = []; // for each open <div> line: is it a Markdown one (dropped)?
+  const out: string[] = [];
+  lines.forEach((line, i) => {
+    if (inside[i]) return void out.push(line);
+    if (/^\s*<div\b[^>]*>\s*$/.test(line)) {
+      const md = /\smarkdown(\s*=\s*["']?(1|block)["']?)?[\s>]/.test(line);
+      stack.push(md);
+      if (!md) out.push(line);
+      return;
+    }
+    if (/^\s*<\/div>\s*$/.test(line) && stack.length) {
+      if (!stack.pop()) out.push(line);
+      return;
+    }
+    out.push(line);
+  });
+  return out;
 }
 
 function indentedBlock(lines: string[], from: number, indent: number): number {
@@ -500,16 +534,16 @@ export function splitHints(text: string, warn: Warn): string {
     // Its end (hints inside it counted), and the blocks a hint may not hold.
     let depth = 0;
     let end = -1;
-    let fence: string | null = null;
+    let fence: { marker: string; indent: number } | null = null;
     for (let j = i + 1; j < lines.length; j++) {
       const l = lines[j]!;
       const f = /^\s*(`{3,}|~{3,})/.exec(l);
       if (fence !== null) {
-        if (f && f[1]![0] === fence[0] && f[1]!.length >= fence.length && /^\s*(`{3,}|~{3,})\s*$/.test(l)) fence = null;
+        if (closesFence(l, fence)) fence = null;
         continue;
       }
       if (f) {
-        fence = f[1]!;
+        fence = { marker: f[1]!, indent: indentOf(l) };
         continue;
       }
       if (/^\s*\{%\s*hint\b/.test(l)) depth++;
@@ -537,15 +571,15 @@ export function splitHints(text: string, warn: Warn): string {
       const l = body[k]!;
       const pair = (openRe: RegExp, closeRe: RegExp): number => {
         let d = 0;
-        let inFence: string | null = null;
+        let inFence: { marker: string; indent: number } | null = null;
         for (let m = k + 1; m < body.length; m++) {
           const f = /^\s*(`{3,}|~{3,})/.exec(body[m]!);
           if (inFence !== null) {
-            if (f && f[1]![0] === inFence[0] && f[1]!.length >= inFence.length && /^\s*(`{3,}|~{3,})\s*$/.test(body[m]!)) inFence = null;
+            if (closesFence(body[m]!, inFence)) inFence = null;
             continue;
           }
           if (f) {
-            inFence = f[1]!;
+            inFence = { marker: f[1]!, indent: indentOf(body[m]!) };
             continue;
           }
           if (openRe.test(body[m]!)) d++;
@@ -561,8 +595,7 @@ export function splitHints(text: string, warn: Warn): string {
       if (fenceOpen) {
         to = body.length - 1;
         for (let m = k + 1; m < body.length; m++) {
-          const c = /^\s*(`{3,}|~{3,})\s*$/.exec(body[m]!);
-          if (c && c[1]![0] === fenceOpen[1]![0] && c[1]!.length >= fenceOpen[1]!.length) {
+          if (closesFence(body[m]!, { marker: fenceOpen[1]!, indent: indentOf(l) })) {
             to = m;
             break;
           }
