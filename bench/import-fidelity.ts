@@ -267,7 +267,13 @@ interface Counts {
 }
 
 function countSource(src: string, tool: Source['tool']): Counts {
-  const body = src.replace(/^---\r?\n[\s\S]*?\r?\n---\r?\n/, '');
+  let body = src.replace(/^---\r?\n[\s\S]*?\r?\n---\r?\n/, '');
+  // Docusaurus renders what ```mdx-code-block fences hold as the page's own MDX: not code.
+  if (tool === 'docusaurus') {
+    const fence = scanFences(body).fences.filter((f) => f.info === 'mdx-code-block');
+    const drop = new Set(fence.flatMap((f) => [f.from, f.to]));
+    body = body.split(/\r?\n/).filter((_, i) => !drop.has(i)).join('\n');
+  }
   const { outside, fences } = scanFences(body);
   const lines = body.split(/\r?\n/);
   let admonitions = 0;

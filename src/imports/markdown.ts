@@ -148,12 +148,15 @@ export function convertCodeTitles(text: string): string {
  * to tabs, `import`/`export` lines removed (each one a warning), other JSX components reported.
  */
 export function docusaurusToGitbook(text: string, warn: Warn, opts: { mdx?: boolean } = {}): string {
+  const mdx = opts.mdx ?? true;
   let lines = text.split(/\r?\n/);
+  if (mdx) lines = unwrapMdxCodeBlocks(lines);
   // MDX imports and exports (outside code): in MDX only (plain Markdown keeps such lines as text).
   const inside = fenced(lines);
-  const mdx = opts.mdx ?? true;
   lines = lines.filter((line, i) => {
     if (inside[i] || !mdx) return true;
+    // An MDX comment alone on its line (`{/* prettier-ignore */}`) shows nothing.
+    if (/^\s*\{\/\*[^]*?\*\/\}\s*$/.test(line)) return false;
     if (/^(import\s.+from\s+['"].+['"];?|import\s+['"].+['"];?)\s*$/.test(line)) {
       warn(`MDX import removed: ${line.trim().slice(0, 120)}`);
       return false;
@@ -164,6 +167,7 @@ export function docusaurusToGitbook(text: string, warn: Warn, opts: { mdx?: bool
     }
     return true;
   });
+  if (mdx) lines = unwrapComponents(lines, warn);
   lines = convertAdmonitions(lines, warn);
   lines = convertTabs(lines, warn);
   lines = convertTabBlocks(lines);
@@ -182,6 +186,77 @@ export function docusaurusToGitbook(text: string, warn: Warn, opts: { mdx?: bool
     }
   });
   return convertCodeTitles(out);
+}
+
+/**
+ * ```` ```mdx-code-block ```` fences hold MDX that Docusaurus renders (the Docusaurus site writes
+ * its live examples so): the fence goes, its content is read as the page's own.
+ */
+function unwrapMdxCodeBlocks(lines: string[]): string[] {
+  if (!lines.some((l) => /^\s*(`{3,}|~{3,})\s*mdx-code-block\s*$/.test(l))) return lines;
+  const out: string[] = [];
+  let open: { marker: string; indent: number; unwrap: boolean } | null = null;
+  for (const line of lines) {
+    const m = /^\s*(`{3,}|~{3,})(.*)$/.exec(line);
+    if (open) {
+      if (closesFence(line, open)) {
+        if (!open.unwrap) out.push(line);
+        open = null;
+      } else out.push(line);
+      continue;
+    }
+    if (m) {
+      open = { marker: m[1]!, indent: indentOf(line), unwrap: m[2]!.trim() === 'mdx-code-block' };
+      if (!open.unwrap) out.push(line);
+      continue;
+    }
+    out.push(line);
+  }
+  return out;
+}
+
+/**
+ * A component that wraps content (`<BrowserWindow>` alone on its line … `</BrowserWindow>` alone on
+ * its line), other than tabs: GitBook has no equivalent, so the wrapper goes (a warning per name)
+ * and its content is read as the page's own (else the whole would be read as HTML).
+ */
+function unwrapComponents(lines: string[], warn: Warn): string[] {
+  const inside = fenced(lines);
+  const open = /^\s*<([A-Z][\w.]*)(\s[^<>]*)?>\s*$/;
+  const warned = new Set<string>();
+  const out: string[] = [];
+  for (let i = 0; i < lines.length; i++) {
+    const m = inside[i] ? null : open.exec(lines[i]!);
+    if (!m || m[1] === 'Tabs' || m[1] === 'TabItem') {
+      out.push(lines[i]!);
+      continue;
+    }
+    const name = m[1]!;
+    let depth = 0;
+    let end = -1;
+    for (let j = i + 1; j < lines.length; j++) {
+      if (inside[j]) continue;
+      if (new RegExp(`^\\s*<${name}(\\s[^<>]*)?>\\s*$`).test(lines[j]!)) depth++;
+      else if (new RegExp(`^\\s*</${name}>\\s*$`).test(lines[j]!)) {
+        if (depth === 0) {
+          end = j;
+          break;
+        }
+        depth--;
+      }
+    }
+    if (end < 0) {
+      out.push(lines[i]!);
+      continue;
+    }
+    if (!warned.has(name)) {
+      warned.add(name);
+      warn(`MDX component <${name}> has no GitBook equivalent: its content is kept without it`);
+    }
+    out.push('', ...unwrapComponents(dedent(lines.slice(i + 1, end)), warn), '');
+    i = end;
+  }
+  return out;
 }
 
 function convertAdmonitions(lines: string[], warn: Warn): string[] {
@@ -229,14 +304,27 @@ function convertTabs(lines: string[], warn: Warn): string[] {
   const out: string[] = [];
   const inside = fenced(lines);
   for (let i = 0; i < lines.length; i++) {
-    if (inside[i] || !/^\s*<Tabs\b[^>]*>\s*$/.test(lines[i]!)) {
+    // The opening tag, on one line or over several (`<Tabs\n  values={[…]}>`).
+    let openEnd = i;
+    if (!inside[i] && /^\s*<Tabs\b[^>]*$/.test(lines[i]!)) {
+      for (let k = i + 1; k < Math.min(lines.length, i + 30) && !inside[k]; k++) {
+        if (/^[^<]*>\s*$/.test(lines[k]!)) {
+          openEnd = k;
+          break;
+        }
+      }
+    }
+    if (inside[i] || (openEnd === i && !/^\s*<Tabs\b[^>]*>\s*$/.test(lines[i]!))) {
       out.push(lines[i]!);
       continue;
     }
+    // Labels given by the `values` prop ({label: 'Apple', value: 'apple'}), for items without their own.
+    const valueLabels = new Map<string, string>();
+    for (const v of lines.slice(i, openEnd + 1).join(' ').matchAll(/\{\s*label:\s*(['"])(.*?)\1\s*,\s*value:\s*(['"])(.*?)\3\s*\}/g)) valueLabels.set(v[4]!, v[2]!);
     // The matching </Tabs> (nested tabs counted).
     let depth = 0;
     let end = -1;
-    for (let j = i + 1; j < lines.length; j++) {
+    for (let j = openEnd + 1; j < lines.length; j++) {
       if (inside[j]) continue;
       if (/^\s*<Tabs\b/.test(lines[j]!)) depth++;
       else if (/^\s*<\/Tabs>\s*$/.test(lines[j]!)) {
@@ -256,12 +344,13 @@ function convertTabs(lines: string[], warn: Warn): string[] {
     const tabs: { title: string; body: string[] }[] = [];
     let current: { title: string; body: string[] } | null = null;
     let nested = 0;
-    for (let j = i + 1; j < end; j++) {
+    for (let j = openEnd + 1; j < end; j++) {
       const line = lines[j]!;
       if (!inside[j] && nested === 0) {
         const open = /^\s*<TabItem\b([^>]*)>(.*)$/.exec(line);
         if (open) {
-          current = { title: attr(open[1]!, 'label') ?? attr(open[1]!, 'value') ?? `Tab ${tabs.length + 1}`, body: [] };
+          const value = attr(open[1]!, 'value');
+          current = { title: attr(open[1]!, 'label') ?? (value !== undefined ? valueLabels.get(value) ?? value : undefined) ?? `Tab ${tabs.length + 1}`, body: [] };
           tabs.push(current);
           const rest = open[2]!.replace(/<\/TabItem>\s*$/, '');
           if (rest.trim()) current.body.push(rest.trim());
