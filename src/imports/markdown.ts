@@ -259,6 +259,14 @@ function unwrapComponents(lines: string[], warn: Warn): string[] {
   return out;
 }
 
+const kindTitle = (kind: string) => kind.charAt(0).toUpperCase() + kind.slice(1).toLowerCase();
+
+/** Whether converted lines hold text a hint keeps (not only code, tabs or collapsibles). */
+function hasText(lines: string[]): boolean {
+  const inside = fenced(lines);
+  return lines.some((l, i) => !inside[i] && l.trim() && !/^\s*(\{%|<\/?(details|summary)\b)/.test(l));
+}
+
 function convertAdmonitions(lines: string[], warn: Warn): string[] {
   const out: string[] = [];
   const inside = fenced(lines);
@@ -283,7 +291,8 @@ function convertAdmonitions(lines: string[], warn: Warn): string[] {
     // Not closed: it runs to the end of the page, as Docusaurus reads it.
     if (j >= lines.length) warn(`admonition ":::${m[3]}" is not closed: it runs to the end of the page`);
     const inner = convertAdmonitions(trimBlank(dedent(lines.slice(i + 1, j))), warn);
-    const title = (m[4] ?? m[5] ?? '').trim();
+    // Without a title of its own and without text (only code, say), the kind is its title, as Docusaurus shows it.
+    const title = (m[4] ?? m[5] ?? '').trim() || (hasText(inner) ? '' : kindTitle(m[3]!));
     out.push(`${m[1]}{% hint style="${hintStyle(m[3]!, warn)}" %}`);
     if (title) out.push(`${m[1]}**${title}**`, '');
     out.push(...inner.map((l) => (l ? m[1] + l : l)));
@@ -490,7 +499,8 @@ function convertMkdocsBlocks(lines: string[], warn: Warn): string[] {
       const inner = convertMkdocsBlocks(trimBlank(dedent(lines.slice(i + 1, end))), warn);
       const pad = adm[1]!;
       const kind = adm[3]!;
-      const title = adm[4];
+      // Without a title and without text (only code, say), the kind is its title, as Material shows it.
+      const title = adm[4] ?? (adm[2] === '!!!' && !hasText(inner) ? kindTitle(kind) : undefined);
       if (adm[2] === '!!!') {
         out.push(`${pad}{% hint style="${hintStyle(kind, warn)}" %}`);
         if (title) out.push(`${pad}**${title}**`, '');
