@@ -449,16 +449,12 @@ async function measure(call: ReturnType<typeof apiCaller>, orgId: string, s: Sou
   const tree: ApiPage[] = (await call('GET', `/v1/spaces/${space.id}/content`)).pages;
   const toNav = (pages: ApiPage[], depth: number): Nav[] =>
     pages.map((p) => {
+      // sourceURL is the page's path in the upload, relative to the zip's one folder: the repository's path.
       const file = sourceOf.get(p.id);
-      const f = file ? `${s.files.has(file) ? '' : ''}${file}` : undefined;
-      return { ...(f ? { file: f } : { label: p.title }), root: depth === 0 && p.type === 'group' && expected.every((e) => e.root), children: toNav(p.pages ?? [], depth + 1) };
+      return { ...(file ? { file } : { label: p.title }), root: depth === 0 && p.type === 'group' && expected.every((e) => e.root), children: toNav(p.pages ?? [], depth + 1) };
     });
-  // Folio keeps the uploaded folder's paths: sourceURL is relative to the zip's one folder, as the mirror's paths are.
   const actual = toNav(tree, 0);
-  const sectionTitle = new Map<string, string>();
-  const titleWalk = (pages: ApiPage[]) => pages.forEach((p) => (sectionTitle.set(p.id, p.title), titleWalk(p.pages ?? [])));
-  titleWalk(tree);
-  // An imported page with a file stands for a section with that page (Docusaurus category links, Material indexes): compare by file.
+  // A section with a page of its own (Docusaurus category links, Material indexes) is compared by its file.
   const want = placements(expected, navKey);
   const got = placements(actual, navKey);
   let pagesIn = 0;
