@@ -281,6 +281,68 @@ test('Docusaurus sidebars are read as data: TypeScript, shorthand categories, au
   ]);
 });
 
+test('Docusaurus site idioms: docs beside website/ (config path), sidebars.json, route links, mdx-code-block, wrapper components, tab blocks, admonitions split around code', async () => {
+  const warnings: { page?: string; message: string }[] = [];
+  const files = new Map<string, Buffer>([
+    ['website/docusaurus.config.js', Buffer.from(`module.exports = { presets: [['classic', { docs: { editUrl: ({docPath}) => \`x/\${docPath}\`, path: '../docs', routeBasePath: 'guide' }, blog: {} }]] };`)],
+    ['website/sidebars.json', Buffer.from(JSON.stringify({ docs: { Start: ['intro', 'setup'] } }))],
+    ['website/blog/post.md', Buffer.from('# A blog post, not a doc\n')],
+    ['docs/Intro.md', Buffer.from('---\nid: intro\ntitle: Intro\n---\n\nSee [setup](setup#steps), [again](/guide/setup) and [by file](Setup.mdx).\n\n:::warning Careful\n\nRun this:\n\n```bash\nnpm test\n```\n\nThen check.\n\n:::\n\n:::tip\nNot closed: runs to the end.\n')],
+    [
+      'docs/Setup.mdx',
+      Buffer.from(
+        "---\nid: setup\ntitle: Setup\n---\n\n```mdx-code-block\nimport Tabs from '@theme/Tabs';\nimport TabItem from '@theme/TabItem';\n```\n\n{/* prettier-ignore */}\n" +
+          "```mdx-code-block\n<Frame>\n  <Tabs\n    values={[\n      {label: 'Apple', value: 'a'},\n      {label: 'Pear', value: 'p'},\n    ]}>\n    <TabItem value=\"a\">An apple</TabItem>\n    <TabItem value=\"p\">A pear</TabItem>\n  </Tabs>\n</Frame>\n```\n\n" +
+          '```js tab title="a.config.js"\nmodule.exports = {};\n```\n\n```ts tab title="a.config.ts"\nexport default {};\n```\n\n## Steps\n',
+      ),
+    ],
+  ]);
+  const { recognise } = await import('../src/imports/sources.ts');
+  const project = recognise(files, (message) => warnings.push({ message }));
+  assert.equal(project.kind, 'docusaurus');
+  assert.equal(project.docsDir, 'docs', 'the docs plugin\'s path, beside website/');
+  const built = buildVirtualRepo(files, project);
+  warnings.push(...built.warnings);
+  const read = async (path: string) => {
+    const f = (await built.repo.files('virtual', '')).find((x) => x.path === path)!;
+    return (await built.repo.blobs([f.oid])).get(f.oid)!.toString();
+  };
+  assert.equal(await read('SUMMARY.md'), '# Table of contents\n\n\n## Start\n\n* [Intro](Intro.md)\n* [Setup](Setup.md)\n');
+  const intro = await read('Intro.md');
+  // Links written as routes (relative id, routeBasePath) and as files all lead to the page.
+  assert.match(intro, /\[setup\]\(Setup\.md#steps\), \[again\]\(Setup\.md\) and \[by file\]\(Setup\.md\)/);
+  // The admonition is split around its code block (a hint holds text only); the unclosed one runs to the end.
+  assert.match(intro, /\{% hint style="warning" %\}\s*\*\*Careful\*\*\s*Run this:\s*\{% endhint %\}\s*```bash\s*npm test\s*```\s*\{% hint style="warning" %\}\s*Then check\.\s*\{% endhint %\}/);
+  assert.match(intro, /\{% hint style="success" %\}\s*Not closed: runs to the end\.\s*\{% endhint %\}/);
+  const setup = await read('Setup.md');
+  assert.match(setup, /\{% tabs %\}\s*\{% tab title="Apple" %\}\s*An apple\s*\{% endtab %\}\s*\{% tab title="Pear" %\}\s*A pear\s*\{% endtab %\}\s*\{% endtabs %\}/);
+  assert.match(setup, /\{% tabs %\}\s*\{% tab title="JavaScript" %\}\s*\{% code title="a\.config\.js" %\}\s*```js\s*module\.exports = \{\};\s*```\s*\{% endcode %\}\s*\{% endtab %\}\s*\{% tab title="TypeScript" %\}/);
+  assert.doesNotMatch(setup, /mdx-code-block|<Frame>|prettier-ignore|import Tabs/);
+  assert.ok(warnings.some((w) => /<Frame> has no GitBook equivalent/.test(w.message)), JSON.stringify(warnings));
+  assert.ok(warnings.some((w) => /is not closed: it runs to the end/.test(w.message)), JSON.stringify(warnings));
+});
+
+test('Material idioms: reference links become page links, definition lists and <div markdown> wrappers give their blocks', async () => {
+  const files = new Map<string, Buffer>([
+    ['mkdocs.yml', Buffer.from('site_name: S\nnav:\n  - Home: index.md\n  - Setup: setup.md\n')],
+    ['docs/index.md', Buffer.from('# Home\n\nRead the [setup guide] and [its options][opts], not `[setup guide]`.\n\n  [setup guide]: setup.md\n  [opts]: setup.md#options\n')],
+    ['docs/setup.md', Buffer.from('# Setup\n\n## Options\n\n`color`\n\n:   The color.\n\n    === "Light"\n\n        ``` yaml\n        color: white\n        ```\n\n    === "Dark"\n\n        ``` yaml\n        color: black\n        ```\n\n<div class="result" markdown>\n\n!!! note\n\n    Inside a result.\n\n</div>\n')],
+  ]);
+  const { recognise } = await import('../src/imports/sources.ts');
+  const built = buildVirtualRepo(files, recognise(files, () => {}));
+  const read = async (path: string) => {
+    const f = (await built.repo.files('virtual', '')).find((x) => x.path === path)!;
+    return (await built.repo.blobs([f.oid])).get(f.oid)!.toString();
+  };
+  const home = await read('README.md');
+  assert.match(home, /Read the \[setup guide\]\(setup\.md\) and \[its options\]\(setup\.md#options\), not `\[setup guide\]`\./);
+  assert.doesNotMatch(home, /\]: setup\.md/, 'used definitions are gone');
+  const setup = await read('setup.md');
+  assert.match(setup, /The color\.\s*\{% tabs %\}\s*\{% tab title="Light" %\}\s*```yaml\s*color: white\s*```\s*\{% endtab %\}\s*\{% tab title="Dark" %\}/);
+  assert.match(setup, /\{% hint style="info" %\}\s*Inside a result\.\s*\{% endhint %\}/);
+  assert.doesNotMatch(setup, /<div|<\/div>/);
+});
+
 test('a converter registered for an extension makes those files importable (how HTML and Word plug in)', async () => {
   const { admin, org, space } = await orgWithSpace(t);
   const text = await upload(admin, org.id, 'page.txt', Buffer.from('<h1>From text</h1><p>Body.</p>'), 'text/plain');

@@ -1,6 +1,6 @@
 import { posix } from 'node:path';
 import { slugify } from '../content/model.ts';
-import { docusaurusToGitbook, mkdocsToGitbook, splitFrontMatter } from './markdown.ts';
+import { docusaurusToGitbook, inlineReferenceLinks, mkdocsToGitbook, splitFrontMatter, splitHints } from './markdown.ts';
 import { isIndex, isMarkdown, join, titleOf, type NavItem, type Project, type SourceTree } from './projects/nav.ts';
 import { VirtualRepo } from './virtual-repo.ts';
 
@@ -155,7 +155,7 @@ export function buildVirtualRepo(files: SourceTree, project: Project, opts: { ca
       const b = base.replace(/\/$/, '');
       for (const c of [b, b.replace(/\.md$/i, ".mdx"), `${b}.md`, `${b}.mdx`, `${b}/README.md`, `${b}/index.md`, `${b}/index.mdx`]) if (files.has(c)) return c;
     }
-    return undefined;
+    return project.resolveRoute?.(from, decoded);
   };
 
   let converted = 0;
@@ -184,6 +184,7 @@ export function buildVirtualRepo(files: SourceTree, project: Project, opts: { ca
             : project.dialect === 'gitbook'
               ? raw
               : mkdocsToGitbook(docusaurusToGitbook(raw, warn, { mdx: /\.mdx$/i.test(source) }), warn);
+      if (project.dialect !== 'gitbook') body = splitHints(inlineReferenceLinks(body), warn);
       body = rewriteTargets(body, (target) => {
         if (EXTERNAL.test(target) || !target) return undefined;
         const found = resolve(source, target);

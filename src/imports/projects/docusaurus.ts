@@ -12,7 +12,7 @@ import { folderNav, isIndex, isMarkdown, join, titleOf, type NavItem, type Proje
 
 export function findDocusaurus(files: SourceTree): string | undefined {
   const roots = [...files.keys()]
-    .filter((p) => /(^|\/)(sidebars\.(js|ts|cjs|mjs)|docusaurus\.config\.(js|ts|mjs|cjs))$/.test(p))
+    .filter((p) => /(^|\/)(sidebars\.(js|ts|cjs|mjs|json)|docusaurus\.config\.(js|ts|mjs|cjs))$/.test(p))
     .map((p) => posix.dirname(p).replace(/^\.$/, ''));
   if (roots.length) return roots.sort((a, b) => a.length - b.length)[0];
   if ([...files.keys()].some((p) => /(^|\/)_category_\.(json|ya?ml)$/.test(p))) return '';
@@ -89,8 +89,18 @@ function literal(node: Node | null | undefined, warn: Warn): unknown {
   }
 }
 
-/** The sidebars object of sidebars.js/ts, read from its text (the file is never run). */
-export function readSidebars(text: string, warn: Warn): Record<string, unknown> | undefined {
+/** The sidebars object of sidebars.js/ts (read from its text: the file is never run) or sidebars.json. */
+export function readSidebars(text: string, warn: Warn, json = false): Record<string, unknown> | undefined {
+  if (json) {
+    try {
+      const value = JSON.parse(text) as unknown;
+      if (value && typeof value === 'object' && !Array.isArray(value)) return value as Record<string, unknown>;
+      warn('sidebars.json does not hold an object: the folder structure is used instead');
+    } catch (err) {
+      warn(`sidebars.json cannot be read (${(err as Error).message}): the folder structure is used instead`);
+    }
+    return undefined;
+  }
   const starts = [/\bmodule\.exports\s*=\s*/g, /\bexport\s+default\s+/g, /\bconst\s+sidebars\s*(?::[^=]+)?=\s*/g];
   for (const re of starts) {
     for (const m of text.matchAll(re)) {
@@ -110,8 +120,51 @@ export function readSidebars(text: string, warn: Warn): Record<string, unknown> 
   return undefined;
 }
 
+/** The text between the braces of the first `{ … }` that `re` ends at (braces balanced, strings not looked into). */
+function objectAfter(text: string, re: RegExp): string | undefined {
+  const m = re.exec(text);
+  if (!m) return undefined;
+  let depth = 0;
+  for (let i = m.index + m[0].length - 1; i < text.length; i++) {
+    if (text[i] === '{') depth++;
+    else if (text[i] === '}' && --depth === 0) return text.slice(m.index + m[0].length, i);
+  }
+  return undefined;
+}
+
+/**
+ * The docs plugin's options in docusaurus.config.* that the import needs (`path`: the docs
+ * folder, often `../docs` beside the website folder; `routeBasePath`), read from the text as
+ * literals (the file is never run). Undefined fields were not found or were not plain strings.
+ */
+export function docsOptions(config: string): { path?: string; routeBasePath?: string } {
+  const docs = objectAfter(config, /\bdocs\s*:\s*\(?\s*\{/g);
+  if (docs === undefined) return {};
+  // Only the options object's own fields: nested objects (remark plugins, editUrl functions…) blanked.
+  let own = '';
+  let depth = 0;
+  for (const ch of docs) {
+    if (ch === '{' || ch === '(' || ch === '[') depth++;
+    else if (ch === '}' || ch === ')' || ch === ']') depth--;
+    else if (depth === 0) own += ch;
+  }
+  const str = (name: string) => new RegExp(`(?:^|[\\s,{])${name}\\s*:\\s*(?:'([^']*)'|"([^"]*)"|\`([^\`$]*)\`)`).exec(own);
+  const path = str('path');
+  const base = str('routeBasePath');
+  return {
+    ...(path ? { path: path[1] ?? path[2] ?? path[3] } : {}),
+    ...(base ? { routeBasePath: base[1] ?? base[2] ?? base[3] } : {}),
+  };
+}
+
 export function docusaurusProject(files: SourceTree, root: string, warn: Warn): Project {
-  const docsDir = [join(root, 'docs'), root].find((d) => [...files.keys()].some((p) => p.startsWith(d ? `${d}/` : '') && isMarkdown(p)))!;
+  const hasDocs = (d: string) => !d.startsWith('..') && [...files.keys()].some((p) => p.startsWith(d ? `${d}/` : '') && isMarkdown(p));
+  const configFile = [...files.keys()].find((p) => posix.dirname(p).replace(/^\.$/, '') === root && /^docusaurus\.config\.(js|ts|mjs|cjs)$/.test(posix.basename(p)));
+  const options = configFile ? docsOptions(files.get(configFile)!.toString('utf8')) : {};
+  const configured = options.path !== undefined ? posix.normalize(posix.join(root || '.', options.path)).replace(/^\.\/?$/, '').replace(/\/$/, '') : undefined;
+  if (configured !== undefined && !hasDocs(configured)) warn(`docusaurus.config: the docs folder "${options.path}" is not in the files: looking for docs/ instead`);
+  // The configured folder, else docs/ beside the configuration, else docs/ one level up (a website/ folder beside docs/), else the root.
+  const docsDir = [configured, join(root, 'docs'), root ? join(posix.dirname(root).replace(/^\.$/, ''), 'docs') : undefined, root].find((d): d is string => d !== undefined && hasDocs(d))!;
   const docs = docsById(files, docsDir);
   const byPath = new Map([...docs.values()].map((d) => [d.path, d]));
   const str = (v: unknown) => (typeof v === 'string' ? v : undefined);
@@ -134,10 +187,11 @@ export function docusaurusProject(files: SourceTree, root: string, warn: Warn): 
           .sort((a, b) => a.pos - b.pos || (stripNumber(posix.basename(a.path)) < stripNumber(posix.basename(b.path)) ? -1 : 1)),
     });
 
-  const sidebarFile = [...files.keys()].find((p) => posix.dirname(p).replace(/^\.$/, '') === root && /^sidebars\.(js|ts|cjs|mjs)$/.test(posix.basename(p)));
-  const sidebars = sidebarFile ? readSidebars(files.get(sidebarFile)!.toString('utf8'), warn) : undefined;
-  if (!sidebars) return { kind: 'docusaurus', dialect: 'docusaurus', docsDir, rootDir: root, nav: autogenerated(docsDir, 0) };
+  const sidebarFile = [...files.keys()].find((p) => posix.dirname(p).replace(/^\.$/, '') === root && /^sidebars\.(js|ts|cjs|mjs|json)$/.test(posix.basename(p)));
+  const sidebars = sidebarFile ? readSidebars(files.get(sidebarFile)!.toString('utf8'), warn, sidebarFile.endsWith('.json')) : undefined;
+  if (!sidebars) return { kind: 'docusaurus', dialect: 'docusaurus', docsDir, rootDir: root, nav: autogenerated(docsDir, 0), resolveRoute: routeResolver(docs, options.routeBasePath ?? 'docs') };
 
+  const resolveRoute = routeResolver(docs, options.routeBasePath ?? 'docs');
   const docItem = (id: string, title?: string): NavItem | undefined => {
     const d = docs.get(id);
     if (!d) {
@@ -187,7 +241,35 @@ export function docusaurusProject(files: SourceTree, root: string, warn: Warn): 
   const nav = names.length === 1 ? items(sidebars[names[0]!], 0) : names.map((n): NavItem => ({ kind: 'group', title: titleOf(n.replace(/Sidebar$/, '')), children: items(sidebars[n], 1) }));
   // A group inside a group is not possible: nested top-level groups of several sidebars become pages.
   for (const g of nav) if (g.kind === 'group') g.children = g.children.map((c) => (c.kind === 'group' ? { kind: 'page', title: c.title, children: c.children } : c));
-  return { kind: 'docusaurus', dialect: 'docusaurus', docsDir, rootDir: root, nav };
+  return { kind: 'docusaurus', dialect: 'docusaurus', docsDir, rootDir: root, nav, resolveRoute };
+}
+
+/**
+ * Links written as the site's routes: each doc is served at `/<routeBasePath>/<id>` (an `index` or
+ * `README` doc at its folder's route, a front matter `slug` where it has one), and a relative link
+ * resolves against the page's route as a browser would.
+ */
+function routeResolver(docs: Map<string, DocInfo>, routeBasePath: string): (from: string, target: string) => string | undefined {
+  const base = `/${routeBasePath.replace(/^\/+|\/+$/g, '')}`.replace(/\/$/, '');
+  const routes = new Map<string, string>(); // route (lower case, no trailing slash) → file
+  const routeOf = new Map<string, string>(); // file → route
+  for (const d of new Set(docs.values())) {
+    const dir = posix.dirname(d.id) === '.' ? '' : posix.dirname(d.id);
+    let route = `${base}/${d.id.replace(/(^|\/)(index|readme)$/i, '')}`.replace(/\/$/, '') || '/';
+    const slug = typeof d.data.slug === 'string' ? d.data.slug : undefined;
+    if (slug) route = (slug.startsWith('/') ? `${base}${slug}` : `${base}/${dir ? `${dir}/` : ''}${slug}`).replace(/\/$/, '') || '/';
+    routeOf.set(d.path, route);
+    if (!routes.has(route.toLowerCase())) routes.set(route.toLowerCase(), d.path);
+    const plain = `${base}/${d.id}`.toLowerCase();
+    if (!routes.has(plain)) routes.set(plain, d.path);
+  }
+  return (from, target) => {
+    const path = target.split(/[?#]/)[0]!;
+    if (!path || /\.(md|mdx)$/i.test(path)) return undefined;
+    const current = routeOf.get(from) ?? base;
+    const abs = posix.normalize(path.startsWith('/') ? path : posix.join(posix.dirname(current), path)).replace(/\/$/, '') || '/';
+    return routes.get(abs.toLowerCase());
+  };
 }
 
 export { isIndex };

@@ -21,6 +21,11 @@ export interface Project {
   /** The project's root (where its configuration is): root-absolute links resolve under it too. */
   rootDir: string;
   nav: NavItem[];
+  /**
+   * The page file a link written as a site route leads to (Docusaurus: `/docs/<id>`, `other-doc#x`
+   * relative to the page's route, front matter `slug`), when plain file paths found none.
+   */
+  resolveRoute?: (from: string, target: string) => string | undefined;
 }
 
 /** The source files: paths relative to the import's root, bytes. */
