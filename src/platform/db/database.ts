@@ -32,6 +32,7 @@ import * as m0025 from './migrations/0025_organization_language.ts';
 import * as m0026 from './migrations/0026_collab_documents.ts';
 import * as m0027 from './migrations/0027_mcp_headers_sealed.ts';
 import * as m0028 from './migrations/0028_import_runs.ts';
+import * as m0029 from './migrations/0029_pdf_exports.ts';
 import { PGliteDialect } from './pglite-dialect.ts';
 import type { Database } from './schema.ts';
 
@@ -103,6 +104,7 @@ const migrations: Record<string, Migration> = {
   '0026_collab_documents': m0026,
   '0027_mcp_headers_sealed': m0027,
   '0028_import_runs': m0028,
+  '0029_pdf_exports': m0029,
 };
 
 class StaticMigrationProvider implements MigrationProvider {
