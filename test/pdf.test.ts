@@ -270,6 +270,29 @@ describe('space PDF', () => {
       settings.chromiumPath = CHROMIUM;
     }
   });
+
+  test('a Chromium that does not start fails the background job; its link answers 503 with the reason', async () => {
+    const { ann, space, cr } = await setup();
+    await ann.api.spaces.mergeChangeRequest(space.id, cr.id);
+    const settings = t.server.services.config.pdf;
+    const before = settings.backgroundPages;
+    // An executable that is not a browser: there, so the request is accepted; it exits at once.
+    settings.chromiumPath = '/bin/true';
+    settings.backgroundPages = 0;
+    try {
+      const { data } = await ann.api.spaces.getSpacePdf(space.id);
+      await t.server.services.jobs.settle();
+      const res = await t.request('GET', new URL(data.url).pathname + new URL(data.url).search);
+      assert.equal(res.status, 503);
+      assert.equal(res.body.error.code, 503);
+      assert.match(res.body.error.message, /could not be printed: Chromium at \/bin\/true did not start/);
+      const row = await t.server.services.db.selectFrom('pdf_exports').selectAll().where('space_id', '=', space.id).executeTakeFirstOrThrow();
+      assert.equal(row.status, 'failed');
+    } finally {
+      settings.chromiumPath = CHROMIUM;
+      settings.backgroundPages = before;
+    }
+  });
 });
 
 describe('change request PDF', () => {

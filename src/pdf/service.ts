@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
+import { setImmediate } from 'node:timers/promises';
 import { createRequire } from 'node:module';
 import { dirname, join, normalize } from 'node:path';
 import { errors as joseErrors, jwtVerify, SignJWT } from 'jose';
@@ -179,6 +180,9 @@ async function printExport(services: Services, row: PdfExportRow): Promise<void>
   };
   const bodies: string[] = [];
   for (const [i, { page }] of selected.entries()) {
+    // Reads on the embedded database answer without a turn of the event loop: without this, laying
+    // out a big space would hold back every request of the process (measured: seconds).
+    await setImmediate();
     if (page.entry.type !== 'document' || !page.entry.doc) {
       bodies.push('');
       continue;
