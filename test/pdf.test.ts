@@ -271,6 +271,21 @@ describe('space PDF', () => {
     }
   });
 
+  test('a print past PDF_TIMEOUT_MS is stopped: 503 saying so', async () => {
+    const { ann, space, cr } = await setup();
+    await ann.api.spaces.mergeChangeRequest(space.id, cr.id);
+    const settings = t.server.services.config.pdf;
+    const before = settings.timeoutMs;
+    settings.timeoutMs = 1;
+    try {
+      await expectStatus(ann.api.spaces.getSpacePdf(space.id), 503, /took longer than .* \(PDF_TIMEOUT_MS\)/);
+    } finally {
+      settings.timeoutMs = before;
+    }
+    // The browser is still there for the next PDF.
+    assert.ok((await download((await ann.api.spaces.getSpacePdf(space.id)).data.url)).text.includes('Welcome to the guide'));
+  });
+
   test('a Chromium that does not start fails the background job; its link answers 503 with the reason', async () => {
     const { ann, space, cr } = await setup();
     await ann.api.spaces.mergeChangeRequest(space.id, cr.id);

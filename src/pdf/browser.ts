@@ -100,7 +100,7 @@ class Printer {
   private readonly slots: Slots;
   private closed = false;
 
-  constructor(private readonly settings: PdfSettings) {
+  constructor(private readonly settings: Pick<PdfSettings, 'chromiumPath' | 'concurrency'>) {
     this.slots = new Slots(settings.concurrency);
   }
 
@@ -127,33 +127,44 @@ class Printer {
     return launching;
   }
 
-  async print(job: PrintJob): Promise<Uint8Array> {
+  /** Prints within `timeoutMs`, its wait for a turn and the browser's start included. */
+  async print(job: PrintJob, timeoutMs: number): Promise<Uint8Array> {
     if (this.closed) throw new UnavailableError('The server is stopping: ask for the PDF again');
-    const timeout = AbortSignal.timeout(this.settings.timeoutMs);
-    const late = () => new UnavailableError(`Printing the PDF took longer than ${Math.round(this.settings.timeoutMs / 1000)} seconds (PDF_TIMEOUT_MS): print part of it with "page"`);
+    const timeout = AbortSignal.timeout(timeoutMs);
+    const late = () => new UnavailableError(`Printing the PDF took longer than ${Math.round(timeoutMs / 1000)} seconds (PDF_TIMEOUT_MS): print part of it with "page"`);
     try {
       await this.slots.take(timeout);
     } catch {
       throw late();
     }
     let context: BrowserContext | undefined;
-    try {
+    const work = (async () => {
       const browser = await this.launch();
-      context = await browser.newContext({ javaScriptEnabled: false, serviceWorkers: 'block' });
-      const opened = context;
-      const expired = new Promise<never>((_, reject) => {
-        const stop = () => {
-          reject(late());
-          opened.close().catch(() => {});
-        };
-        if (timeout.aborted) stop();
-        else timeout.addEventListener('abort', stop, { once: true });
-      });
-      expired.catch(() => {});
-      return await Promise.race([expired, this.render(opened, job)]);
+      const opened = await browser.newContext({ javaScriptEnabled: false, serviceWorkers: 'block' });
+      context = opened;
+      // Too late already: the context is closed by the `finally` below (it may have run already).
+      if (timeout.aborted) {
+        await opened.close().catch(() => {});
+        throw late();
+      }
+      return this.render(opened, job);
+    })();
+    work.catch(() => {});
+    const expired = new Promise<never>((_, reject) => {
+      const stop = () => {
+        reject(late());
+        // Closing the context stops whatever the page was doing.
+        context?.close().catch(() => {});
+      };
+      if (timeout.aborted) stop();
+      else timeout.addEventListener('abort', stop, { once: true });
+    });
+    expired.catch(() => {});
+    try {
+      return await Promise.race([expired, work]);
     } finally {
       this.slots.give();
-      await context?.close().catch(() => {});
+      await (context as BrowserContext | undefined)?.close().catch(() => {});
     }
   }
 
@@ -195,14 +206,14 @@ class Printer {
   }
 }
 
+/** One printer per Chromium executable; its number of slots is PDF_CONCURRENCY as it was at its first print. */
 const printers = new Map<string, Printer>();
 
 /** Prints a document with the configured Chromium (see the top of this file). */
 export function printPdf(settings: PdfSettings, job: PrintJob): Promise<Uint8Array> {
-  const key = `${settings.chromiumPath}|${settings.concurrency}|${settings.timeoutMs}`;
-  let printer = printers.get(key);
-  if (!printer) printers.set(key, (printer = new Printer(settings)));
-  return printer.print(job);
+  let printer = printers.get(settings.chromiumPath);
+  if (!printer) printers.set(settings.chromiumPath, (printer = new Printer(settings)));
+  return printer.print(job, settings.timeoutMs);
 }
 
 /** Closes the browsers of this process (on shutdown). */
