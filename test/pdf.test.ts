@@ -227,6 +227,20 @@ describe('space PDF', () => {
     await expectStatus(outsider.api.spaces.getSpacePdf(space.id), 404);
   });
 
+  test('a group titles its pages on the sheet of its first page', async () => {
+    const { admin: ann, space } = await orgWithSpace(t);
+    await mergeChanges(ann, space.id, [
+      { operation: 'insert_page', type: 'group', title: 'Guides', ref: 'guides' },
+      { operation: 'insert_page', into: 'guides', title: 'Setup', document: { markdown: 'Set it up.\n' } },
+    ] as never);
+    const pdf = await download((await ann.api.spaces.getSpacePdf(space.id)).data.url);
+    assert.match(pdf.sheets[1]!, /^Contents Guides Setup\b/);
+    assert.equal(pdf.sheets.length, 3, JSON.stringify(pdf.sheets));
+    assert.match(pdf.sheets[2]!, /^Guides Setup Set it up\./);
+    // The contents link to the page, not to the group.
+    assert.deepEqual(pdf.links.filter((l) => l.sheet === 1), [{ sheet: 1, to: 2 }]);
+  });
+
   test('a space of more pages than PDF_BACKGROUND_PAGES is printed by a background job', async () => {
     const { ann, space, cr } = await setup();
     await ann.api.spaces.mergeChangeRequest(space.id, cr.id);

@@ -4,7 +4,8 @@ import type { GitBookDocument } from '../content/markdown/shared.ts';
 
 /**
  * The HTML document a PDF is printed from: a title page, the table of contents, then every page
- * (its title, description and body) starting on a new sheet. Page bodies are rendered by the
+ * (its cover, title, description and body) starting on a new sheet (a group's title shares the sheet
+ * of its first page). Page bodies are rendered by the
  * published site's renderer with the site's stylesheet, so the PDF reads like the site; each page's
  * ids are prefixed (`p3-…`) so that links between printed pages become links inside the PDF.
  */
@@ -19,6 +20,8 @@ export interface PrintedPage {
   group: boolean;
   emoji?: string | undefined;
   description?: string | undefined;
+  /** URL of the page's cover image (on the print origin). */
+  cover?: string | undefined;
 }
 
 export interface PrintOptions {
@@ -46,6 +49,8 @@ const PRINT_CSS = `
 html,body{background:#fff}
 body{font-size:11pt;line-height:1.5;-webkit-print-color-adjust:exact;print-color-adjust:exact}
 .print-page{break-before:page}
+.print-page.group+.print-page{break-before:auto}
+.print-page .cover{max-height:60mm;margin-bottom:8pt}
 .title-page{display:flex;flex-direction:column;justify-content:center;min-height:230mm;text-align:left}
 .title-page h1{font-size:32pt;line-height:1.2;margin:0 0 12pt}
 .title-page .subtitle{font-size:14pt;color:var(--muted);margin:0 0 6pt}
@@ -104,7 +109,8 @@ export function printHtml(pages: readonly PrintedPage[], bodies: readonly string
   const printed = pages.map((page, i) => {
     const title = `<h1>${page.emoji ? `<span class="emoji">${escapeHtml(page.emoji)}</span> ` : ''}${escapeHtml(page.title)}</h1>`;
     const description = page.description ? `<p class="description">${escapeHtml(page.description)}</p>` : '';
-    return `<article class="page print-page${page.group ? ' group' : ''}" id="${anchorOf(i)}">${title}${description}${bodies[i] ?? ''}</article>`;
+    const cover = page.cover ? `<img class="cover" src="${escapeHtml(page.cover)}" alt="">` : '';
+    return `<article class="page print-page${page.group ? ' group' : ''}" id="${anchorOf(i)}">${cover}${title}${description}${bodies[i] ?? ''}</article>`;
   });
   const date = opts.date.toISOString().slice(0, 10);
   const math = bodies.some((b) => b.includes('class="katex'));

@@ -166,18 +166,23 @@ async function printExport(services: Services, row: PdfExportRow): Promise<void>
   const request = row.request as unknown as store.PdfRequest;
   const nav = await navigationOf(services.db, request.root);
   const selected = selection(nav, request);
-  const pages: PrintedPage[] = selected.map(({ page, depth }) => ({
-    id: page.id,
-    title: page.title,
-    depth,
-    group: page.entry.type === 'group',
-    emoji: page.emoji,
-    description: page.entry.description,
-  }));
   const file = (id: string) => {
     const f = nav.files.get(id);
     return f && { url: `/files/${encodeURIComponent(f.id)}/${encodeURIComponent(f.name)}`, name: f.name, contentType: f.contentType, size: f.size };
   };
+  const pages: PrintedPage[] = selected.map(({ page, depth }) => {
+    // A cover that is a space file (`/files/<id>`); one at another address is not fetched.
+    const coverFile = page.entry.cover && /^\/files\/([^/#?]+)$/.exec(page.entry.cover.url)?.[1];
+    return {
+      id: page.id,
+      title: page.title,
+      depth,
+      group: page.entry.type === 'group',
+      emoji: page.emoji,
+      description: page.entry.description,
+      cover: coverFile ? file(coverFile)?.url : undefined,
+    };
+  });
   const bodies: string[] = [];
   for (const [i, { page }] of selected.entries()) {
     // Reads on the embedded database answer without a turn of the event loop: without this, laying
