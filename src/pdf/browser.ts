@@ -108,7 +108,12 @@ class Printer {
     if (this.browser) return this.browser;
     const launching = (async () => {
       await checkChromium(this.settings);
-      const { chromium } = await import('playwright-core');
+      let chromium: typeof import('playwright-core').chromium;
+      try {
+        ({ chromium } = await import('playwright-core'));
+      } catch (err) {
+        throw new ChromiumUnavailableError('Printing PDFs needs the playwright-core package, which is not installed: run npm install in Folio\'s directory', err);
+      }
       try {
         const browser = await chromium.launch({ executablePath: this.settings.chromiumPath, args: CHROMIUM_ARGS, timeout: 60_000 });
         // A browser that crashed or was killed is launched again by the next print.

@@ -103,8 +103,6 @@ async function requestPdf(
   if (selected.length > settings.maxPages) {
     throw new BadRequestError(`The ${what} has ${selected.length} pages to print, more than ${settings.maxPages} (PDF_MAX_PAGES): print part of it with "page"`);
   }
-  // Said now rather than by a job that would fail later.
-  await checkChromium(settings);
   const subtitle = query.page ? [selected[0]?.page.title, labels.subtitle].filter(Boolean).join(' · ') : labels.subtitle;
   const request: store.PdfRequest = { root: head.root, title: labels.title, subtitle, date: head.created_at.toISOString(), page: query.page, only: query.page ? !!query.only : undefined };
   const key = createHash('sha256').update(JSON.stringify([LAYOUT_VERSION, request])).digest('base64url');
@@ -112,6 +110,8 @@ async function requestPdf(
 
   const existing = await store.reusablePdfExport(ctx.db, space.organization_id, key);
   if (existing && (await alive(ctx, existing))) return link(ctx, existing);
+  // Said now rather than by a job that would fail later.
+  await checkChromium(settings);
 
   // Real time, as the updates after it: whether a print is still alive is judged by it.
   const at = new Date();
