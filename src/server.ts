@@ -31,6 +31,8 @@ import { GIT_EXPORT_JOB, GIT_IMPORT_JOB } from './git/auto-export.ts';
 import { exportJob, importJob } from './git/jobs.ts';
 import { registerIntegrationJobs } from './integrations/dispatch.ts';
 import { closeSandboxes } from './integrations/sandbox.ts';
+import { closePrinters } from './pdf/browser.ts';
+import { PDF_EXPORT_JOB, pdfExportJob } from './pdf/service.ts';
 import { startCollab, type CollabServer } from './collab/server.ts';
 
 /** The key that signs JWTs, created once and kept in the database so it survives restarts. */
@@ -178,6 +180,7 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
           await closeConversions();
           await closeOpenAPIWorkers();
           await closeSandboxes();
+          await closePrinters();
           await shared!.close();
           services.blobs.close();
           await database.close();
@@ -230,6 +233,7 @@ export async function startWorker(config: Config, opts: Pick<StartOptions, 'repo
           await closeConversions();
           await closeOpenAPIWorkers();
           await closeSandboxes();
+          await closePrinters();
           await shared!.close();
           services.blobs.close();
           await database.close();
@@ -258,5 +262,6 @@ async function registerJobHandlers(services: Services): Promise<void> {
   services.jobs.register(GIT_IMPORT_JOB, importJob(services), { maxAttempts: 3 });
   services.jobs.register(GIT_EXPORT_JOB, exportJob(services), { maxAttempts: 3 });
   services.jobs.register(IMPORT_RUN_JOB, importRunJob(services), { maxAttempts: 3 });
+  services.jobs.register(PDF_EXPORT_JOB, pdfExportJob(services), { maxAttempts: 2 });
   await registerIntegrationJobs(services);
 }

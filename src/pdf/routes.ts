@@ -3,7 +3,7 @@ import { CrParams } from '../change-requests/schemas.ts';
 import type { FolioApp } from '../platform/app.ts';
 import { sendBlob } from '../platform/downloads.ts';
 import { errorResponses } from '../platform/schemas.ts';
-import { changeRequestPdf, PDF_LINK_TTL_SECONDS, pdfForToken, spacePdf } from './service.ts';
+import { changeRequestPdf, PDF_LINK_TTL_SECONDS, pdfForToken, PdfNotReadyError, spacePdf } from './service.ts';
 
 /** What to print: everything, a page and the pages below it, or only a page. */
 const PdfQuery = Type.Object({
@@ -15,10 +15,12 @@ const PdfQuery = Type.Object({
 
 const PdfLink = {
   200: Type.Object({
-    /** Where the PDF can be downloaded without a token, for an hour. */
-    url: Type.String({ description: `Temporary URL of the PDF; it works for ${PDF_LINK_TTL_SECONDS / 3600}h` }),
+    /** Where the PDF can be downloaded without a token, for an hour (a big one once its background job printed it). */
+    url: Type.String({ description: `Temporary URL of the PDF; it works for ${PDF_LINK_TTL_SECONDS / 3600}h. While a big PDF is still being printed it answers 503 with Retry-After` }),
   }),
   ...errorResponses,
+  /** Chromium, which prints PDFs, is missing or did not start; or printing took too long. */
+  503: errorResponses[400],
 };
 
 export async function pdfRoutes(app: FolioApp): Promise<void> {
@@ -34,7 +36,8 @@ export async function pdfRoutes(app: FolioApp): Promise<void> {
   );
 
   // The link handed out above: the signed token is the only credential. It travels as the `token`
-  // query parameter, which request logs redact; the file name in the path is for browsers.
+  // query parameter, which request logs redact; the file name in the path is for browsers. A PDF
+  // still being printed is waited for a little, then 503 with Retry-After.
   app.get(
     '/pdf/:name',
     {
@@ -46,7 +49,14 @@ export async function pdfRoutes(app: FolioApp): Promise<void> {
       },
     },
     async (req, reply) => {
-      const { blob, name } = await pdfForToken(req.server.services, req.query.token ?? '');
+      let found: { blob: string; name: string };
+      try {
+        found = await pdfForToken(req.server.services, req.query.token ?? '');
+      } catch (err) {
+        if (err instanceof PdfNotReadyError) reply.header('retry-after', String(err.retryAfterSeconds));
+        throw err;
+      }
+      const { blob, name } = found;
       return sendBlob(reply, req.server.services.blobs, blob, {
         contentType: 'application/pdf',
         disposition: `inline; filename="${name.replace(/["\\\r\n]/g, '')}"`,

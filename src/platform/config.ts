@@ -146,6 +146,21 @@ export interface Config {
   collab: CollabSettings;
   /** Most connections this process opens to PostgreSQL (DATABASE_POOL_MAX): every process of a Folio counts against the server's max_connections. */
   databasePoolMax: number;
+  /** PDF export (src/pdf/): the Chromium that prints, and the bounds of printing. */
+  pdf: PdfSettings;
+}
+
+export interface PdfSettings {
+  /** The Chromium (or Chrome) executable that prints PDFs (CHROMIUM_PATH). */
+  chromiumPath: string;
+  /** PDFs one process prints at once (PDF_CONCURRENCY); more wait their turn. */
+  concurrency: number;
+  /** Time one PDF may take to lay out and print, waiting for its turn included (PDF_TIMEOUT_MS). */
+  timeoutMs: number;
+  /** A PDF of more pages than this is printed by a background job, not while the request waits (PDF_BACKGROUND_PAGES). */
+  backgroundPages: number;
+  /** Most pages one PDF prints (PDF_MAX_PAGES): more are refused, to be printed part by part (`page`). */
+  maxPages: number;
 }
 
 export interface CollabSettings {
@@ -397,6 +412,13 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       maxMessagesPerSecond: intFrom(env, 'COLLAB_MAX_MESSAGES_PER_SECOND', 200, 1),
     },
     ssoTokenTtlMs: intFrom(env, 'SSO_TOKEN_TTL_MS', 30 * 24 * 3600 * 1000, 60_000),
+    pdf: {
+      chromiumPath: env.CHROMIUM_PATH || '/usr/bin/chromium',
+      concurrency: intFrom(env, 'PDF_CONCURRENCY', 2, 1),
+      timeoutMs: intFrom(env, 'PDF_TIMEOUT_MS', 5 * 60_000, 1000),
+      backgroundPages: intFrom(env, 'PDF_BACKGROUND_PAGES', 100, 0),
+      maxPages: intFrom(env, 'PDF_MAX_PAGES', 2000, 1),
+    },
     ...aiFrom(env),
     ...storageFrom(env),
   };

@@ -7,9 +7,10 @@ import type { Urls } from '../platform/urls.ts';
 import { effectiveCustomization } from '../sites/customization.ts';
 import { markdownToDocumentForRead, searchTextOf } from '../content/convert.ts';
 import { readBody, storedText } from '../content/documents.ts';
-import { ContentReader } from '../content/model.ts';
+import { ContentReader, type PageEntry } from '../content/model.ts';
 import { withFrontMatter } from '../content/markdown/front-matter.ts';
 import { documentToMarkdown } from '../content/markdown/markdown.ts';
+import type { GitBookDocument } from '../content/markdown/shared.ts';
 import { frontMatterOf } from '../content/presenter.ts';
 import { pageDirectory, relativeCover, relativeLinks } from '../content/page-links.ts';
 import { conditionHolds, expressionValue } from './conditions.ts';
@@ -169,18 +170,28 @@ export function asksFeedback(site: SiteRow, siteSpace: SiteSpaceRow, integration
   return customization(site, siteSpace).feedback?.enabled === true || integrations.some((i) => i.scopes.includes('page:feedback:read'));
 }
 
+/**
+ * The document of a page as readers get it: its stored markdown with reusable contents expanded,
+ * converted, and its OpenAPI blocks resolved from the organization's specs. The published site
+ * and the PDF of a space (src/pdf/) render it with renderDocument.
+ */
+export async function pageDocument(db: Db, blobs: Blobs, organizationId: string, root: string, entry: PageEntry): Promise<{ markdown: string; document: GitBookDocument }> {
+  const reader = new ContentReader(db, root);
+  const source = await storedText(db, entry.doc);
+  const markdown = await readBody(reader, source, entry, { dereferenced: true });
+  const document = await markdownToDocumentForRead(markdown);
+  // OpenAPI blocks show the operation from the organization's spec, as its readers see it.
+  if (mayHoldOpenAPIBlocks(markdown)) await resolveOpenAPIBlocks(db, blobs, organizationId, null, document as Parameters<typeof resolveOpenAPIBlocks>[4]);
+  return { markdown, document };
+}
+
 export async function renderPage(req: PageRequest, nav: Navigation, page: NavPage, query?: string): Promise<RenderedPage> {
   const { site, located, visitor } = req;
   const key = [site.id, req.base, site.updated_at.getTime(), site.customization_updated_at?.getTime() ?? 0, located.siteSpace.id, located.siteSpace.customization_updated_at?.getTime() ?? 0, nav.root, page.id, visitor.segment, req.integrations.map((i) => `${i.installationId}.${i.stamp}`).join(',')].join('|');
   const cached = cache.get(key);
   if (cached) return cached;
 
-  const reader = new ContentReader(req.db, nav.root);
-  const source = await storedText(req.db, page.entry.doc);
-  const markdown = await readBody(reader, source, page.entry, { dereferenced: true });
-  const document = await markdownToDocumentForRead(markdown);
-  // OpenAPI blocks show the operation from the organization's spec, as its readers see it.
-  if (mayHoldOpenAPIBlocks(markdown)) await resolveOpenAPIBlocks(req.db, req.blobs, site.organization_id, null, document as Parameters<typeof resolveOpenAPIBlocks>[4]);
+  const { markdown, document } = await pageDocument(req.db, req.blobs, site.organization_id, nav.root, page.entry);
   const blocks = await integrationBlocks(req, document);
   const scope = { visitor: { claims: visitor.claims }, space: { vars: nav.variables }, page: { vars: page.entry.variables ?? {} } };
   const siteSpaceBase = `${req.base}${located.prefix}`;

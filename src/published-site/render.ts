@@ -31,6 +31,13 @@ export interface RenderContext {
   pageTitle?(pageId: string): string | undefined;
   /** HTML of an integration block, as its integration rendered it (undefined: a placeholder is shown). */
   integration?(block: Node): string | undefined;
+  /**
+   * Put before every id the page defines (headings, notes, tabs) and every link to them, so that
+   * several pages rendered into one document (the PDF of a space) keep apart.
+   */
+  idPrefix?: string;
+  /** Rendering for print: images are loaded at once rather than when scrolled to. */
+  print?: boolean;
 }
 
 export interface Heading {
@@ -77,7 +84,18 @@ class Renderer {
   /** Added to a heading's level for its HTML tag: the top heading level used becomes h2 (the page title is h1). */
   headingShift = 1;
 
-  constructor(private readonly ctx: RenderContext) {}
+  private readonly prefix: string;
+  private readonly loading: string;
+
+  constructor(private readonly ctx: RenderContext) {
+    this.prefix = ctx.idPrefix ?? '';
+    this.loading = ctx.print ? '' : ' loading="lazy"';
+  }
+
+  /** The id of a note or its reference, as this document names it. */
+  noteId(kind: 'note' | 'note-ref', n: number): string {
+    return `${this.prefix}${kind}-${n}`;
+  }
 
   refUrl(ref: ContentRef | undefined): string | undefined {
     if (!ref) return undefined;
@@ -87,7 +105,7 @@ class Renderer {
       case 'page':
         return this.ctx.pageUrl({ page: ref.page, ...(ref.space ? { space: ref.space } : {}) });
       case 'anchor':
-        return ref.page ? this.ctx.pageUrl({ page: ref.page, anchor: ref.anchor, ...(ref.space ? { space: ref.space } : {}) }) : `#${encodeURIComponent(ref.anchor)}`;
+        return ref.page ? this.ctx.pageUrl({ page: ref.page, anchor: ref.anchor, ...(ref.space ? { space: ref.space } : {}) }) : `#${encodeURIComponent(this.prefix + ref.anchor)}`;
       case 'file':
         return this.ctx.file(ref.file)?.url;
       default:
@@ -109,7 +127,7 @@ class Renderer {
   }
 
   headingId(node: Node, text: string): string {
-    let id = (node.data?.id as string | undefined) || anchorSlug(text) || 'section';
+    let id = this.prefix + ((node.data?.id as string | undefined) || anchorSlug(text) || 'section');
     if (this.usedIds.has(id)) {
       let i = 2;
       while (this.usedIds.has(`${id}-${i}`)) i++;
@@ -163,7 +181,7 @@ class Renderer {
         return this.image(node);
       case 'drawing': {
         const src = this.refUrl(node.data?.ref);
-        return src ? `<figure class="drawing"><img src="${escapeHtml(src)}" alt="Drawing" loading="lazy"></figure>` : '';
+        return src ? `<figure class="drawing"><img src="${escapeHtml(src)}" alt="Drawing"${this.loading}></figure>` : '';
       }
       case 'file': {
         const file = node.data?.ref?.kind === 'file' ? this.ctx.file(node.data.ref.file) : undefined;
@@ -187,7 +205,7 @@ class Renderer {
       }
       case 'tabs': {
         const items = (node.nodes ?? []) as Node[];
-        const base = escapeHtml(node.key ?? 'tabs');
+        const base = escapeHtml(this.prefix + (node.key ?? 'tabs'));
         const tabs = items
           .map((item, i) => `<button type="button" role="tab" id="${base}-tab-${i}" aria-controls="${base}-panel-${i}" aria-selected="${i === 0}"${i === 0 ? '' : ' tabindex="-1"'}>${escapeHtml(String(item.data?.title ?? `Tab ${i + 1}`))}</button>`)
           .join('');
@@ -270,7 +288,7 @@ class Renderer {
     const dark = this.refUrl(node.data?.refDark);
     const alt = escapeHtml(String(node.data?.alt ?? ''));
     const size = `${attr('width', node.data?.width)}${attr('height', node.data?.height)}`;
-    const img = `<img src="${escapeHtml(src)}" alt="${alt}"${size} loading="lazy">`;
+    const img = `<img src="${escapeHtml(src)}" alt="${alt}"${size}${this.loading}>`;
     const picture = dark ? `<picture><source srcset="${escapeHtml(dark)}" media="(prefers-color-scheme: dark)">${img}</picture>` : img;
     const caption = this.caption(node);
     return `<figure class="image">${picture}${caption ? `<figcaption>${caption}</figcaption>` : ''}</figure>`;
@@ -316,7 +334,7 @@ class Renderer {
         const coverFile = view.coverDefinition ? (record.values[view.coverDefinition] as string[] | undefined)?.[0] : undefined;
         const cover = coverFile ? this.ctx.file(coverFile)?.url : undefined;
         const body = columns.map((id) => `<div>${cell(id, record.values[id])}</div>`).join('');
-        const inner = `${cover ? `<img class="card-cover" src="${escapeHtml(cover)}" alt="" loading="lazy">` : ''}${body}`;
+        const inner = `${cover ? `<img class="card-cover" src="${escapeHtml(cover)}" alt=""${this.loading}>` : ''}${body}`;
         return target ? `<a class="card" href="${escapeHtml(target)}">${inner}</a>` : `<div class="card">${inner}</div>`;
       });
       return `<div class="cards">${cards.join('')}</div>`;
@@ -392,7 +410,7 @@ class Renderer {
         return katex.renderToString(String(node.data?.formula ?? ''), { displayMode: false, throwOnError: false, trust: false, output: 'htmlAndMathml' });
       case 'inline-image': {
         const src = this.refUrl(node.data?.ref);
-        return src ? `<img class="inline-image" src="${escapeHtml(src)}" alt="${escapeHtml(String(node.data?.alt ?? ''))}" loading="lazy">` : '';
+        return src ? `<img class="inline-image" src="${escapeHtml(src)}" alt="${escapeHtml(String(node.data?.alt ?? ''))}"${this.loading}>` : '';
       }
       case 'button': {
         const url = this.refUrl(node.data?.ref);
@@ -405,7 +423,7 @@ class Renderer {
         // Notes are phrasing content here (a footnote mark) and listed after the page's content.
         const n = ++this.annotations;
         this.notes.push((body?.nodes ?? []).map((b: Node) => this.inlines(b.nodes)).join(' '));
-        return `<span class="annotated">${this.inlines(node.nodes)}<sup class="annotation"><a href="#note-${n}" id="note-ref-${n}" aria-label="Note ${n}">${n}</a></sup></span>`;
+        return `<span class="annotated">${this.inlines(node.nodes)}<sup class="annotation"><a href="#${this.noteId('note', n)}" id="${this.noteId('note-ref', n)}" aria-label="Note ${n}">${n}</a></sup></span>`;
       }
       default:
         return this.inlines(node.nodes);
@@ -433,7 +451,7 @@ export function renderDocument(doc: GitBookDocument, ctx: RenderContext): Render
   renderer.headingShift = 2 - top;
   let html = renderer.blocks(doc.nodes as Node[]);
   if (renderer.notes.length) {
-    const items = renderer.notes.map((note, i) => `<li id="note-${i + 1}">${note} <a href="#note-ref-${i + 1}" aria-label="Back to the text">↩</a></li>`);
+    const items = renderer.notes.map((note, i) => `<li id="${renderer.noteId('note', i + 1)}">${note} <a href="#${renderer.noteId('note-ref', i + 1)}" aria-label="Back to the text">↩</a></li>`);
     html += `<section class="notes" aria-label="Notes"><ol>${items.join('')}</ol></section>`;
   }
   return { html, headings: renderer.headings };

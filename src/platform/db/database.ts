@@ -34,6 +34,7 @@ import * as m0027 from './migrations/0027_mcp_headers_sealed.ts';
 import * as m0028 from './migrations/0028_import_runs.ts';
 import * as m0029 from './migrations/0029_site_event_sessions.ts';
 import * as m0030 from './migrations/0030_ask_embeddings.ts';
+import * as m0031 from './migrations/0031_pdf_exports.ts';
 import { PGliteDialect } from './pglite-dialect.ts';
 import type { Database } from './schema.ts';
 
@@ -107,6 +108,7 @@ const migrations: Record<string, Migration> = {
   '0028_import_runs': m0028,
   '0029_site_event_sessions': m0029,
   '0030_ask_embeddings': m0030,
+  '0031_pdf_exports': m0031,
 };
 
 class StaticMigrationProvider implements MigrationProvider {

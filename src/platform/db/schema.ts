@@ -45,6 +45,7 @@ export interface Database {
   integration_delivery_leases: IntegrationDeliveryLeasesTable;
   translations: TranslationsTable;
   import_runs: ImportRunsTable;
+  pdf_exports: PdfExportsTable;
   translation_pages: TranslationPagesTable;
   translation_memory: TranslationMemoryTable;
   glossary_entries: GlossaryEntriesTable;
@@ -550,6 +551,34 @@ export interface TranslationsTable {
 export type TranslationRow = Selectable<TranslationsTable>;
 
 export type ImportRunStatus = 'pending' | 'in-progress' | 'completed' | 'failed' | 'cancelled';
+
+export type PdfExportStatus = 'pending' | 'running' | 'done' | 'failed';
+
+export interface PdfExportsTable {
+  id: string;
+  organization_id: string;
+  space_id: string;
+  /** Hash of what is printed (revision root, selection, title): equal keys print the same PDF. */
+  key: string;
+  /** What to print: { root, title, page?, only? }. */
+  request: Json;
+  status: PdfExportStatus;
+  /** Pages to print, and how many of them are laid out so far. */
+  pages_total: number;
+  pages_done: Generated<number>;
+  /** The printed PDF, once done. */
+  blob: string | null;
+  /** File name of the PDF (`Title.pdf`). */
+  name: string;
+  /** Why printing failed. */
+  reason: string | null;
+  /** The background job printing it (none when printed while the request waited). */
+  job_id: number | null;
+  created_at: Date;
+  updated_at: Date;
+}
+
+export type PdfExportRow = Selectable<PdfExportsTable>;
 
 export interface ImportRunsTable {
   id: string;
