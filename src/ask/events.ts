@@ -1,11 +1,10 @@
-import { randomUUID } from 'node:crypto';
 import { Type, type Static } from '@sinclair/typebox';
 import { sql, type RawBuilder } from 'kysely';
-import type { Ctx, Services } from '../platform/context.ts';
+import type { Ctx } from '../platform/context.ts';
 import { BadRequestError } from '../platform/errors.ts';
 import { asEnum, Timestamp } from '../platform/schemas.ts';
 import { readableSite, requireSite } from '../sites/access.ts';
-import { eventId } from './service.ts';
+import { eventId, insertEvents } from '../published-site/site-events.ts';
 import * as store from './store.ts';
 
 /**
@@ -82,7 +81,7 @@ export async function trackSiteEvents(ctx: Ctx, organizationId: string, siteId: 
       created_at: new Date(at),
     };
   });
-  await store.insertEvents(ctx.db, rows);
+  await insertEvents(ctx.db, rows);
   for (const e of body.events) {
     if (e.type === 'ask_rate_response' && e.responseId && (e.rating === 1 || e.rating === -1)) {
       await store.rateAnswer(ctx.db, site.organization_id, site.id, e.responseId, e.rating, new Date(now));
@@ -252,79 +251,3 @@ export async function aggregateSiteEvents(ctx: Ctx, organizationId: string, site
 }
 
 // Folio's own published pages ------------------------------------------------------------------
-
-/** A reader's session continues while their events are less than this apart. */
-const SESSION_GAP_MS = 30 * 60_000;
-
-/** A reader of a site, as its events store them: keyed hashes, counted and never shown. */
-export interface ReaderIdentity {
-  visitorId: string;
-  sessionId: string;
-}
-
-/**
- * Who reads Folio's own pages, for counting, with nothing stored on the reader's device (no
- * cookie, no storage): the visitor is a keyed hash of the site, the reader's address and user
- * agent and the day (UTC), so it holds for a day's reading and links nothing across sites or days;
- * the session is the visitor's last one while their events are less than 30 minutes apart, else a
- * new one. A reader who asks not to be tracked (`DNT: 1`, `Sec-GPC: 1`) gets ids of their own
- * for each request: what they send explicitly (a rating) is counted, and linked to nothing.
- */
-export async function readerIdentity(
-  services: Pick<Services, 'db' | 'signingKey' | 'now'>,
-  site: { id: string; organization_id: string },
-  reader: { ip: string; userAgent: string; optOut: boolean },
-): Promise<ReaderIdentity> {
-  const now = services.now();
-  if (reader.optOut) {
-    const id = eventId(services, site.id, `opt-out|${randomUUID()}`);
-    return { visitorId: id, sessionId: id };
-  }
-  const day = new Date(now).toISOString().slice(0, 10);
-  const visitorId = eventId(services, site.id, `reader|${reader.ip}|${reader.userAgent.slice(0, 512)}|${day}`);
-  const current = await store.recentSessionOf(services.db, site.organization_id, site.id, visitorId, new Date(now - SESSION_GAP_MS));
-  return { visitorId, sessionId: current ?? eventId(services, site.id, `session|${visitorId}|${now}`) };
-}
-
-/** Whether a request asks not to be tracked: `DNT: 1` or Global Privacy Control (`Sec-GPC: 1`). */
-export const optsOut = (headers: Record<string, string | string[] | undefined>) => headers.dnt === '1' || headers['sec-gpc'] === '1';
-
-/** An event of Folio's own pages, its page resolved by the site for its reader. */
-export interface ReaderEvent {
-  type: 'page_view' | 'search_type_query' | 'page_post_feedback';
-  url: URL;
-  siteSectionId: string | null;
-  siteSpaceId: string | null;
-  spaceId: string | null;
-  pageId: string | null;
-  query?: string | undefined;
-  rating?: 'bad' | 'ok' | 'good' | undefined;
-}
-
-/** Records what a reader of Folio's own pages did, at the server's time. */
-export async function recordReaderEvents(services: Pick<Services, 'db' | 'now'>, site: { id: string; organization_id: string }, who: ReaderIdentity, events: ReaderEvent[]): Promise<void> {
-  const at = new Date(services.now());
-  await store.insertEvents(
-    services.db,
-    events.map((e) => ({
-      organization_id: site.organization_id,
-      site_id: site.id,
-      type: e.type,
-      // Neither the query string nor the fragment: only the page's address.
-      url: `${e.url.origin}${e.url.pathname}`,
-      url_path: e.url.pathname,
-      display_context: 'site',
-      site_section_id: e.siteSectionId,
-      site_space_id: e.siteSpaceId,
-      share_key: null,
-      space_id: e.spaceId,
-      page_id: e.pageId,
-      query: e.query ?? null,
-      feedback_rating: e.type === 'page_post_feedback' ? (e.rating ?? null) : null,
-      ask_rating: null,
-      visitor_id: who.visitorId,
-      session_id: who.sessionId,
-      created_at: at,
-    })),
-  );
-}

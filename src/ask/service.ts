@@ -16,6 +16,7 @@ import type { SiteRow } from '../platform/db/schema.ts';
 import { answerStates, questionAbout, type AnswerState } from './answer.ts';
 import { memberPassages, visitorPassages, type Passage } from './retrieve.ts';
 import * as store from './store.ts';
+import { eventId, insertEvents } from '../published-site/site-events.ts';
 
 /**
  * Ask: questions answered from the documentation the caller may read. For a member of an
@@ -242,7 +243,7 @@ async function record(services: Services, reading: SiteReading, input: SiteQuest
   );
   // A question is also a reader event of the site (aggregateSiteEvents counts it).
   const url = services.urls.site(reading.reader.base);
-  await store.insertEvents(services.db, [
+  await insertEvents(services.db, [
     {
       organization_id: site.organization_id,
       site_id: site.id,
@@ -265,10 +266,6 @@ async function record(services: Services, reading: SiteReading, input: SiteQuest
   ]);
 }
 
-/** Visitor and session ids of reader events are kept as keyed hashes: counted, never shown. */
-export function eventId(services: Pick<Services, 'signingKey'>, siteId: string, id: string): string {
-  return createHash('sha256').update(services.signingKey).update(`site-event|${siteId}|${id}`).digest('base64url').slice(0, 22);
-}
 
 /** One source per page, weighted by its rank (the first counts most), with the passages quoted. */
 function sourcesToRecord(passages: Passage[]): store.RecordedSource[] {

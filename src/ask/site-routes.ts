@@ -7,7 +7,7 @@ import { RateLimiter } from '../platform/rate-limit.ts';
 import { SiteAddress } from '../published-site/reader-events.ts';
 import { publishedSite, siteBase } from '../published-site/routes.ts';
 import { visitorOf } from '../published-site/visitor.ts';
-import { optsOut, readerIdentity } from './events.ts';
+import { optsOut, readerIdentity } from '../published-site/site-events.ts';
 import { presentAnswer } from './presenter.ts';
 import { callerGone, paced, sendEvents } from './routes.ts';
 import { askOnSite, recommendedOnSite, type SiteReading } from './service.ts';

@@ -1,4 +1,4 @@
-import { sql, type Insertable, type RawBuilder, type SelectQueryBuilder } from 'kysely';
+import { sql, type RawBuilder, type SelectQueryBuilder } from 'kysely';
 import type { Database, SiteQuestionAnswerRow, SiteQuestionRow } from '../platform/db/schema.ts';
 import type { Db } from '../platform/db/database.ts';
 
@@ -276,26 +276,6 @@ export async function sourcePagesOf(db: Db, organizationId: string, siteId: stri
     .execute();
   for (const r of rows) out.set(r.question_id, [...(out.get(r.question_id) ?? []), `${r.space_id}/${r.page_id}`]);
   return out;
-}
-
-/** The session of a visitor's last event on a site since `since` (a session continues while its events are close). */
-export async function recentSessionOf(db: Db, organizationId: string, siteId: string, visitorId: string, since: Date): Promise<string | undefined> {
-  const row = await db
-    .selectFrom('site_events')
-    .select('session_id')
-    .where('organization_id', '=', organizationId)
-    .where('site_id', '=', siteId)
-    .where('visitor_id', '=', visitorId)
-    .where('created_at', '>=', since)
-    .orderBy('created_at', 'desc')
-    .limit(1)
-    .executeTakeFirst();
-  return row?.session_id;
-}
-
-/** Reader events of a site, as received. */
-export async function insertEvents(db: Db, rows: Insertable<Database['site_events']>[]): Promise<void> {
-  if (rows.length) await db.insertInto('site_events').values(rows).execute();
 }
 
 /**

@@ -8,7 +8,7 @@ import { RateLimiter } from '../platform/rate-limit.ts';
 import { emitEvents } from '../events/outbox.ts';
 import type { SiteIntegration } from '../integrations/site-scripts.ts';
 import { asksFeedback, locate, navigationFor, pageAt, type SiteStructure } from './published.ts';
-import { optsOut, readerIdentity, recordReaderEvents, type ReaderEvent } from '../ask/events.ts';
+import { optsOut, readerIdentity, recordReaderEvents, type ReaderEvent } from './site-events.ts';
 import { visitorOf, type Visitor } from './visitor.ts';
 import type { SiteRow } from '../platform/db/schema.ts';
 import { requestCookies } from '../platform/cookies.ts';
