@@ -20,8 +20,8 @@ import { UnavailableError } from '../platform/errors.ts';
 /** The origin the printed document is served from (reserved name: never resolved, only intercepted). */
 export const PRINT_ORIGIN = 'http://print.invalid';
 
-/** Flags for a headless Chromium in a container (the same as the browser tests use). */
-const CHROMIUM_ARGS = [
+/** Flags for a headless Chromium in a container (the browser tests start theirs with these too). */
+export const CHROMIUM_ARGS = [
   '--no-sandbox',
   '--disable-dev-shm-usage',
   '--disable-gpu',

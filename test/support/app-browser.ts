@@ -29,6 +29,7 @@ import { buildApp } from '../../scripts/build-app.ts';
 import type { Config } from '../../src/platform/config.ts';
 import { setPassword } from '../../src/sign-in/service.ts';
 import { startTestServer, type TestServer, type TestUser } from './server.ts';
+import { CHROMIUM_ARGS } from '../../src/pdf/browser.ts';
 
 export const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 /** Where `screenshot` writes (test-artifacts/ is ignored by git). */
@@ -37,16 +38,8 @@ export const DEFAULT_PASSWORD = 'correct horse battery staple';
 /** The CSRF header the server asks of cookie-authenticated writes (docs/app.md). */
 export const CSRF_HEADERS = { 'x-folio-csrf': '1' };
 
-/** What the chromium of these tests needs to start fast and quietly in a container. */
-export const CHROMIUM_ARGS = [
-  '--no-sandbox',
-  '--disable-dev-shm-usage',
-  '--disable-gpu',
-  '--disable-background-networking',
-  '--disable-component-update',
-  '--disable-sync',
-  '--no-first-run',
-];
+/** What the chromium of these tests needs to start fast and quietly in a container: the flags Folio prints PDFs with. */
+export { CHROMIUM_ARGS };
 
 export interface AppUser extends TestUser {
   password: string;
