@@ -91,6 +91,24 @@ function fenced(lines: string[]): boolean[] {
   return inside;
 }
 
+/**
+ * The line that closes a block opened before `from`: the first line `closes` matches outside the
+ * blocks `opens` starts inside it (nested ones counted) and outside fenced code (`inside`, from
+ * fenced()). -1 when none does.
+ */
+function closingLine(lines: string[], from: number, inside: boolean[], opens: (line: string) => boolean, closes: (line: string) => boolean): number {
+  let depth = 0;
+  for (let j = from; j < lines.length; j++) {
+    if (inside[j]) continue;
+    if (opens(lines[j]!)) depth++;
+    else if (closes(lines[j]!)) {
+      if (depth === 0) return j;
+      depth--;
+    }
+  }
+  return -1;
+}
+
 function dedent(lines: string[]): string[] {
   const indents = lines.filter((l) => l.trim()).map((l) => /^[ \t]*/.exec(l)![0].length);
   const n = indents.length ? Math.min(...indents) : 0;
@@ -232,19 +250,9 @@ function unwrapComponents(lines: string[], warn: Warn): string[] {
       continue;
     }
     const name = m[1]!;
-    let depth = 0;
-    let end = -1;
-    for (let j = i + 1; j < lines.length; j++) {
-      if (inside[j]) continue;
-      if (new RegExp(`^\\s*<${name}(\\s[^<>]*)?>\\s*$`).test(lines[j]!)) depth++;
-      else if (new RegExp(`^\\s*</${name}>\\s*$`).test(lines[j]!)) {
-        if (depth === 0) {
-          end = j;
-          break;
-        }
-        depth--;
-      }
-    }
+    const opening = new RegExp(`^\\s*<${name}(\\s[^<>]*)?>\\s*$`);
+    const closing = new RegExp(`^\\s*</${name}>\\s*$`);
+    const end = closingLine(lines, i + 1, inside, (l) => opening.test(l), (l) => closing.test(l));
     if (end < 0) {
       out.push(lines[i]!);
       continue;
@@ -277,19 +285,11 @@ function convertAdmonitions(lines: string[], warn: Warn): string[] {
       continue;
     }
     const colons = m[2]!;
-    let j = i + 1;
-    let depth = 0;
-    for (; j < lines.length; j++) {
-      if (inside[j]) continue;
-      const open = /^\s*(:{3,})\w+/.exec(lines[j]!);
-      if (open && open[1]!.length === colons.length) depth++;
-      else if (new RegExp(`^\\s*:{${colons.length}}\\s*$`).test(lines[j]!)) {
-        if (depth === 0) break;
-        depth--;
-      }
-    }
+    const closing = new RegExp(`^\\s*:{${colons.length}}\\s*$`);
+    const closed = closingLine(lines, i + 1, inside, (l) => /^\s*(:{3,})\w+/.exec(l)?.[1]!.length === colons.length, (l) => closing.test(l));
     // Not closed: it runs to the end of the page, as Docusaurus reads it.
-    if (j >= lines.length) warn(`admonition ":::${m[3]}" is not closed: it runs to the end of the page`);
+    const j = closed < 0 ? lines.length : closed;
+    if (closed < 0) warn(`admonition ":::${m[3]}" is not closed: it runs to the end of the page`);
     const inner = convertAdmonitions(trimBlank(dedent(lines.slice(i + 1, j))), warn);
     // Without a title of its own and without text (only code, say), the kind is its title, as Docusaurus shows it.
     const title = (m[4] ?? m[5] ?? '').trim() || (hasText(inner) ? '' : kindTitle(m[3]!));
@@ -331,19 +331,7 @@ function convertTabs(lines: string[], warn: Warn): string[] {
     const valueLabels = new Map<string, string>();
     for (const v of lines.slice(i, openEnd + 1).join(' ').matchAll(/\{\s*label:\s*(['"])(.*?)\1\s*,\s*value:\s*(['"])(.*?)\3\s*\}/g)) valueLabels.set(v[4]!, v[2]!);
     // The matching </Tabs> (nested tabs counted).
-    let depth = 0;
-    let end = -1;
-    for (let j = openEnd + 1; j < lines.length; j++) {
-      if (inside[j]) continue;
-      if (/^\s*<Tabs\b/.test(lines[j]!)) depth++;
-      else if (/^\s*<\/Tabs>\s*$/.test(lines[j]!)) {
-        if (depth === 0) {
-          end = j;
-          break;
-        }
-        depth--;
-      }
-    }
+    const end = closingLine(lines, openEnd + 1, inside, (l) => /^\s*<Tabs\b/.test(l), (l) => /^\s*<\/Tabs>\s*$/.test(l));
     if (end < 0) {
       warn('<Tabs> is not closed: kept as text');
       out.push(lines[i]!);
@@ -622,43 +610,23 @@ export function inlineReferenceLinks(text: string): string {
 export function splitHints(text: string, warn: Warn): string {
   if (!text.includes('{% hint')) return text;
   const lines = text.split('\n');
+  const inside = fenced(lines);
   const out: string[] = [];
   for (let i = 0; i < lines.length; i++) {
-    const open = /^(\s*)\{%\s*hint\b[^%]*%\}\s*$/.exec(lines[i]!);
+    const open = inside[i] ? null : /^(\s*)\{%\s*hint\b[^%]*%\}\s*$/.exec(lines[i]!);
     if (!open) {
       out.push(lines[i]!);
       continue;
     }
     const pad = open[1]!;
     // Its end (hints inside it counted), and the blocks a hint may not hold.
-    let depth = 0;
-    let end = -1;
-    let fence: { marker: string; indent: number } | null = null;
-    for (let j = i + 1; j < lines.length; j++) {
-      const l = lines[j]!;
-      const f = /^\s*(`{3,}|~{3,})/.exec(l);
-      if (fence !== null) {
-        if (closesFence(l, fence)) fence = null;
-        continue;
-      }
-      if (f) {
-        fence = { marker: f[1]!, indent: indentOf(l) };
-        continue;
-      }
-      if (/^\s*\{%\s*hint\b/.test(l)) depth++;
-      else if (/^\s*\{%\s*endhint\s*%\}\s*$/.test(l)) {
-        if (depth === 0) {
-          end = j;
-          break;
-        }
-        depth--;
-      }
-    }
+    const end = closingLine(lines, i + 1, inside, (l) => /^\s*\{%\s*hint\b/.test(l), (l) => /^\s*\{%\s*endhint\s*%\}\s*$/.test(l));
     if (end < 0) {
       out.push(lines[i]!);
       continue;
     }
     const body = lines.slice(i + 1, end);
+    const insideBody = inside.slice(i + 1, end);
     // Segments: text (a hint may hold it) or a block (fenced code with its {% code %} wrapper, tabs, details, a nested hint).
     const segments: { block: boolean; lines: string[] }[] = [];
     const push = (block: boolean, ls: string[]) => {
@@ -668,27 +636,7 @@ export function splitHints(text: string, warn: Warn): string {
     };
     for (let k = 0; k < body.length; k++) {
       const l = body[k]!;
-      const pair = (openRe: RegExp, closeRe: RegExp): number => {
-        let d = 0;
-        let inFence: { marker: string; indent: number } | null = null;
-        for (let m = k + 1; m < body.length; m++) {
-          const f = /^\s*(`{3,}|~{3,})/.exec(body[m]!);
-          if (inFence !== null) {
-            if (closesFence(body[m]!, inFence)) inFence = null;
-            continue;
-          }
-          if (f) {
-            inFence = { marker: f[1]!, indent: indentOf(body[m]!) };
-            continue;
-          }
-          if (openRe.test(body[m]!)) d++;
-          else if (closeRe.test(body[m]!)) {
-            if (d === 0) return m;
-            d--;
-          }
-        }
-        return -1;
-      };
+      const pair = (openRe: RegExp, closeRe: RegExp): number => closingLine(body, k + 1, insideBody, (b) => openRe.test(b), (b) => closeRe.test(b));
       let to = -1;
       const fenceOpen = /^\s*(`{3,}|~{3,})/.exec(l);
       if (fenceOpen) {
