@@ -10,11 +10,10 @@
  *   BENCH_DATABASE_URL=postgres://… npm run bench:imports   # PostgreSQL
  *   BENCH_PAGES=1000 BENCH_ROUNDS=1
  */
-import { zipSync } from 'fflate';
 import { loadConfig } from '../src/platform/config.ts';
 import { startServer } from '../src/server.ts';
 import { createUser } from '../src/users/service.ts';
-import { apiCaller, freshDatabaseConfig } from './support.ts';
+import { apiCaller, folderZip, freshDatabaseConfig } from './support.ts';
 
 const N = Number(process.env.BENCH_PAGES ?? 1000);
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 1);
@@ -23,32 +22,15 @@ let peakRss = 0;
 const sampler = setInterval(() => (peakRss = Math.max(peakRss, process.memoryUsage().rss)), 20);
 sampler.unref();
 
-/** A zipped folder of `count` Markdown pages; `salt` makes every run's documents new to the database. */
-function folderZip(count: number, salt: string): Buffer {
-  const files: Record<string, Uint8Array> = {};
-  const enc = (s: string) => Buffer.from(s);
-  const page = (title: string, sibling: string, image: boolean) =>
-    enc(
-      `---\ndescription: About ${title}\n---\n\n# ${title}\n\n${title} (${salt}): the first paragraph, with **bold** text and a [sibling](${sibling}).\n\n` +
-        `!!! note "Remember"\n    An admonition that becomes a hint.\n\n:::tip\nA Docusaurus tip.\n:::\n\n` +
-        '```js title="example.js"\nconsole.log("hello");\n```\n\n- a list\n- of items\n' +
-        (image ? `\n![diagram](../../images/diagram.png)\n` : ""),
-    );
-  files['README.md'] = enc(`# Handbook ${salt}\n\nThe start.\n`);
-  files['images/diagram.png'] = Buffer.concat([Buffer.from([0x89, 0x50, 0x4e, 0x47]), Buffer.from(salt)]);
-  let made = 1;
-  for (let s = 0; made < count; s++) {
-    files[`section-${s}/README.md`] = enc(`# Section ${s}\n\nAbout section ${s}.\n`);
-    made++;
-    for (let c = 0; c < 10 && made < count; c++) {
-      const dir = `section-${s}/chapter-${c}`;
-      files[`${dir}/README.md`] = enc(`# Chapter ${s}.${c}\n\nAbout the chapter.\n`);
-      made++;
-      for (let p = 0; p < 9 && made < count; p++, made++) files[`${dir}/page-${p}.md`] = page(`Page ${s}.${c}.${p}`, `page-${(p + 1) % 9}.md`, made % 25 === 0);
-    }
-  }
-  return Buffer.from(zipSync(Object.fromEntries(Object.entries(files).map(([k, v]) => [`handbook/${k}`, v]))));
-}
+/** A page of the generated folder: front matter, a link to a sibling, a hint of each kind, a titled code block. */
+const importPage = (salt: string) => (title: string, sibling: string, image: boolean) =>
+  `---\ndescription: About ${title}\n---\n\n# ${title}\n\n${title} (${salt}): the first paragraph, with **bold** text and a [sibling](${sibling}).\n\n` +
+  `!!! note "Remember"\n    An admonition that becomes a hint.\n\n:::tip\nA Docusaurus tip.\n:::\n\n` +
+  '```js title="example.js"\nconsole.log("hello");\n```\n\n- a list\n- of items\n' +
+  (image ? `\n![diagram](../../images/diagram.png)\n` : '');
+
+/** The image the generated folder's pages show (its bytes only: imports do not decode it). */
+const diagram = (salt: string) => Buffer.concat([Buffer.from([0x89, 0x50, 0x4e, 0x47]), Buffer.from(salt)]);
 
 async function main() {
   const db = await freshDatabaseConfig(process.env.BENCH_DATABASE_URL);
@@ -65,7 +47,7 @@ async function main() {
 
     const importOnce = async (count: number, round: number) => {
       const name = `import-${count}-${round}`;
-      const zip = folderZip(count, name);
+      const zip = folderZip(count, name, importPage(name), diagram(name));
       const space = await call('POST', `/v1/orgs/${org.id}/spaces`, { title: name });
       const up = await call('POST', `/v1/orgs/${org.id}/storage/upload`, { file: { name: `${name}.zip`, type: 'application/zip', size: zip.length }, kind: 'import_file' });
       const put = await fetch(up.url, { method: "PUT", body: new Uint8Array(zip), headers: { 'content-type': 'application/zip' } });

@@ -10,12 +10,11 @@
  *   CHROMIUM_PATH=/path/to/chromium BENCH_PAGES=1000 npm run bench:pdf
  */
 import { readdirSync, readFileSync } from 'node:fs';
-import { crc32, deflateSync } from 'node:zlib';
-import { zipSync } from 'fflate';
 import { loadConfig } from '../src/platform/config.ts';
 import { startServer } from '../src/server.ts';
 import { createUser } from '../src/users/service.ts';
-import { apiCaller, freshDatabaseConfig } from './support.ts';
+import { apiCaller, folderZip, freshDatabaseConfig } from './support.ts';
+import { pngImage } from '../test/support/png.ts';
 
 const N = Number(process.env.BENCH_PAGES ?? 500);
 
@@ -55,48 +54,15 @@ const sampler = setInterval(() => {
 }, 200);
 sampler.unref();
 
-function png(width: number, height: number): Buffer {
-  const chunk = (type: string, data: Buffer) => {
-    const body = Buffer.concat([Buffer.from(type, 'latin1'), data]);
-    const out = Buffer.alloc(12 + data.length);
-    out.writeUInt32BE(data.length, 0);
-    body.copy(out, 4);
-    out.writeUInt32BE(crc32(body), 8 + data.length);
-    return out;
-  };
-  const header = Buffer.alloc(13);
-  header.writeUInt32BE(width, 0);
-  header.writeUInt32BE(height, 4);
-  header.set([8, 2, 0, 0, 0], 8);
-  const rows = Array.from({ length: height }, (_, y) => Buffer.concat([Buffer.from([0]), Buffer.from(Array.from({ length: width }, (_, x) => [x % 256, y % 256, 128]).flat())]));
-  return Buffer.concat([Buffer.from('89504e470d0a1a0a', 'hex'), chunk('IHDR', header), chunk('IDAT', deflateSync(Buffer.concat(rows))), chunk('IEND', Buffer.alloc(0))]);
-}
+/** A page of the generated folder: paragraphs, a hint, a titled code block, a table, a list. */
+const printPage = (salt: string) => (title: string, sibling: string, image: boolean) =>
+  `# ${title}\n\n${title} (${salt}): the first paragraph, with **bold** text and a [sibling](${sibling}). ${'Words of an ordinary paragraph that wraps over a few lines. '.repeat(4)}\n\n` +
+  `## Usage\n\n:::tip\nA tip that becomes a hint.\n:::\n\n` +
+  '```js title="example.js"\nconst folio = require("folio");\nconsole.log(folio.version);\n```\n\n| Option | Default |\n| --- | --- |\n| size | 10 |\n| mode | fast |\n\n- a list\n- of items\n' +
+  (image ? `\n![diagram](../../images/diagram.png)\n` : '');
 
-function folderZip(count: number, salt: string): Buffer {
-  const files: Record<string, Uint8Array> = {};
-  const enc = (s: string) => Buffer.from(s);
-  const page = (title: string, sibling: string, image: boolean) =>
-    enc(
-      `# ${title}\n\n${title} (${salt}): the first paragraph, with **bold** text and a [sibling](${sibling}). ${'Words of an ordinary paragraph that wraps over a few lines. '.repeat(4)}\n\n` +
-        `## Usage\n\n:::tip\nA tip that becomes a hint.\n:::\n\n` +
-        '```js title="example.js"\nconst folio = require("folio");\nconsole.log(folio.version);\n```\n\n| Option | Default |\n| --- | --- |\n| size | 10 |\n| mode | fast |\n\n- a list\n- of items\n' +
-        (image ? `\n![diagram](../../images/diagram.png)\n` : ''),
-    );
-  files['README.md'] = enc(`# Handbook ${salt}\n\nThe start.\n`);
-  files['images/diagram.png'] = png(400, 200);
-  let made = 1;
-  for (let s = 0; made < count; s++) {
-    files[`section-${s}/README.md`] = enc(`# Section ${s}\n\nAbout section ${s}.\n`);
-    made++;
-    for (let c = 0; c < 10 && made < count; c++) {
-      const dir = `section-${s}/chapter-${c}`;
-      files[`${dir}/README.md`] = enc(`# Chapter ${s}.${c}\n\nAbout the chapter.\n`);
-      made++;
-      for (let p = 0; p < 9 && made < count; p++, made++) files[`${dir}/page-${p}.md`] = page(`Page ${s}.${c}.${p}`, `page-${(p + 1) % 9}.md`, made % 25 === 0);
-    }
-  }
-  return Buffer.from(zipSync(Object.fromEntries(Object.entries(files).map(([k, v]) => [`handbook/${k}`, v]))));
-}
+/** The image the generated folder's pages show: a real PNG, printed in the PDF. */
+const diagram = pngImage(400, 200, (x, y) => [x % 256, y % 256, 128, 255]);
 
 async function main() {
   const db = await freshDatabaseConfig(process.env.BENCH_DATABASE_URL);
@@ -114,7 +80,7 @@ async function main() {
 
     const spaceOf = async (count: number) => {
       const name = `pdf-${count}`;
-      const zip = folderZip(count, name);
+      const zip = folderZip(count, name, printPage(name), diagram);
       const space = await call('POST', `/v1/orgs/${org.id}/spaces`, { title: `Handbook of ${count} pages` });
       const up = await call('POST', `/v1/orgs/${org.id}/storage/upload`, { file: { name: `${name}.zip`, type: 'application/zip', size: zip.length }, kind: 'import_file' });
       const put = await fetch(up.url, { method: 'PUT', body: new Uint8Array(zip), headers: { 'content-type': 'application/zip' } });

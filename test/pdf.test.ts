@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import { crc32, deflateSync } from 'node:zlib';
+import { pngImage } from './support/png.ts';
 import { SignJWT } from 'jose';
 import { getDocument } from 'pdfjs-dist/legacy/build/pdf.mjs';
 import { addMember, changeRequestWith, mergeChanges, newSpace, openChangeRequest, orgWithSpace } from './support/factories.ts';
@@ -23,25 +23,6 @@ before(async () => {
 after(async () => {
   await t?.close();
 });
-
-/** A valid RGBA PNG of the given size (red pixels, half transparent). */
-function pngOf(width: number, height: number): Buffer {
-  const chunk = (type: string, data: Buffer) => {
-    const body = Buffer.concat([Buffer.from(type, 'latin1'), data]);
-    const out = Buffer.alloc(12 + data.length);
-    out.writeUInt32BE(data.length, 0);
-    body.copy(out, 4);
-    out.writeUInt32BE(crc32(body), 8 + data.length);
-    return out;
-  };
-  const header = Buffer.alloc(13);
-  header.writeUInt32BE(width, 0);
-  header.writeUInt32BE(height, 4);
-  header.set([8, 6, 0, 0, 0], 8);
-  const row = Buffer.concat([Buffer.from([0]), Buffer.from(Array.from({ length: width }, () => [255, 0, 0, 128]).flat())]);
-  const pixels = deflateSync(Buffer.concat(Array.from({ length: height }, () => row)));
-  return Buffer.concat([Buffer.from('89504e470d0a1a0a', 'hex'), chunk('IHDR', header), chunk('IDAT', pixels), chunk('IEND', Buffer.alloc(0))]);
-}
 
 const GUIDE = `Welcome to the **guide** of Folio.
 
@@ -85,7 +66,7 @@ async function setup() {
     ann,
     space.id,
     [
-      { operation: 'insert_files', files: [{ name: 'dot.png', ref: 'dot', contentType: 'image/png', base64: pngOf(40, 30).toString('base64') }] },
+      { operation: 'insert_files', files: [{ name: 'dot.png', ref: 'dot', contentType: 'image/png', base64: pngImage(40, 30, () => [255, 0, 0, 128]).toString('base64') }] },
       { operation: 'insert_page', ref: 'guide', title: 'Guide', document: { markdown: GUIDE } },
       { operation: 'insert_page', into: 'guide', title: 'Install', document: { markdown: 'Install with the installer program.\n\nQuestions? See [the questions](../faq.md#questions).\n' } },
       { operation: 'insert_page', title: 'FAQ', document: { markdown: FAQ } },
