@@ -139,6 +139,18 @@ function sheetOf(pdf: ReadPdf, words: string): number {
   return at;
 }
 
+/** Runs `fn` with some PDF settings of the test server changed, and puts them back after. */
+async function withPdfSettings(changes: Partial<TestServer['server']['services']['config']['pdf']>, fn: () => Promise<void>): Promise<void> {
+  const settings = t.server.services.config.pdf;
+  const before = { ...settings };
+  Object.assign(settings, changes);
+  try {
+    await fn();
+  } finally {
+    Object.assign(settings, before);
+  }
+}
+
 describe('space PDF', () => {
   test('a title page, the contents, every page in order with its blocks, the image embedded, links inside the PDF', async () => {
     const { ann, space, cr } = await setup();
@@ -225,10 +237,7 @@ describe('space PDF', () => {
   test('a space of more pages than PDF_BACKGROUND_PAGES is printed by a background job', async () => {
     const { ann, space, cr } = await setup();
     await ann.api.spaces.mergeChangeRequest(space.id, cr.id);
-    const settings = t.server.services.config.pdf;
-    const before = settings.backgroundPages;
-    settings.backgroundPages = 2;
-    try {
+    await withPdfSettings({ backgroundPages: 2 }, async () => {
       const { data } = await ann.api.spaces.getSpacePdf(space.id);
       const db = t.server.services.db;
       const row = await db.selectFrom('pdf_exports').selectAll().where('space_id', '=', space.id).executeTakeFirstOrThrow();
@@ -246,37 +255,26 @@ describe('space PDF', () => {
       const again = await ann.api.spaces.getSpacePdf(space.id);
       assert.deepEqual((await download(again.data.url)).bytes, pdf.bytes);
       assert.equal((await db.selectFrom('pdf_exports').select('id').where('space_id', '=', space.id).execute()).length, 1);
-    } finally {
-      settings.backgroundPages = before;
-    }
+    });
   });
 
   test('without Chromium: 503 naming what to install', async () => {
     const { admin: ann, space } = await orgWithSpace(t);
-    const settings = t.server.services.config.pdf;
-    settings.chromiumPath = '/nonexistent/chromium';
-    try {
+    await withPdfSettings({ chromiumPath: '/nonexistent/chromium' }, async () => {
       await expectStatus(ann.api.spaces.getSpacePdf(space.id), 503, /apt-get install chromium.*CHROMIUM_PATH/);
       const res = await t.request('GET', `/v1/spaces/${space.id}/pdf`, { token: ann.token });
       assert.equal(res.status, 503);
       assert.equal(res.body.error.code, 503);
       assert.match(res.body.error.message, /\/nonexistent\/chromium/);
-    } finally {
-      settings.chromiumPath = CHROMIUM;
-    }
+    });
   });
 
   test('a print past PDF_TIMEOUT_MS is stopped: 503 saying so', async () => {
     const { ann, space, cr } = await setup();
     await ann.api.spaces.mergeChangeRequest(space.id, cr.id);
-    const settings = t.server.services.config.pdf;
-    const before = settings.timeoutMs;
-    settings.timeoutMs = 1;
-    try {
+    await withPdfSettings({ timeoutMs: 1 }, async () => {
       await expectStatus(ann.api.spaces.getSpacePdf(space.id), 503, /took longer than .* \(PDF_TIMEOUT_MS\)/);
-    } finally {
-      settings.timeoutMs = before;
-    }
+    });
     // The browser is still there for the next PDF.
     assert.ok((await download((await ann.api.spaces.getSpacePdf(space.id)).data.url)).text.includes('Welcome to the guide'));
   });
@@ -284,12 +282,8 @@ describe('space PDF', () => {
   test('a Chromium that does not start fails the background job; its link answers 503 with the reason', async () => {
     const { ann, space, cr } = await setup();
     await ann.api.spaces.mergeChangeRequest(space.id, cr.id);
-    const settings = t.server.services.config.pdf;
-    const before = settings.backgroundPages;
     // An executable that is not a browser: there, so the request is accepted; it exits at once.
-    settings.chromiumPath = '/bin/true';
-    settings.backgroundPages = 0;
-    try {
+    await withPdfSettings({ chromiumPath: '/bin/true', backgroundPages: 0 }, async () => {
       const { data } = await ann.api.spaces.getSpacePdf(space.id);
       await t.server.services.jobs.settle();
       const res = await t.request('GET', new URL(data.url).pathname + new URL(data.url).search);
@@ -298,10 +292,7 @@ describe('space PDF', () => {
       assert.match(res.body.error.message, /could not be printed: Chromium at \/bin\/true did not start/);
       const row = await t.server.services.db.selectFrom('pdf_exports').selectAll().where('space_id', '=', space.id).executeTakeFirstOrThrow();
       assert.equal(row.status, 'failed');
-    } finally {
-      settings.chromiumPath = CHROMIUM;
-      settings.backgroundPages = before;
-    }
+    });
   });
 });
 
