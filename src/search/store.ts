@@ -275,11 +275,14 @@ export async function questionRankedHits(db: Db, plan: SearchPlan, spaces: Expre
   const rare = present.filter((i) => found[i]! <= pages / 2);
   const order = (rare.length ? rare : present).sort((a, b) => found[a]! - found[b]!);
   const branches = order.map((i, n) => sql`(SELECT sp.space_id, sp.page_id, ${n}::int AS n FROM search_pages sp WHERE ${inSpaces} AND sp.tsv @@ ${queries[i]!} LIMIT ${QUESTION_CANDIDATES})`);
-  const score = sql.join(present.map((i) => sql`CASE WHEN sp.tsv @@ ${queries[i]!} THEN ${idf[i]!}::float8 ELSE 0 END`), sql` + `);
-  const all = sql.join(present.map((i) => queries[i]!), sql` || `);
+  // Each word's query is built once (in q), not again for every candidate row.
+  const score = sql.join(present.map((i) => sql`CASE WHEN sp.tsv @@ ${sql.ref(`q.w${i}`)} THEN ${idf[i]!}::float8 ELSE 0 END`), sql` + `);
+  const wordColumns = sql.join(present.map((i) => sql`${queries[i]!} AS ${sql.ref(`w${i}`)}`));
+  const all = sql.join(present.map((i) => sql.ref(`w${i}`)), sql` || `);
   const plain = words.map((w) => w.text).join(' ');
   const rows = await sql<Hit & { total: number }>`
-    WITH q AS MATERIALIZED (SELECT (${all}) AS query),
+    WITH w AS MATERIALIZED (SELECT ${wordColumns}),
+    q AS MATERIALIZED (SELECT w.*, (${all}) AS query FROM w),
     found AS (${sql.join(branches, sql` UNION ALL `)}),
     candidates AS (
       SELECT c.space_id, c.page_id FROM (
