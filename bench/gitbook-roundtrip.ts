@@ -30,10 +30,13 @@ const DEFAULTS = ['GitbookIO+public-docs', 'BeefreeSDK+beefree-sdk-docs', 'carlo
 const EXAMPLES = Number(process.env.ROUNDTRIP_EXAMPLES ?? 1);
 const DUMP = process.env.ROUNDTRIP_DUMP;
 
+/** A bare git directory (a mirror), as opposed to a working directory. */
+const isBareGitDir = (dir: string) => !existsSync(join(dir, '.git')) && existsSync(join(dir, 'HEAD')) && existsSync(join(dir, 'objects'));
+
 /** The markdown files of a repository (a working directory, or a bare git dir at HEAD), path → text. */
 async function markdownFiles(dir: string): Promise<Map<string, string>> {
   const out = new Map<string, string>();
-  const bare = !existsSync(join(dir, '.git')) && existsSync(join(dir, 'HEAD')) && existsSync(join(dir, 'objects'));
+  const bare = isBareGitDir(dir);
   if (!bare) {
     const walk = (d: string) => {
       for (const name of readdirSync(d)) {
@@ -76,7 +79,7 @@ async function markdownFiles(dir: string): Promise<Map<string, string>> {
 /** Path → subject of the latest commit that touched it (HEAD's history; one `git log` for all). */
 function latestSubjects(dir: string): Map<string, string> {
   const out = new Map<string, string>();
-  const bare = !existsSync(join(dir, '.git')) && existsSync(join(dir, 'HEAD')) && existsSync(join(dir, 'objects'));
+  const bare = isBareGitDir(dir);
   if (!bare && !existsSync(join(dir, '.git'))) return out;
   const log = execFileSync('git', ['-C', dir, 'log', '--no-renames', '--format=%x01%s', '--name-only', 'HEAD'], { encoding: 'utf8', maxBuffer: 1 << 30 });
   for (const entry of log.split('\x01')) {
