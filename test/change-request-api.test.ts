@@ -280,6 +280,34 @@ describe('change requests: resource', () => {
     assert.equal(limited.changes.length, 1);
   });
 
+  test('an edit of a page document keeps the text GitBook gave its mentions and cards of other spaces', async () => {
+    const { admin: ann, space } = await orgWithSpace(t);
+    const outside = 'https://app.gitbook.com/s/NkEGS7hzeqa35sMXQZ4X/manage-your-site/customization';
+    const markdown =
+      `See [Site customization](${outside} "mention") and [install](https://example.com/docs/install "mention").\n\n` +
+      `<table data-view="cards"><thead><tr><th></th><th data-hidden data-card-target data-type="content-ref"></th></tr></thead><tbody><tr><td>Customize</td><td><a href="${outside}">Site customization</a></td></tr></tbody></table>\n`;
+    await mergeChanges(ann, space.id, [insert('Mentions', markdown)]);
+    const { data: listed } = await ann.api.spaces.listPages(space.id);
+    const page = listed.pages.find((p) => p.title === 'Mentions')!;
+    const cr = await openChangeRequest(ann, space.id);
+    // What a client does: read the document, add a paragraph, write the document back.
+    const { data: doc } = await ann.api.spaces.getPageDocumentInRevisionById(space.id, cr.revision, page.id);
+    const nodes = [...(doc as { nodes: unknown[] }).nodes, { object: 'block', type: 'paragraph', nodes: [{ object: 'text', leaves: [{ object: 'leaf', text: 'Added.', marks: [] }] }] }];
+    await editChangeRequest(ann, space.id, cr.id, [c({ operation: 'update_page', page: page.id, document: { document: { object: 'document', data: {}, nodes } } })]);
+    const { data: read } = await ann.api.spaces.getPageInChangeRequestById(space.id, cr.id, page.id, { format: 'markdown' });
+    const written = (read as { markdown: string }).markdown;
+    assert.match(written, /Added\./);
+    assert.ok(written.includes(`[Site customization](${outside} "mention")`), written);
+    // A label the writer derives stays derived (the document never held another).
+    assert.ok(written.includes('[install](https://example.com/docs/install "mention")'), written);
+    assert.ok(written.includes(`<a href="${outside}">Site customization</a>`), written);
+    // Without the earlier text (a new page), a mention is labelled from its target.
+    await editChangeRequest(ann, space.id, cr.id, [c({ operation: 'insert_page', title: 'Fresh', document: { document: { object: 'document', data: {}, nodes } } })]);
+    const fresh = (await ann.api.spaces.listPagesInChangeRequest(space.id, cr.id)).data.pages.find((p) => p.title === 'Fresh')!;
+    const { data: freshRead } = await ann.api.spaces.getPageInChangeRequestById(space.id, cr.id, fresh.id, { format: 'markdown' });
+    assert.ok((freshRead as { markdown: string }).markdown.includes(`[customization](${outside} "mention")`), (freshRead as { markdown: string }).markdown);
+  });
+
   test('groups and links: inserted, retargeted and moved where the table of contents allows them', async () => {
     const { admin: ann, space } = await orgWithSpace(t);
     const cr = await openChangeRequest(ann, space.id);

@@ -6,6 +6,7 @@ import { uploadedFile, uploadKeyOf } from '../storage/service.ts';
 import { decodeBase64, fetchFile, FileBudget, imageDimensions } from '../content/files.ts';
 import { loadRevision } from '../content/service.ts';
 import { documentInputToMarkdown } from '../content/convert.ts';
+import { keepMentionText } from '../content/markdown/mention-text.ts';
 import type { Ctx } from '../platform/context.ts';
 import type { Db } from '../platform/db/database.ts';
 import type { ChangeRequestRow, SpaceRow } from '../platform/db/schema.ts';
@@ -157,20 +158,24 @@ export async function editContent(ctx: Ctx, spaceId: string, idOrNumber: string,
     const touched: string[] = [];
     const created = new Map<string, string | undefined>();
     const existedBefore = new Map<string, boolean>();
-    const written: ({ page: string } | { reusableContent: string })[] = [];
+    const written: WrittenBody[] = [];
     for (const [index, change] of changes.entries()) {
       try {
         if ('page' in change && !existedBefore.has(change.page)) existedBefore.set(change.page, !!(await editor.page(change.page)));
         const pageId = await applyChange(trx, editor, space, current, change, bodies.get(index), { pageRefs, resolveRefs });
         if (pageId && !touched.includes(pageId)) touched.push(pageId);
-        if (bodies.has(index)) written.push(pageId ? { page: pageId } : { reusableContent: (change as { reusableContent?: string }).reusableContent ?? '' });
+        if (bodies.has(index)) {
+          const input = (change as { document?: DocumentInput }).document;
+          const fromDocument = !!input && 'document' in input;
+          written.push(pageId ? { page: pageId, fromDocument } : { reusableContent: (change as { reusableContent?: string }).reusableContent ?? '', fromDocument });
+        }
         if (pageId && change.operation === 'insert_page') created.set(pageId, change.ref);
       } catch (err) {
         if (err instanceof BadRequestError) throw new BadRequestError(`changes[${index}] (${change.operation}): ${err.message}`);
         throw err;
       }
     }
-    await storeLinksById(trx, editor, space.id, written);
+    await storeLinksById(trx, editor, new ContentReader(trx, head.root), space.id, written);
     await hooks.after?.(trx, editor);
     const root = await editor.commit(trx);
     const revision = await newRevision(trx, space, root, [head.id], 'edits', ctx.user.id);
@@ -197,11 +202,16 @@ export async function editContent(ctx: Ctx, spaceId: string, idOrNumber: string,
   return result;
 }
 
+/** A body a batch wrote: of a page or a reusable content, given as a document or as markdown. */
+type WrittenBody = ({ page: string } | { reusableContent: string }) & { fromDocument: boolean };
+
 /**
  * Relative links in the bodies a batch wrote, stored as page and file ids so they survive moves.
- * They resolve against the batch's result, so a link may name a page inserted after it.
+ * They resolve against the batch's result, so a link may name a page inserted after it. A body
+ * given as a document keeps the texts its mentions had before (`before`: the content the batch
+ * edits), which the document cannot hold (mention-text.ts).
  */
-async function storeLinksById(trx: Db, editor: ContentEditor, spaceId: string, written: ({ page: string } | { reusableContent: string })[]) {
+async function storeLinksById(trx: Db, editor: ContentEditor, before: ContentReader, spaceId: string, written: WrittenBody[]) {
   for (const item of written) {
     let entry = 'page' in item ? await editor.page(item.page) : await editor.reusableContent(item.reusableContent);
     if (!entry?.doc) continue;
@@ -212,7 +222,11 @@ async function storeLinksById(trx: Db, editor: ContentEditor, spaceId: string, w
       const page = await canonicalCover(editor, entry as PageEntry, directory);
       if (page !== entry) editor.putPage((entry = page));
     }
-    const canonical = await canonicalLinks(editor, text, directory);
+    let canonical = await canonicalLinks(editor, text, directory);
+    if (item.fromDocument) {
+      const old = 'page' in item ? await before.page(item.page) : await before.reusableContent(item.reusableContent);
+      if (old?.doc && old.doc !== entry.doc) canonical = keepMentionText(canonical, (await getDocuments(trx, [old.doc])).get(old.doc));
+    }
     if (canonical === text) continue;
     const [doc] = await putDocuments(trx, spaceId, [canonical]);
     if ('page' in item) editor.putPage({ ...(entry as PageEntry), doc: doc! });

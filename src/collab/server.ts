@@ -24,6 +24,7 @@ import type { Db } from '../platform/db/database.ts';
 import { ContentReader, getDocuments } from '../content/model.ts';
 import { loadRevision } from '../content/service.ts';
 import { documentInputToMarkdown } from '../content/convert.ts';
+import { keepMentionText } from '../content/markdown/mention-text.ts';
 import { editContent } from '../change-requests/edit.ts';
 import { registerLiveEditSaver, watchChangeRequests } from '../change-requests/hooks.ts';
 import { addContributor } from '../change-requests/store.ts';
@@ -361,7 +362,8 @@ export class CollabServer {
     for (let attempt = 0; attempt < 5; attempt++) {
       const state = Y.encodeStateAsUpdate(document);
       const json = documentOf(document);
-      const markdown = await documentInputToMarkdown(json, 'document');
+      // As an edit through the API stores it: mentions keep the texts the stored page gave them.
+      const markdown = keepMentionText(await documentInputToMarkdown(json, 'document'), page.baseMarkdown);
       const typists = [...page.writers.values()];
       const writers = await this.stillValid(typists);
       // The stored page must still be what this process last saw, holding nothing it lacks.

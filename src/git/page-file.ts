@@ -2,6 +2,7 @@ import { readMarkdownMetadata } from '../change-requests/edit.ts';
 import { type PageMetadata, gitbookYaml, readFrontMatter, withFrontMatter } from '../content/markdown/front-matter.ts';
 import { documentToMarkdown, markdownToDocument } from '../content/markdown/markdown.ts';
 import { mentionLabel } from '../content/markdown/serialize-inline.ts';
+import { keepMentionText } from '../content/markdown/mention-text.ts';
 import { decodeEntities } from '../content/markdown/tags.ts';
 import type { PageEntry } from '../content/model.ts';
 import { attributeValue, rewriteLinks, type LinkPlace } from './format.ts';
@@ -51,10 +52,11 @@ export interface LinkMapping {
   outward(target: string): string | undefined;
 }
 
+/** A page body after an edit of its document through the API (which keeps its mentions' texts). */
 function throughDocument(body: string, links: LinkMapping | undefined): string {
-  if (!links) return documentToMarkdown(markdownToDocument(body));
+  if (!links) return keepMentionText(documentToMarkdown(markdownToDocument(body)), body);
   const inside = realignPipeTables(body, rewriteLinks(body, (target) => links.inward(target)));
-  return exportLinks(documentToMarkdown(markdownToDocument(inside)), (target) => links.outward(target));
+  return exportLinks(keepMentionText(documentToMarkdown(markdownToDocument(inside)), inside), (target) => links.outward(target));
 }
 
 /**
