@@ -191,4 +191,34 @@ describe('background jobs', () => {
     await assert.rejects(jobs.settle({ timeoutMs: 50 }), new RegExp(`jobs did not settle in 50 ms: settle\\.held #${id} running`));
     await handle.db.updateTable('jobs').set({ status: 'done', locked_until: null }).where('id', '=', id).execute();
   });
+  test('an idle worker looks less and less often; a job queued here is run at once, one queued elsewhere at the next look', async () => {
+    // Looks for due jobs, counted as they reach the database.
+    let looks = 0;
+    const counted = handle.db.withPlugin({
+      transformQuery(args) {
+        const node = args.node as { kind: string; sqlFragments?: readonly string[] };
+        if (node.kind === 'RawNode' && node.sqlFragments?.join('').includes("UPDATE jobs SET status = 'running'")) looks++;
+        return args.node;
+      },
+      transformResult: async (args) => args.result,
+    });
+    const jobs = new Jobs(counted, { pollMs: 20, idlePollMs: 10_000 });
+    const ran: string[] = [];
+    jobs.register('idle-check', async (payload: { name: string }) => {
+      ran.push(payload.name);
+    });
+    jobs.start();
+    try {
+      await new Promise((r) => setTimeout(r, 2_600));
+      // Every 20 ms that would be 130 looks; waits doubling from 20 ms are 8 (the next one 2.5 s away).
+      assert.ok(looks <= 10, `an idle worker looked ${looks} times in 2.6 s`);
+      await jobs.enqueue('idle-check', { name: 'here' });
+      await eventually(() => ran.includes('here'), { timeoutMs: 1_500, what: 'the job queued by this process ran before the next idle look' });
+      // Queued by another process (a Jobs that does not run them): found by a later look.
+      await new Jobs(handle.db, { pollMs: 20 }).enqueue('idle-check', { name: 'elsewhere' });
+      await eventually(() => ran.includes('elsewhere'), { timeoutMs: 5_000 });
+    } finally {
+      await jobs.stop();
+    }
+  });
 });

@@ -19,7 +19,13 @@ interface HandlerEntry {
 }
 
 export interface JobsOptions {
+  /**
+   * How often the worker looks for due jobs while work is about: after a job ran, or after this
+   * process queued one. An idle worker looks less and less often, up to `idlePollMs`.
+   */
   pollMs: number;
+  /** The longest wait between two looks of an idle worker (default: `pollMs`, or 1 s when that is shorter). */
+  idlePollMs?: number;
   /** How long a claimed job stays reserved for its worker; renewed while it runs. */
   leaseMs?: number;
   /** Delay before retry number `attempt` (1-based). */
@@ -55,6 +61,13 @@ export class Jobs {
   private readonly now: () => number;
   /** settle() calls in progress: the worker loop starts no pass meanwhile, so settle() alone runs jobs. */
   private settling = 0;
+  private readonly idlePollMs: number;
+  /** The wait before the next look; grows while looks find nothing. */
+  private delay: number;
+  /** When the pending look is due (ms since the epoch), to bring it forward on a wake-up. */
+  private dueAt = 0;
+  /** Until then (ms since the epoch) the worker looks every `pollMs`: this process just queued work. */
+  private busyUntil = 0;
 
   constructor(
     private readonly db: Db,
@@ -63,6 +76,8 @@ export class Jobs {
     this.leaseMs = options.leaseMs ?? 5 * 60_000;
     this.backoffMs = options.backoffMs ?? defaultBackoff;
     this.now = options.now ?? Date.now;
+    this.idlePollMs = Math.max(options.pollMs, options.idlePollMs ?? 1000);
+    this.delay = options.pollMs;
   }
 
   register(type: string, handler: JobHandler, opts: { maxAttempts?: number } = {}): void {
@@ -94,7 +109,23 @@ export class Jobs {
       })
       .returning('id')
       .executeTakeFirstOrThrow();
+    this.wake();
     return row.id;
+  }
+
+  /**
+   * Work was just queued here: look at once, and often for a while. A job queued inside a
+   * transaction is seen once it commits; on PGlite the look waits for that (one session), on
+   * PostgreSQL a look before the commit finds nothing and the next ones, `pollMs` apart, find it.
+   * Jobs queued by other processes are found by the idle looks.
+   */
+  private wake(): void {
+    this.busyUntil = Date.now() + 2_000;
+    this.delay = this.options.pollMs;
+    if (this.timer && !this.running && this.dueAt > Date.now() + this.options.pollMs) {
+      clearTimeout(this.timer);
+      this.schedule(this.options.pollMs);
+    }
   }
 
   start(): void {
@@ -115,14 +146,20 @@ export class Jobs {
 
   private schedule(delay: number): void {
     if (this.stopped) return;
+    this.dueAt = Date.now() + delay;
     this.timer = setTimeout(() => {
       if (this.settling) return this.schedule(this.options.pollMs);
       this.running = this.drain()
-        .then(() => undefined)
+        .then((ran) => {
+          // An idle worker waits longer after each empty look (test servers polling every 50 ms
+          // spent a good part of the test run's CPU on empty looks); work found or queued brings it back.
+          if (ran > 0 || Date.now() < this.busyUntil) this.delay = this.options.pollMs;
+          else this.delay = Math.min(this.idlePollMs, this.delay * 2);
+        })
         .catch((err) => this.logger?.error({ err }, 'job worker failed'))
         .finally(() => {
           this.running = undefined;
-          this.schedule(this.options.pollMs);
+          this.schedule(this.delay);
         });
     }, delay);
     this.timer.unref();
