@@ -6,6 +6,7 @@ import { newOrg } from './support/factories.ts';
 import { officialSchema } from './support/official-schema.ts';
 import { startTestServer, type TestServer } from './support/server.ts';
 import { publishedSite } from './support/site.ts';
+import { eventually } from './support/wait.ts';
 
 /**
  * Integrations on a published site: an installation with `site:script:inject` has its script (the
@@ -187,10 +188,19 @@ test('an integration block shows what its component renders (ContentKit as safe 
   const { data: inst } = await admin.api.integrations.installIntegration(name, { organization: org.id });
   await admin.api.integrations.installIntegrationOnSpace(name, inst.id, { space: site.space.id });
 
-  const res = await fetch(`${t.url}${site.base}`);
-  assert.equal(res.status, 200);
-  const html = await res.text();
-  const block = /<div class="integration-block">[\s\S]*?<\/iframe>[\s\S]*?<\/div><\/div>/.exec(html)?.[0] ?? '';
+  // A page waits a few seconds for its blocks: on a loaded machine the first reader may get the
+  // placeholder while the integration's runtime starts, and a later one the rendered block.
+  const rendered = /<div class="integration-block">[\s\S]*?<\/iframe>[\s\S]*?<\/div><\/div>/;
+  const { html, res } = await eventually(
+    async () => {
+      const res = await fetch(`${t.url}${site.base}`);
+      assert.equal(res.status, 200);
+      const text = await res.text();
+      return rendered.test(text) && { html: text, res };
+    },
+    { timeoutMs: 30_000, what: 'the integration block rendered on the page' },
+  );
+  const block = rendered.exec(html)?.[0] ?? '';
   assert.match(block, /<strong>Status of prod<\/strong>/);
   assert.match(block, /<strong>green<\/strong>, see <a href="https:\/\/status\.example\.com\/?"/);
   assert.match(block, /<pre><code class="language-bash">.*hljs-/s);
