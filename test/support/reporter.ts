@@ -138,9 +138,16 @@ export function createReporter(
       }
     }
 
+    const diagnostics: string[] = [];
     for await (const { type, data } of source) {
       const file = data.file;
-      if (!file) continue; // the run's own totals: counted here instead
+      // What the runner says beyond the tests, such as an error thrown after a test ended (it fails
+      // the file's process with nothing on its stderr), comes without a file: kept for the end.
+      // The runner's own totals (`tests 41`, `pass 41`…) are counted here instead.
+      if (!file && type === 'test:diagnostic' && data.message && !/^(tests|suites|pass|fail|cancelled|skipped|todo|duration_ms) \S+$/.test(data.message)) {
+        diagnostics.push(data.message);
+      }
+      if (!file) continue;
       const isFile = data.name === file;
       if (type === 'test:enqueue' && isFile && !order.includes(file)) order.push(file);
       if (['test:start', 'test:pass', 'test:fail', 'test:plan', 'test:diagnostic'].includes(type)) yield* writeBefore(file);
@@ -158,6 +165,7 @@ export function createReporter(
           s.output.push(data.message ?? '');
           if (s.output.length > OUTPUT_LINES) s.output.shift();
           break;
+
         case 'test:pass':
         case 'test:fail': {
           const error = data.details?.error as { failureType?: string; exitCode?: unknown } | undefined;
@@ -192,6 +200,7 @@ export function createReporter(
       }
     }
     yield* writeBefore(undefined);
+    if (diagnostics.length) yield `\nThe test runner said:\n${diagnostics.map((d) => indent(d)).join('\n')}\n`;
 
     const total = summary.passed + summary.failed + summary.skipped;
     const cpu = cpuTotal ? ` (CPU ${seconds(cpuTotal)})` : '';
