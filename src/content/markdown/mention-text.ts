@@ -1,4 +1,4 @@
-import { mentionLabel } from './serialize-inline.ts';
+import { cardLinkLabel, mentionLabel } from './serialize-inline.ts';
 import { decodeEntities } from './tags.ts';
 
 /**
@@ -17,15 +17,11 @@ const CARD_LINK = /<td><a href="([^"]+)">([^<]*)<\/a><\/td>/g;
 
 const ABSOLUTE = /^[a-z][a-z0-9+.-]*:/i;
 
-/** The label the writer gives a card's link (serialize-tables.ts): the URL, or the file or page name. */
-function cardLabel(url: string): string {
-  return ABSOLUTE.test(url) ? url : mentionLabel(url);
-}
 
 const bare = (target: string) => (target.startsWith('<') ? target.slice(1, -1) : target);
 /** Whether a written label is the derived one (the writer escapes markdown and HTML in it). */
 const isMentionLabel = (text: string, url: string) => text.replace(/\\(.)/g, '$1') === mentionLabel(url);
-const isCardLabel = (text: string, url: string) => decodeEntities(text) === cardLabel(decodeEntities(url));
+const isCardLabel = (text: string, url: string) => decodeEntities(text) === cardLinkLabel(decodeEntities(url));
 
 /** target → the text it was given, for texts the writer would not derive; a target given two texts is left out. */
 function givenTexts(markdown: string, pattern: RegExp, derived: (text: string, target: string) => boolean, textOf: (m: RegExpMatchArray) => [string, string]): Map<string, string | null> {

@@ -271,6 +271,11 @@ export function mentionLabel(url: string): string {
   return segments.at(-1) ?? url;
 }
 
+/** The text GitBook gives a card's link: the URL itself, or the file or page name of a relative one. */
+export function cardLinkLabel(url: string): string {
+  return /^[a-z][a-z0-9+.-]*:/i.test(url) ? url : mentionLabel(url);
+}
+
 /**
  * The character of an emoji span: GitBook adds the emoji presentation selector (U+FE0F) to a
  * character that is text by default (`1f6e0` is written 🛠️).

@@ -2,7 +2,7 @@ import type { DocumentBlockTable, DocumentFragment, DocumentTableDefinition } fr
 import type * as md from 'mdast';
 import { type Block, type InlineOrText, urlFromRef } from './shared.ts';
 import { escapeAttr, escapeHtmlText } from './tags.ts';
-import { type Notes, html, inlineMarkdown, mentionLabel, phrasing, textOf } from './serialize-inline.ts';
+import { type Notes, cardLinkLabel, html, inlineMarkdown, phrasing, textOf } from './serialize-inline.ts';
 
 /** Tables: a plain grid as a pipe table, any other (cards, widths, typed columns) as GitBook's HTML. */
 
@@ -147,8 +147,7 @@ export function htmlTable(block: DocumentBlockTable, notes: Notes): string {
     const title = def.title ? inlineMarkdown([{ object: 'text', leaves: [{ object: 'leaf', text: def.title, marks: [] }] }], notes) : '';
     return `<th${attrs.map((a) => ` ${a}`).join('')}>${title}${def.type === 'select' ? selectOptionsHtml(def) : ''}</th>`;
   });
-  // GitBook labels a card's link with the URL, or the file or page name of a relative one.
-  const link = (url: string) => `<a href="${escapeAttr(url)}">${escapeHtmlText(/^[a-z][a-z0-9+.-]*:/i.test(url) ? url : mentionLabel(url))}</a>`;
+  const link = (url: string) => `<a href="${escapeAttr(url)}">${escapeHtmlText(cardLinkLabel(url))}</a>`;
   const rows = sortedRecords(block).map(([, record]) => {
     const cells = ids.map((id) => {
       const def = definition[id]!;
