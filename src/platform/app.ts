@@ -133,19 +133,41 @@ export function strictBodySchema(schema: unknown): unknown {
   return out;
 }
 
+function newValidatorCompilers() {
+  const base = { allErrors: false, strict: false, useDefaults: true } as const;
+  const body = new Ajv({ ...base, coerceTypes: false, removeAdditional: false });
+  const params = new Ajv({ ...base, coerceTypes: 'array', removeAdditional: false });
+  addFormats(body);
+  addFormats(params);
+  return { body, params };
+}
+
+/**
+ * Validators by what they check, shared by every server of the process: a compiled validator
+ * depends on its schema alone (some routes build their query schemas per server, hence the
+ * schema's text as the key). A process holds one server in production; a test process holds one
+ * per test file, and compiled the same validators for each.
+ */
+let validatorCompilers: ReturnType<typeof newValidatorCompilers> | undefined;
+const compiledValidators = new Map<string, ValidateFunction>();
+
 /**
  * Validation: request bodies are validated strictly (a number is not a string, an unknown field
  * is an error), while path and query parameters, which arrive as text, are coerced to their
  * declared types.
  */
 function validators(lazy: boolean) {
-  const base = { allErrors: false, strict: false, useDefaults: true } as const;
-  const body = new Ajv({ ...base, coerceTypes: false, removeAdditional: false });
-  const params = new Ajv({ ...base, coerceTypes: 'array', removeAdditional: false });
-  addFormats(body);
-  addFormats(params);
-  const compile = ({ schema, httpPart }: { schema: object; httpPart?: string }) =>
-    httpPart === 'body' ? body.compile(strictBodySchema(schema) as object) : params.compile(schema);
+  const compile = ({ schema, httpPart }: { schema: object; httpPart?: string }) => {
+    const kind = httpPart === 'body' ? 'body' : 'params';
+    const key = `${kind} ${JSON.stringify(schema)}`;
+    let validate = compiledValidators.get(key);
+    if (!validate) {
+      const ajv = (validatorCompilers ??= newValidatorCompilers());
+      validate = kind === 'body' ? ajv.body.compile(strictBodySchema(schema) as object) : ajv.params.compile(schema);
+      compiledValidators.set(key, validate);
+    }
+    return validate;
+  };
   if (!lazy) return compile;
   return (route: { schema: object; httpPart?: string }) => {
     let compiled: ValidateFunction | undefined;
@@ -169,15 +191,26 @@ type SerializerFactory = ReturnType<typeof SerializerSelector>;
  */
 function serializers(lazy: boolean): SerializerFactory {
   const eager = SerializerSelector();
-  if (!lazy) return eager;
   return (externalSchemas, options) => {
-    const compile = eager(externalSchemas, options);
+    const build = eager(externalSchemas, options);
+    // Shared by the servers of the process, as validators are: a serializer depends on its
+    // schema, the shared schemas and the options alone.
+    const context = JSON.stringify([externalSchemas ?? null, options ?? null]);
+    const compile = (route: Parameters<typeof build>[0]) => {
+      const key = `${context} ${JSON.stringify(route.schema)}`;
+      let serialize = compiledSerializers.get(key);
+      if (!serialize) compiledSerializers.set(key, (serialize = build(route)));
+      return serialize;
+    };
+    if (!lazy) return compile;
     return (route) => {
       let compiled: ((data: unknown) => string) | undefined;
       return (data: unknown) => (compiled ??= compile(route))(data);
     };
   };
 }
+
+const compiledSerializers = new Map<string, (data: unknown) => string>();
 
 /** Logs a failing shared rate-limit store at most once a minute (it fails for every request while Redis is down). */
 function storeErrorLog(log: FastifyBaseLogger): (err: unknown) => void {
