@@ -12,26 +12,16 @@ import { promisify } from 'node:util';
 import { brotliCompress, constants, gzip } from 'node:zlib';
 import { join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { filesUnder } from './server-bundle.mjs';
 
 const root = fileURLToPath(new URL('../', import.meta.url));
 const appDir = join(root, 'app');
 const stampPath = join(appDir, 'dist', '.build-stamp');
 
-async function sourceFiles(dir: string): Promise<string[]> {
-  const out: string[] = [];
-  for (const entry of await readdir(dir, { withFileTypes: true })) {
-    if (entry.name === 'dist' || entry.name === 'node_modules' || entry.name.startsWith('.')) continue;
-    const path = join(dir, entry.name);
-    if (entry.isDirectory()) out.push(...(await sourceFiles(path)));
-    else out.push(path);
-  }
-  return out;
-}
-
 /** A hash of what the build reads: the app's files (names and contents) and the installed versions. */
 export async function appSourceHash(): Promise<string> {
   const hash = createHash('sha256');
-  for (const file of (await sourceFiles(appDir)).sort()) {
+  for (const file of (await filesUnder(appDir, ['dist', 'node_modules'])).sort()) {
     hash.update(relative(root, file)).update('\0').update(await readFile(file)).update('\0');
   }
   hash.update(await readFile(join(root, 'package-lock.json')));

@@ -15,7 +15,9 @@ import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
+import { fileURLToPath } from 'node:url';
 import pg from 'pg';
+import { serverBundle } from '../scripts/server-bundle.mjs';
 import { folioEnv, killAll, PROCESS_TIMEOUT_MS, runCli, serve, type CliResult, type ServeProcess } from './support/process.ts';
 import { eventually } from './support/wait.ts';
 
@@ -106,6 +108,18 @@ describe('folio help and usage', () => {
     assert.match(usersCreate!, /^Usage: folio users create --email E --name N/);
     assert.match(serveHelp!, /FOLIO_ADMIN_EMAIL/);
     assert.ok(!existsSync(join(tmpdir(), 'folio-cli-never-created')), 'help opens no database');
+  });
+
+  test('bin/folio runs the bundle of the current sources, and the sources themselves alike (FOLIO_FROM_SOURCES=1)', { timeout: PROCESS_TIMEOUT_MS }, async () => {
+    // The bundle of these sources (built by the test runner, or now): the path names their hash.
+    const bundle = await serverBundle();
+    assert.ok(bundle && existsSync(fileURLToPath(bundle)), `a bundle was built: ${bundle}`);
+    assert.match(bundle, /\/build\/server\/[0-9a-f]{16}\/folio\.mjs$/);
+    const env = childEnv({ DATA_DIR: join(tmpdir(), 'folio-cli-never-created') });
+    const [fromBundle, fromSources] = await Promise.all([runCli(['help', 'tokens', 'create'], env), runCli(['help', 'tokens', 'create'], { ...env, FOLIO_FROM_SOURCES: '1' })]);
+    assert.equal(fromBundle.code, 0, fromBundle.stderr);
+    assert.equal(fromBundle.stderr, '');
+    assert.deepEqual(fromSources, fromBundle);
   });
 
   test('unknown commands and options, missing arguments: exit 2, usage on stderr, nothing opened', { timeout: PROCESS_TIMEOUT_MS }, async () => {

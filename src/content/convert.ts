@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto';
 import { availableParallelism } from 'node:os';
 import { Piscina } from 'piscina';
 import { BadRequestError } from '../platform/errors.ts';
+import { projectUrl } from '../platform/project-files.ts';
 import { runConversion, type ConvertTask } from './convert-worker.ts';
 import { checkDocumentInput, checkMarkdownLimits } from '../platform/document-limits.ts';
 import type { GitBookDocument } from './markdown/markdown.ts';
@@ -21,7 +22,7 @@ let pool: Piscina | undefined;
 function workers(): Piscina {
   if (!pool) {
     pool = new Piscina({
-      filename: new URL('./convert-worker-entry.mjs', import.meta.url).href,
+      filename: projectUrl('src/content/convert-worker-entry.mjs'),
       // One thread is left for the event loop and the database driver.
       maxThreads: Math.max(1, availableParallelism() - 1),
       minThreads: 0,

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { accessSync, constants, readdirSync, readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
-import { fileURLToPath } from 'node:url';
+import { projectPath } from '../platform/project-files.ts';
 
 /**
  * The memory and CPU limits of integration script runtimes (src/integrations/sandbox.ts). CPU time
@@ -40,7 +40,7 @@ const ADDRESS_SPACE_ALLOWANCE_MB = 768;
 
 export const WATCH_INTERVAL_MS = 50;
 
-const WRAPPER = fileURLToPath(new URL('./workerd-limited.sh', import.meta.url));
+const WRAPPER = projectPath('src/integrations/workerd-limited.sh');
 
 export const cpuExceeded = (limitMs: number) => new Error(`The script used more than ${limitMs} ms of CPU time; it was stopped`);
 

@@ -1,5 +1,6 @@
 import { Piscina } from 'piscina';
 import type { Config } from '../platform/config.ts';
+import { projectUrl } from '../platform/project-files.ts';
 import type { ProcessOutcome, SpecSource } from './process.ts';
 
 /**
@@ -14,7 +15,7 @@ export async function processInWorker(
   config: Pick<Config, 'fetchAllowPrivate' | 'fetchAllowCidrs' | 'fetchTimeoutMs' | 'fetchMaxRequestBytes'>,
 ): Promise<ProcessOutcome> {
   if (!pool) {
-    pool = new Piscina({ filename: new URL('./process-worker-entry.mjs', import.meta.url).href, maxThreads: 1, minThreads: 0, idleTimeout: 30_000 });
+    pool = new Piscina({ filename: projectUrl('src/openapi/process-worker-entry.mjs'), maxThreads: 1, minThreads: 0, idleTimeout: 30_000 });
     // Without a listener, a worker failing to start would end the process.
     pool.on('error', (err: unknown) => console.error('OpenAPI processing worker failed', err));
   }

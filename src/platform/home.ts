@@ -1,5 +1,6 @@
 import { readFileSync } from 'node:fs';
 import type { FastifyInstance } from 'fastify';
+import { projectPath } from './project-files.ts';
 
 /** Where a visitor of `GET /` can go: the API, its reference and description, the health checks. */
 function links(base: string) {
@@ -17,7 +18,7 @@ const DESCRIPTION = 'A self-hostable documentation platform server, compatible w
 /** Folio's version, from package.json ('' when it cannot be read). The CLI prints it too. */
 export function version(): string {
   try {
-    return JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')).version ?? '';
+    return JSON.parse(readFileSync(projectPath('package.json'), 'utf8')).version ?? '';
   } catch {
     return '';
   }

@@ -1,10 +1,10 @@
 import { readFile } from 'node:fs/promises';
-import { fileURLToPath } from 'node:url';
 import fastifyStatic from '@fastify/static';
 import type { FastifyInstance, FastifyReply } from 'fastify';
 import type { FolioApp } from '../platform/app.ts';
+import { projectPath } from '../platform/project-files.ts';
 
-const DIST = fileURLToPath(new URL('../../app/dist/', import.meta.url));
+const DIST = `${projectPath('app/dist')}/`;
 
 /**
  * The app's pages allow only the app's own files: no inline script or style (React and the editor

@@ -1,6 +1,6 @@
 /**
- * `npm test`: builds the database templates once (test/support/templates.ts) and the app when stale
- * (scripts/build-app.ts), then runs the test
+ * `npm test`: builds the database templates once (test/support/templates.ts), the app and the server
+ * bundle when stale (scripts/build-app.ts, scripts/server-bundle.mjs), then runs the test
  * files in parallel, slowest first, with the short report of test/support/reporter.ts.
  *
  *   npm test                              every test/*.test.ts
@@ -17,6 +17,7 @@ import { basename, join, resolve } from 'node:path';
 import { run } from 'node:test';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { buildApp } from '../../scripts/build-app.ts';
+import { serverBundle } from '../../scripts/server-bundle.mjs';
 import { createReporter } from './reporter.ts';
 import { prepareTemplates } from './templates.ts';
 
@@ -62,7 +63,10 @@ async function main(): Promise<void> {
   const setup = performance.now();
   // The app is built here, once, when its sources changed: test files that open /app
   // (test/support/app-browser.ts) then find it current, and parallel files never build it at once.
-  const [, appBuilt] = await Promise.all([prepareTemplates(), buildApp({ quiet: true })]);
+  // The same for the server bundle that `bin/folio` runs (scripts/server-bundle.mjs): the files
+  // that start `folio serve` or CLI commands, several at once, then find it built.
+  const [, appBuilt, serverEntry] = await Promise.all([prepareTemplates(), buildApp({ quiet: true }), serverBundle({ warn: (m) => process.stdout.write(`${m}\n`) })]);
+  if (!serverEntry) process.stdout.write('bin/folio runs the sources through tsx (no server bundle)\n');
   process.stdout.write(
     `${files.length - bundles.size + inBundle.size} test files in ${files.length} processes on ${engine}, ${concurrency} at a time (templates${appBuilt ? ' and app' : ''} ready in ${((performance.now() - setup) / 1000).toFixed(1)}s)\n\n`,
   );
