@@ -151,6 +151,13 @@ function newValidatorCompilers() {
 let validatorCompilers: ReturnType<typeof newValidatorCompilers> | undefined;
 const compiledValidators = new Map<string, ValidateFunction>();
 
+/** The value `cache` holds under `key`, built the first time it is asked for. */
+function builtOnce<T>(cache: Map<string, T>, key: string, build: () => T): T {
+  let value = cache.get(key);
+  if (value === undefined) cache.set(key, (value = build()));
+  return value;
+}
+
 /**
  * Validation: request bodies are validated strictly (a number is not a string, an unknown field
  * is an error), while path and query parameters, which arrive as text, are coerced to their
@@ -159,14 +166,10 @@ const compiledValidators = new Map<string, ValidateFunction>();
 function validators(lazy: boolean) {
   const compile = ({ schema, httpPart }: { schema: object; httpPart?: string }) => {
     const kind = httpPart === 'body' ? 'body' : 'params';
-    const key = `${kind} ${JSON.stringify(schema)}`;
-    let validate = compiledValidators.get(key);
-    if (!validate) {
+    return builtOnce(compiledValidators, `${kind} ${JSON.stringify(schema)}`, () => {
       const ajv = (validatorCompilers ??= newValidatorCompilers());
-      validate = kind === 'body' ? ajv.body.compile(strictBodySchema(schema) as object) : ajv.params.compile(schema);
-      compiledValidators.set(key, validate);
-    }
-    return validate;
+      return kind === 'body' ? ajv.body.compile(strictBodySchema(schema) as object) : ajv.params.compile(schema);
+    });
   };
   if (!lazy) return compile;
   return (route: { schema: object; httpPart?: string }) => {
@@ -196,12 +199,7 @@ function serializers(lazy: boolean): SerializerFactory {
     // Shared by the servers of the process, as validators are: a serializer depends on its
     // schema, the shared schemas and the options alone.
     const context = JSON.stringify([externalSchemas ?? null, options ?? null]);
-    const compile = (route: Parameters<typeof build>[0]) => {
-      const key = `${context} ${JSON.stringify(route.schema)}`;
-      let serialize = compiledSerializers.get(key);
-      if (!serialize) compiledSerializers.set(key, (serialize = build(route)));
-      return serialize;
-    };
+    const compile = (route: Parameters<typeof build>[0]) => builtOnce(compiledSerializers, `${context} ${JSON.stringify(route.schema)}`, () => build(route));
     if (!lazy) return compile;
     return (route) => {
       let compiled: ((data: unknown) => string) | undefined;
