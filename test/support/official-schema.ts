@@ -39,12 +39,39 @@ if (recordValues.oneOf) {
 // 4. `PlainObject` (integration props) has no `type: object`, so a string prop matches two branches.
 schemas.PlainObject.type = 'object';
 
-const ajv = new Ajv2020({ strict: false, allErrors: true, validateFormats: true });
-addFormats(ajv);
-// Formats the official document uses without defining them (emoji, icon too): any value passes, as Ajv
-// would do for an unknown format, minus its warning at every compile.
-for (const format of ['int32', 'int64', 'float', 'double', 'byte', 'binary', 'password', 'emoji', 'icon']) ajv.addFormat(format, true);
-ajv.addSchema(spec, 'openapi');
+/**
+ * Two compilers of the same document. Responses are checked by validators that stop at the first
+ * error (a oneOf of the Document model's ~60 block schemas then rejects a wrong branch at its
+ * first mismatch); only a response that fails is checked again, by a validator that collects every
+ * error, for the message. Whether a value is valid does not depend on `allErrors`: collecting all
+ * errors made the checks cost more than the tests' own requests.
+ */
+function officialAjv(allErrors: boolean): Ajv2020 {
+  const ajv = new Ajv2020({ strict: false, allErrors, validateFormats: true });
+  addFormats(ajv);
+  // Formats the official document uses without defining them (emoji, icon too): any value passes, as Ajv
+  // would do for an unknown format, minus its warning at every compile.
+  for (const format of ['int32', 'int64', 'float', 'double', 'byte', 'binary', 'password', 'emoji', 'icon']) ajv.addFormat(format, true);
+  ajv.addSchema(spec, 'openapi');
+  return ajv;
+}
+const fast = officialAjv(false);
+let detailed: Ajv2020 | undefined;
+
+/** A check against `schema`: undefined when the value matches, else every mismatch, one per line. */
+type Check = (value: unknown) => string | undefined;
+
+function compileCheck(schema: object): Check {
+  const validate = fast.compile(schema);
+  let explain: ReturnType<Ajv2020['compile']> | undefined;
+  return (value) => {
+    if (validate(value)) return undefined;
+    detailed ??= officialAjv(true);
+    explain ??= detailed.compile(schema);
+    explain(value);
+    return detailed.errorsText(explain.errors ?? validate.errors, { separator: '\n  ' });
+  };
+}
 
 const routes: { method: string; pattern: RegExp; template: string; op: Operation }[] = [];
 for (const [template, ops] of Object.entries<Record<string, Operation>>(spec.paths)) {
@@ -64,7 +91,7 @@ for (const [template, ops] of Object.entries<Record<string, Operation>>(spec.pat
 // Literal segments beat parameters: /versions/latest must not match /versions/{versionId}.
 routes.sort((a, b) => (b.template.match(/\{/g)?.length ?? 0) < (a.template.match(/\{/g)?.length ?? 0) ? 1 : -1);
 
-const validators = new Map<string, ReturnType<typeof ajv.compile>>();
+const validators = new Map<string, Check>();
 
 function pointer(...parts: string[]): string {
   return parts.map((p) => encodeURIComponent(p.replace(/~/g, '~0').replace(/\//g, '~1'))).join('/');
@@ -81,7 +108,7 @@ function validatorFor(template: string, method: string, status: string, response
   if (!validate) {
     let ref = `openapi#/${pointer('paths', template, method.toLowerCase(), 'responses', status)}`;
     if (response.$ref) ref = `openapi${response.$ref}`;
-    validate = ajv.compile({ $ref: `${ref}/content/application~1json/schema` });
+    validate = compileCheck({ $ref: `${ref}/content/application~1json/schema` });
     validators.set(key, validate);
   }
   return validate;
@@ -117,16 +144,13 @@ export function checkResponse(method: string, url: string, status: number, body:
     if (body.length > 0) throw new SchemaMismatchError(`${route.op.operationId} ${status} must have no body, got ${body.slice(0, 200)}`);
     return;
   }
-  const validate = validatorFor(route.template, method, String(status), declared);
-  const data = JSON.parse(body);
-  if (!validate(data)) {
-    throw new SchemaMismatchError(
-      `${route.op.operationId} ${status} does not match the official schema: ${ajv.errorsText(validate.errors, { separator: '\n  ' })}\nbody: ${body.slice(0, 2000)}`,
-    );
+  const mismatch = validatorFor(route.template, method, String(status), declared)(JSON.parse(body));
+  if (mismatch) {
+    throw new SchemaMismatchError(`${route.op.operationId} ${status} does not match the official schema: ${mismatch}\nbody: ${body.slice(0, 2000)}`);
   }
 }
 
-const eventValidators = new Map<string, ReturnType<typeof ajv.compile>>();
+const eventValidators = new Map<string, Check>();
 
 /**
  * A server-sent event stream, read as the official client reads it: every event's `data` is JSON;
@@ -136,7 +160,7 @@ const eventValidators = new Map<string, ReturnType<typeof ajv.compile>>();
 function checkEventStream(operationId: string, schema: any, body: string): void {
   const key = JSON.stringify(schema);
   let validate = eventValidators.get(key);
-  if (!validate) eventValidators.set(key, (validate = ajv.compile(schema.$ref ? { $ref: `openapi${schema.$ref}` } : schema)));
+  if (!validate) eventValidators.set(key, (validate = compileCheck(schema.$ref ? { $ref: `openapi${schema.$ref}` } : schema)));
   for (const block of body.split(/\r?\n\r?\n/)) {
     if (!block.trim()) continue;
     const lines = block.split(/\r?\n/);
@@ -151,9 +175,8 @@ function checkEventStream(operationId: string, schema: any, body: string): void 
       if (typeof parsed?.error?.message !== 'string') throw new SchemaMismatchError(`${operationId}: an error event must be {error:{code,message}}, got ${data}`);
       continue;
     }
-    if (!validate(parsed)) {
-      throw new SchemaMismatchError(`${operationId} event does not match the official schema: ${ajv.errorsText(validate.errors, { separator: '\n  ' })}\ndata: ${data.slice(0, 2000)}`);
-    }
+    const mismatch = validate(parsed);
+    if (mismatch) throw new SchemaMismatchError(`${operationId} event does not match the official schema: ${mismatch}\ndata: ${data.slice(0, 2000)}`);
   }
 }
 
@@ -179,8 +202,13 @@ export async function validatingFetch(input: RequestInfo | URL, init?: RequestIn
 
 /** A validator of one official component schema (with the workarounds above), e.g. `JSONDocument`. */
 export function officialSchema(name: string) {
-  const validate = ajv.compile({ $ref: `openapi#/components/schemas/${name}` });
-  return Object.assign((value: unknown) => validate(value), {
-    errors: () => ajv.errorsText(validate.errors, { separator: '\n  ' }),
-  });
+  const check = compileCheck({ $ref: `openapi#/components/schemas/${name}` });
+  let last: string | undefined;
+  return Object.assign(
+    (value: unknown) => {
+      last = check(value);
+      return last === undefined;
+    },
+    { errors: () => last ?? 'no errors' },
+  );
 }
