@@ -12,7 +12,7 @@ import { promisify } from 'node:util';
 import { brotliCompress, constants, gzip } from 'node:zlib';
 import { join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { filesUnder } from './server-bundle.mjs';
+import { filesUnder } from './bundles.mjs';
 
 const root = fileURLToPath(new URL('../', import.meta.url));
 const appDir = join(root, 'app');

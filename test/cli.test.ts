@@ -17,7 +17,7 @@ import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import pg from 'pg';
-import { serverBundle } from '../scripts/server-bundle.mjs';
+import { serverBundle } from '../scripts/bundles.mjs';
 import { folioEnv, killAll, PROCESS_TIMEOUT_MS, runCli, serve, type CliResult, type ServeProcess } from './support/process.ts';
 import { eventually } from './support/wait.ts';
 

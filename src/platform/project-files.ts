@@ -7,7 +7,7 @@ import { fileURLToPath, pathToFileURL } from 'node:url';
  * the app's build, the worker threads' entry modules, the sandbox's wrapper script.
  *
  * Found by walking up from this module rather than by a path relative to it: `bin/folio` runs the
- * sources, or the bundle it builds from them (build/server/, see scripts/server-bundle.mjs), and the
+ * sources, or the bundle it builds from them (build/server/, see scripts/bundles.mjs), and the
  * two sit at different depths.
  */
 export const PROJECT_ROOT = (() => {

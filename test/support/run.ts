@@ -1,23 +1,24 @@
 /**
  * `npm test`: builds the database templates once (test/support/templates.ts), the app and the server
- * bundle when stale (scripts/build-app.ts, scripts/server-bundle.mjs), then runs the test
+ * and test bundles when stale (scripts/build-app.ts, scripts/bundles.mjs), then runs the test
  * files in parallel, slowest first, with the short report of test/support/reporter.ts.
  *
  *   npm test                              every test/*.test.ts
  *   npm test -- test/spaces.test.ts       some files
  *   npm test -- --test-name-pattern=merge test/content.test.ts
  *   TEST_CONCURRENCY=2 npm test           files run at once (default 4: they wait on PGlite and I/O more than on the 2 cores)
- *   TEST_BUNDLE=0 / TEST_BUNDLE_SIZE=N    every file in its own process / N files per shared process (default 8 on PGlite, 5 on PostgreSQL; see bundle)
+ *   TEST_BUNDLE=0 / TEST_BUNDLE_SIZE=N    every file in its own process / N files per shared process (default 8 on PGlite, 5 on PostgreSQL; see group)
  *
- * Exit code 1 when any test fails. Start it with `node --import tsx`: the test files inherit it.
+ * Exit code 1 when any test fails. Start it with `node --import tsx`; test files run from their
+ * sources (no test bundle) inherit it.
  */
 import { mkdir, mkdtemp, readFile, readdir, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
-import { basename, join, resolve } from 'node:path';
+import { basename, dirname, join, relative, resolve } from 'node:path';
 import { run } from 'node:test';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { buildApp } from '../../scripts/build-app.ts';
-import { serverBundle } from '../../scripts/server-bundle.mjs';
+import { serverBundle, testBundle } from '../../scripts/bundles.mjs';
 import { createReporter } from './reporter.ts';
 import { prepareTemplates } from './templates.ts';
 
@@ -48,27 +49,43 @@ async function main(): Promise<void> {
   // Unknown files first (they may be slow), then by the last duration, longest first.
   files.sort((a, b) => (timings[key(b)] ?? Infinity) - (timings[key(a)] ?? Infinity));
 
-  // A whole run shares processes between small files (see bundle); files named on the command line
-  // run alone. TEST_BUNDLE=0 or 1 says otherwise.
-  const explicit = args.some((a) => !a.startsWith('-'));
-  const bundling = process.env.TEST_BUNDLE ? process.env.TEST_BUNDLE !== '0' : !explicit;
-  const bundles = bundling ? await bundle(files, timings, key) : new Map<string, string[]>();
-  const members = (file: string) => bundles.get(file) ?? [file];
-  const inBundle = new Set([...bundles.values()].flat());
-  files = [...bundles.keys(), ...files.filter((f) => !inBundle.has(f))];
-  files.sort((a, b) => sum(members(b), timings, key) - sum(members(a), timings, key));
-
   const concurrency = Number(process.env.TEST_CONCURRENCY) || 4;
   const engine = process.env.TEST_DATABASE_URL ? `PostgreSQL (${new URL(process.env.TEST_DATABASE_URL).host})` : 'the embedded database (PGlite)';
   const setup = performance.now();
   // The app is built here, once, when its sources changed: test files that open /app
   // (test/support/app-browser.ts) then find it current, and parallel files never build it at once.
-  // The same for the server bundle that `bin/folio` runs (scripts/server-bundle.mjs): the files
-  // that start `folio serve` or CLI commands, several at once, then find it built.
-  const [, appBuilt, serverEntry] = await Promise.all([prepareTemplates(), buildApp({ quiet: true }), serverBundle({ warn: (m) => process.stdout.write(`${m}\n`) })]);
-  if (!serverEntry) process.stdout.write('bin/folio runs the sources through tsx (no server bundle)\n');
+  // The same for the server bundle that `bin/folio` runs and for the bundle of the test files
+  // (scripts/bundles.mjs): the files that start `folio serve` or CLI commands, several at once,
+  // then find it built.
+  const warn = (m: string) => process.stdout.write(`${m}\n`);
+  const [, appBuilt, serverEntry, testsDir] = await Promise.all([prepareTemplates(), buildApp({ quiet: true }), serverBundle({ warn }), testBundle({ warn })]);
+  if (!serverEntry) warn('bin/folio runs the sources through tsx (no server bundle)');
+
+  // Test processes run the test files' bundle, which needs no TypeScript loader: loading the ~1,700
+  // modules of a test process through tsx's hooks cost seconds of CPU per process. Files outside
+  // test/ (not in the bundle), or no bundle, run from their sources through tsx as before.
+  const fromBundle = testsDir !== undefined && files.every((f) => dirname(f) === join(root, 'test'));
+  const runnable = (file: string) => (fromBundle ? join(testsDir, basename(file).replace(/\.ts$/, '.mjs')) : file);
+  if (fromBundle) {
+    // node's runner starts each test process with this process's flags (`--import tsx` included):
+    // the only place it reads them from. Stack traces go through the bundle's source maps.
+    process.execArgv = [...withoutTsx(process.execArgv), '--enable-source-maps'];
+  } else if (!testsDir) {
+    warn('test files run from their sources through tsx (no test bundle)');
+  }
+
+  // A whole run shares processes between small files (see group); files named on the command line
+  // run alone. TEST_BUNDLE=0 or 1 says otherwise.
+  const explicit = args.some((a) => !a.startsWith('-'));
+  const sharing = process.env.TEST_BUNDLE ? process.env.TEST_BUNDLE !== '0' : !explicit;
+  const shared = sharing ? await group(files, timings, key, runnable) : new Map<string, string[]>();
+  const grouped = new Set([...shared.values()].flat());
+  /** The test files of each process, by the module the process runs. */
+  const processes = new Map<string, string[]>([...shared, ...files.filter((f) => !grouped.has(f)).map((f): [string, string[]] => [runnable(f), [f]])]);
+  const members = (run: string) => processes.get(run) ?? [run];
+  const runs = [...processes.keys()].sort((a, b) => sum(members(b), timings, key) - sum(members(a), timings, key));
   process.stdout.write(
-    `${files.length - bundles.size + inBundle.size} test files in ${files.length} processes on ${engine}, ${concurrency} at a time (templates${appBuilt ? ' and app' : ''} ready in ${((performance.now() - setup) / 1000).toFixed(1)}s)\n\n`,
+    `${files.length} test files in ${runs.length} processes on ${engine}, ${concurrency} at a time (templates${appBuilt ? ' and app' : ''} ready in ${((performance.now() - setup) / 1000).toFixed(1)}s)\n\n`,
   );
 
   // Each test file's process reports the CPU it used (test/support/cpu-usage.mjs): with files
@@ -80,7 +97,7 @@ async function main(): Promise<void> {
   let failed = true;
   const updated = new Set<string>();
   const stream = run({
-    files,
+    files: runs,
     concurrency,
     timeout: 15 * 60_000,
     // A test process ends once its tests and hooks have run, even if a client library left a
@@ -103,10 +120,14 @@ async function main(): Promise<void> {
       failed = summary.failed > 0;
     },
     (file) => cpuOf(cpuDir, file),
-    (file) => (bundles.has(file) ? members(file).map((f) => basename(f, '.test.ts')).join(' + ') : undefined),
+    (run) => {
+      const files = members(run);
+      return files.length > 1 ? files.map((f) => basename(f, '.test.ts')).join(' + ') : relative(process.cwd(), files[0]!);
+    },
   );
-  // The tests of a bundled file report that file: they are counted under the bundle's process.
-  const owner = new Map([...bundles].flatMap(([bundleFile, files]) => files.map((f) => [f, bundleFile] as const)));
+  // Tests report the file they are written in (its source, or its module in the bundle): they are
+  // counted under their process.
+  const owner = new Map([...processes].flatMap(([run, files]) => files.flatMap((f) => [[f, run] as const, [runnable(f), run] as const])));
   async function* byProcess() {
     for await (const event of stream as AsyncIterable<{ type: string; data: { file?: string; name: string; nesting: number } }>) {
       const file = event.data.file;
@@ -148,7 +169,7 @@ const sum = (files: string[], timings: Record<string, number>, key: (f: string) 
  * to the lightest group). A group is a generated module importing its files: node's runner runs
  * it as one file, each file's `before`/`after` hooks around all the tests of the process.
  */
-async function bundle(files: string[], timings: Record<string, number>, key: (f: string) => string): Promise<Map<string, string[]>> {
+async function group(files: string[], timings: Record<string, number>, key: (f: string) => string, runnable: (file: string) => string): Promise<Map<string, string[]>> {
   const shared = files.filter((f) => !ALONE.has(basename(f, '.test.ts')));
   const count = Math.ceil(shared.length / BUNDLE_SIZE);
   if (count === 0) return new Map();
@@ -164,13 +185,23 @@ async function bundle(files: string[], timings: Record<string, number>, key: (f:
   const out = new Map<string, string[]>();
   for (const [i, g] of groups.entries()) {
     const path = join(dir, `bundle-${i + 1}.test.mjs`);
-    await writeFile(path, `// Generated by test/support/run.ts: these test files share one process.\n${g.files.map((f) => `import ${JSON.stringify(pathToFileURL(f).href)};`).join('\n')}\n`);
+    await writeFile(path, `// Generated by test/support/run.ts: these test files share one process.\n${g.files.map((f) => `import ${JSON.stringify(pathToFileURL(runnable(f)).href)};`).join('\n')}\n`);
     out.set(path, g.files);
   }
   return out;
 }
 
 /** The CPU time (ms) a test file's process and its waited-for children used, when it said. */
+/** Node's flags without the TypeScript loader (`--import tsx`, `--import=tsx`, `--loader tsx`). */
+function withoutTsx(argv: string[]): string[] {
+  const out: string[] = [];
+  for (let i = 0; i < argv.length; i++) {
+    if ((argv[i] === '--import' || argv[i] === '--loader') && argv[i + 1] === 'tsx') i++;
+    else if (argv[i] !== '--import=tsx' && argv[i] !== '--loader=tsx') out.push(argv[i]!);
+  }
+  return out;
+}
+
 async function cpuOf(dir: string, file: string): Promise<number | undefined> {
   try {
     const { ownMs, childrenMs } = JSON.parse(await readFile(join(dir, encodeURIComponent(file)), 'utf8'));
