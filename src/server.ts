@@ -71,8 +71,8 @@ export interface StartOptions {
   extend?: (app: FolioApp) => void;
   /** The clock (Date.now by default); tests pass one they move forward instead of sleeping (Services.now). */
   now?: () => number;
-  /** Compile route validators on first use (test servers: a start then costs a fraction); see buildApp. */
-  lazyValidators?: boolean;
+  /** Compile every route's validators and serializers at start rather than on first use; see buildApp. */
+  compileSchemasAtStart?: boolean;
   /** With `DATA_DIR=memory://`, what the embedded database holds at the start (see openDatabase). */
   initialData?: Blob;
 }
@@ -131,7 +131,7 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
     if (shared.describe) report(shared.describe);
     const services = await createServices(config, database, shared, opts.now);
     const { jobs } = services;
-    const app = (started = await buildFolioApp(services, { logLevel: config.logLevel, logStream: opts.logStream, lazyValidators: opts.lazyValidators }));
+    const app = (started = await buildFolioApp(services, { logLevel: config.logLevel, logStream: opts.logStream, compileSchemasAtStart: opts.compileSchemasAtStart }));
     jobs.logger = app.log;
     setBusLogger(shared, app.log);
     opts.extend?.(app);

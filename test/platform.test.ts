@@ -101,6 +101,19 @@ describe('HTTP conventions', () => {
     assert.match(await docs.text(), /<html/i);
   });
 
+  test("every route's schemas compile: a server asked to compile them at start starts and serves", async () => {
+    // Servers compile a route's validators and serializers on its first request; a schema that
+    // cannot compile would fail only there. Compiling all of them here fails the tests instead.
+    const eager = await startTestServer({}, { compileSchemasAtStart: true });
+    try {
+      const eve = await eager.user('Eve');
+      const { data } = await eve.api.user.getAuthenticatedUser();
+      assert.equal(data.displayName, 'Eve');
+    } finally {
+      await eager.close();
+    }
+  });
+
   test('the official-schema check rejects a response that does not match', () => {
     // Every mismatch is named, not only the first one the check stopped at.
     assert.throws(

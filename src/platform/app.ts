@@ -231,11 +231,13 @@ export async function buildApp(
     logLevel: string;
     logStream?: NodeJS.WritableStream | undefined;
     /**
-     * Compile each route's validators and serializers on its first request instead of at start.
-     * Compiling the ~300 routes' schemas is most of a start's CPU, while a test server calls few of them;
-     * `folio serve` compiles them all at start, so a schema that does not compile stops it there.
+     * Compile every route's validators and serializers while the server starts, instead of on each
+     * route's first request. Off by default: compiling the ~300 routes' schemas is most of a start's
+     * CPU (about 2.5 s), for routes a process may never serve, and a first request pays only for its
+     * own route's. test/platform.test.ts starts a server with it on, so that a schema that does not
+     * compile fails the tests rather than a request.
      */
-    lazyValidators?: boolean | undefined;
+    compileSchemasAtStart?: boolean | undefined;
   },
   composition: AppComposition,
 ): Promise<FolioApp> {
@@ -263,7 +265,7 @@ export async function buildApp(
       connectionsCheckingInterval: Math.max(50, Math.min(30_000, Math.floor(services.config.httpHeadersTimeoutMs / 4))),
     },
     routerOptions: { ignoreTrailingSlash: true, maxParamLength: 500 },
-    schemaController: { compilersFactory: { buildSerializer: serializers(opts.lazyValidators ?? false) } },
+    schemaController: { compilersFactory: { buildSerializer: serializers(!opts.compileSchemasAtStart) } },
     // Errors Fastify raises before routing (a malformed URL) get the same error shape as ours.
     frameworkErrors: (error, req, reply) => {
       const status = typeof error.statusCode === 'number' && error.statusCode < 500 ? error.statusCode : 400;
@@ -273,7 +275,7 @@ export async function buildApp(
     },
   }).withTypeProvider<TypeBoxTypeProvider>();
 
-  app.setValidatorCompiler(validators(opts.lazyValidators ?? false));
+  app.setValidatorCompiler(validators(!opts.compileSchemasAtStart));
   app.setSchemaErrorFormatter((errors, dataVar) => {
     const e = errors[0]!;
     const where = `${dataVar}${e.instancePath ? e.instancePath.replace(/\//g, '.') : ''}`;

@@ -90,7 +90,7 @@ export interface TestServer {
 
 export async function startTestServer(
   overrides: Partial<Config> = {},
-  opts: { logStream?: NodeJS.WritableStream } = {},
+  opts: { logStream?: NodeJS.WritableStream; compileSchemasAtStart?: boolean } = {},
 ): Promise<TestServer> {
   // On the embedded database, a test server's database lives in memory, loaded from the migrated
   // template's dump, unless the test asks for a directory of its own.
@@ -119,9 +119,7 @@ export async function startTestServer(
   const clock = testClock();
   let server: Awaited<ReturnType<typeof startServer>>;
   try {
-    // Validators are compiled as routes are first called: a test file calls few of them. A real
-    // `folio serve` (test/cli.test.ts) still compiles them all at start.
-    server = await startServer(config, { purpose: 'test', now: clock.now, lazyValidators: true, ...(initialData ? { initialData } : {}), ...opts });
+    server = await startServer(config, { purpose: 'test', now: clock.now, ...(initialData ? { initialData } : {}), ...opts });
   } catch (err) {
     await db.cleanup();
     throw err;
