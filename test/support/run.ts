@@ -202,12 +202,12 @@ async function group(files: string[], timings: Record<string, number>, key: (f: 
 }
 
 /** The CPU time (ms) a test file's process and its waited-for children used, when it said. */
-/** Node's flags without the TypeScript loader (`--import tsx`, `--import=tsx`, `--loader tsx`). */
+/** Node's flags without the TypeScript loader (`--import tsx` or `--import=tsx`). */
 function withoutTsx(argv: string[]): string[] {
   const out: string[] = [];
   for (let i = 0; i < argv.length; i++) {
-    if ((argv[i] === '--import' || argv[i] === '--loader') && argv[i + 1] === 'tsx') i++;
-    else if (argv[i] !== '--import=tsx' && argv[i] !== '--loader=tsx') out.push(argv[i]!);
+    if (argv[i] === '--import' && argv[i + 1] === 'tsx') i++;
+    else if (argv[i] !== '--import=tsx') out.push(argv[i]!);
   }
   return out;
 }

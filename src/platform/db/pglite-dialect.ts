@@ -183,7 +183,7 @@ class StatementCache {
     const closing = this.toClose.map((name) => serialize.close({ type: 'S', name }));
     this.toClose = [];
     const messages = await this.client.execProtocolStream(
-      concat([...closing, serialize.bind({ statement: statement.name, values }), serialize.execute({}), serialize.sync()]),
+      Buffer.concat([...closing, serialize.bind({ statement: statement.name, values }), serialize.execute({}), serialize.sync()]),
       { syncToFs: !this.client.isInTransaction() },
     );
     return parse.parseResults([...statement.description, ...messages], this.client.parsers)[0]!;
@@ -199,21 +199,16 @@ class StatementCache {
   private async prepare(text: string): Promise<Statement> {
     const name = `folio_${++statementCounter}`;
     // One batch ending in Sync: if the statement is refused, the session is ready for the next.
-    const answer = await this.client.execProtocolStream(concat([serialize.parse({ name, text }), serialize.describe({ type: 'S', name }), serialize.sync()]), {
+    const answer = await this.client.execProtocolStream(Buffer.concat([serialize.parse({ name, text }), serialize.describe({ type: 'S', name }), serialize.sync()]), {
       syncToFs: false,
     });
-    const statement: Statement = {
-      name,
-      paramTypes: parse.parseDescribeStatementResults(answer),
-      description: answer.filter((m) => m.name === 'rowDescription'),
-    };
+    // Room for it (runOnce remembers it): the least recently used is closed with the next batch.
     if (this.byText.size >= StatementCache.LIMIT) {
       const [oldest, evicted] = this.byText.entries().next().value!;
       this.byText.delete(oldest);
       this.toClose.push(evicted.name);
     }
-    this.byText.set(text, statement);
-    return statement;
+    return { name, paramTypes: parse.parseDescribeStatementResults(answer), description: answer.filter((m) => m.name === 'rowDescription') };
   }
 }
 
@@ -224,14 +219,4 @@ let statementCounter = 0;
 function isStaleStatement(err: unknown): boolean {
   const code = (err as { code?: string }).code;
   return code === '26000' || (code === '0A000' && /cached plan/.test((err as Error).message));
-}
-
-function concat(parts: Uint8Array[]): Uint8Array {
-  const out = new Uint8Array(parts.reduce((n, p) => n + p.length, 0));
-  let at = 0;
-  for (const part of parts) {
-    out.set(part, at);
-    at += part.length;
-  }
-  return out;
 }
