@@ -464,8 +464,15 @@ describe('property: generated documents', () => {
         assertOfficial(second, '(second pass)');
         assert.equal(documentToMarkdown(second), once, `source:\n${parts.join(sep)}`);
       }),
-      // Found by this property: an empty formula where no math block may stand (an expandable).
-      { numRuns: 200, examples: [[['<details open>', '$$', '$$', '</details>', '{% endtabs %}'], '\n\n']] },
+      // Found by this property: an empty formula where no math block may stand (an expandable); a
+      // formula holding a backtick, written on one line.
+      {
+        numRuns: 200,
+        examples: [
+          [['<details open>', '$$', '$$', '</details>', '{% endtabs %}'], '\n\n'],
+          [['$$', '`{% x %}`', '$$'], '\n'],
+        ],
+      },
     );
   });
 });

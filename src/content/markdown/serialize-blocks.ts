@@ -154,10 +154,13 @@ function block(node: Block, notes: Notes): md.RootContent[] {
       return tagged(liquidTag('hint', { style: node.data.style, icon: node.data.icon }), 'hint', blocks(node.nodes as Block[], notes));
     case 'code':
       return codeBlock(node);
-    case 'math':
-      // One-line formulas stay on one line so they can open a list item (a task's checkbox needs text after it).
-      if (!node.data.formula.includes('\n') && node.data.formula.trim() !== '') return [{ type: 'paragraph', children: [html(`$$${node.data.formula}$$`)] }];
-      return [html(`$$\n${node.data.formula}\n$$`)];
+    case 'math': {
+      // One-line formulas stay on one line so they can open a list item (a task's checkbox needs text
+      // after it). Not one with a backtick: on one line, `$$` around a code span is read as text.
+      const { formula } = node.data;
+      if (!formula.includes('\n') && !formula.includes('`') && formula.trim() !== '') return [{ type: 'paragraph', children: [html(`$$${formula}$$`)] }];
+      return [html(`$$\n${formula}\n$$`)];
+    }
     case 'images':
       return imagesBlock(node, notes);
     case 'image':
