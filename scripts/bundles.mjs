@@ -10,18 +10,18 @@
  * - the tests (`testBundle`): `npm test` runs each test file from build/tests/<hash>/, built from
  *   test/ and src/, and its processes need no TypeScript loader (test/support/run.ts).
  *
- * A bundle holds Folio's own code only; packages stay in node_modules, loaded by Node as they are.
- * Its directory is named by a hash of what it is built from (the sources, the lock file and this
- * script), so a stale bundle is never run: a change to any source means a new hash, and the first
- * use after it builds (about a second). Builders race safely: each writes a directory of its own
- * and renames it into place; a loser discards its copy.
+ * A bundle holds Folio's code and most of its packages (see UNBUNDLED for those left in
+ * node_modules). Its directory is named by a hash of what it is built from (the sources, the lock
+ * file and this script), so a stale bundle is never run: a change to any source means a new hash,
+ * and the first use after it builds (about 3 s). Builders race safely: each writes a directory of
+ * its own and renames it into place; a loser discards its copy.
  *
  * Plain JavaScript: bin/folio reads it before any TypeScript loader is registered.
  */
 import { createHash, randomBytes } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import { readdir, readFile, rename, rm, stat } from 'node:fs/promises';
-import { join, relative } from 'node:path';
+import { dirname, join, relative, sep } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 
 const root = fileURLToPath(new URL('../', import.meta.url));
@@ -48,13 +48,12 @@ async function sourceHash(dirs) {
   return hash.digest('hex').slice(0, 16);
 }
 
-/** What esbuild is told for every bundle: Node's ESM, packages left to node_modules, source maps. */
+/** What esbuild is told for every bundle: Node's ESM, source maps, chunks shared between entries. */
 const COMMON = {
   bundle: true,
   platform: 'node',
   format: 'esm',
   target: 'node20',
-  packages: 'external',
   // Modules a process may not need are loaded when it needs them (`folio migrate` needs no HTTP
   // server), and test files share the modules they have in common.
   splitting: true,
@@ -63,6 +62,69 @@ const COMMON = {
   sourcemap: 'linked',
   sourcesContent: false,
   logLevel: 'silent',
+};
+
+/**
+ * Packages a bundle leaves in node_modules: those that find files of their own at run time
+ * (PGlite's WebAssembly and data, pdf.js's worker, Miniflare's runtime, piscina's and vite's
+ * workers), that load what they need by computed paths (playwright-core, esbuild, tsx, vite,
+ * TypeScript), that are servers the tests start beside Folio, or that hold native bindings.
+ * Every other package is bundled: a process that resolved, read and compiled the ~1,000 files of
+ * its packages one by one spent about a second of CPU on it, at every start.
+ */
+const UNBUNDLED = [
+  '@electric-sql/pglite', '@electric-sql/pglite/*', 'pdfjs-dist', 'pdfjs-dist/*', 'miniflare', 'piscina',
+  'playwright-core', 'playwright-core/*', 'esbuild', 'tsx', 'tsx/*', 'vite', '@vitejs/plugin-react', 'typescript',
+  's3rver', 'oidc-provider', '@gitbook/cli', 'autocannon', '@fastify/swagger-ui', 'katex',
+  // Optional native add-ons that packages try to require.
+  'pg-native', 'bufferutil', 'utf-8-validate', 'fsevents',
+];
+
+/**
+ * Bundled code keeps what it knows of where it lives: a module of Folio or of a package gets the
+ * `import.meta.url` of its source file, and a CommonJS module of a package its `__dirname` and
+ * `__filename` (which ESM does not have), so files beside a module (fixtures, a package's data)
+ * are found as before. `require` is Node's own, for the packages left in node_modules.
+ */
+const whereModulesLive = {
+  name: 'where-modules-live',
+  setup(build) {
+    build.onLoad({ filter: /\.(m?ts|[cm]?js)$/ }, async ({ path }) => {
+      const text = await readFile(path, 'utf8');
+      const inPackage = path.includes(`${sep}node_modules${sep}`);
+      const loader = /\.m?ts$/.test(path) ? 'ts' : 'js';
+      let contents = text;
+      if (text.includes('import.meta.url')) contents = contents.replaceAll('import.meta.url', JSON.stringify(pathToFileURL(path).href));
+      if (inPackage && /\b__(dirname|filename)\b/.test(text) && !/import\.meta|\b(var|let|const)\s+__(dirname|filename)\b/.test(text)) {
+        contents = `var __dirname = ${JSON.stringify(dirname(path))}, __filename = ${JSON.stringify(path)};\n${contents}`;
+      }
+      if (contents === text && inPackage) return undefined; // esbuild reads it itself
+      return { contents, loader };
+    });
+  },
+};
+
+/**
+ * A package that Folio imports with `import()` stays in node_modules: it is loaded when first
+ * needed, not at a start, and esbuild would give a CommonJS package imported that way (node-saml)
+ * its `default` export only, where Node gives its named exports too.
+ */
+const lazyPackagesStayOut = {
+  name: 'lazy-packages-stay-out',
+  setup(build) {
+    build.onResolve({ filter: /^[^./]/ }, (args) => (args.kind === 'dynamic-import' ? { path: args.path, external: true } : undefined));
+  },
+};
+
+/** Options of a bundle that holds its packages (all but UNBUNDLED and those imported lazily). */
+const WITH_PACKAGES = {
+  external: UNBUNDLED,
+  // Packages' `module` entry first, as Node's `import` would pick their ESM build.
+  mainFields: ['module', 'main'],
+  // (`import.meta` and `.url` apart: this file is bundled too, by the tests that build bundles, and
+  // whereModulesLive would rewrite the expression inside the string.)
+  banner: { js: `import { createRequire as __folioCreateRequire } from 'node:module'; const require = __folioCreateRequire(${'import.meta'}.url);` },
+  plugins: [lazyPackagesStayOut, whereModulesLive],
 };
 
 /**
@@ -95,7 +157,7 @@ async function bundleOnce(kind, dirs, options, warn) {
       if (err.code !== 'EEXIST' && err.code !== 'ENOTEMPTY') throw err;
     }
   } catch (err) {
-    warn(`cannot build the ${kind} bundle (${err.message.split('\n')[0]})`);
+    warn(`cannot build the ${kind} bundle (${err.message.split('\n').slice(0, 3).join(' ')})`);
     return undefined;
   } finally {
     await rm(building, { recursive: true, force: true }).catch(() => {});
@@ -109,39 +171,24 @@ async function bundleOnce(kind, dirs, options, warn) {
  * cannot be built: bin/folio then runs the sources through tsx.
  */
 export async function serverBundle({ warn = () => {} } = {}) {
-  const dir = await bundleOnce('server', ['src'], () => ({ entryPoints: { folio: join(root, 'src/cli.ts') } }), (m) => warn(`${m}; running the sources through tsx`));
+  const dir = await bundleOnce('server', ['src'], () => ({ ...WITH_PACKAGES, entryPoints: { folio: join(root, 'src/cli.ts') } }), (m) => warn(`${m}; running the sources through tsx`));
   return dir && pathToFileURL(join(dir, 'folio.mjs')).href;
 }
 
 /**
  * A bundle of every test file (test/X.test.ts becomes X.test.mjs in the returned directory) with
- * the sources it imports; undefined when it cannot be built.
- *
- * Test files and the sources read files beside themselves through `import.meta.url` (fixtures,
- * `createRequire`), which in a bundle would name the bundle: each module's `import.meta.url` is
- * replaced by the URL of its source file.
+ * the sources and packages it imports (see WITH_PACKAGES); undefined when it cannot be built.
  */
 export async function testBundle({ warn = () => {} } = {}) {
   const options = async () => {
     const tests = (await readdir(join(root, 'test'))).filter((name) => name.endsWith('.test.ts'));
     return {
+      ...WITH_PACKAGES,
       entryPoints: tests.map((name) => ({ in: join(root, 'test', name), out: name.replace(/\.ts$/, '') })),
-      plugins: [sourceImportMetaUrl],
     };
   };
   return bundleOnce('tests', ['src', 'test'], options, warn);
 }
-
-/** An esbuild plugin giving each of Folio's modules (packages are not bundled) the `import.meta.url` of its source file. */
-const sourceImportMetaUrl = {
-  name: 'source-import-meta-url',
-  setup(build) {
-    build.onLoad({ filter: /\.(m?ts|mjs)$/ }, async ({ path }) => {
-      const text = await readFile(path, 'utf8');
-      return { contents: text.replaceAll('import.meta.url', JSON.stringify(pathToFileURL(path).href)), loader: path.endsWith('.mjs') ? 'js' : 'ts' };
-    });
-  },
-};
 
 /** Removes bundles of other sources, once they are an hour old (a process may still be running one). */
 async function pruneOtherBundles(kindDir, keep) {

@@ -201,7 +201,6 @@ async function group(files: string[], timings: Record<string, number>, key: (f: 
   return out;
 }
 
-/** The CPU time (ms) a test file's process and its waited-for children used, when it said. */
 /** Node's flags without the TypeScript loader (`--import tsx` or `--import=tsx`). */
 function withoutTsx(argv: string[]): string[] {
   const out: string[] = [];
@@ -212,6 +211,7 @@ function withoutTsx(argv: string[]): string[] {
   return out;
 }
 
+/** The CPU time (ms) a test file's process and its waited-for children used, when it said. */
 async function cpuOf(dir: string, file: string): Promise<number | undefined> {
   try {
     const { ownMs, childrenMs } = JSON.parse(await readFile(join(dir, encodeURIComponent(file)), 'utf8'));
