@@ -38,13 +38,34 @@ export async function filesUnder(dir, skip = []) {
   return out;
 }
 
-/** A hash of what a bundle is built from: the files under `dirs` (names and contents), the lock file, this script. */
+/** Digests of the files under a directory of the project (names and contents), read once per process: `npm test` hashes src/ for both bundles. */
+const digests = new Map();
+
+function digestOf(dir) {
+  let digest = digests.get(dir);
+  if (!digest) {
+    digest = (async () => {
+      const hash = createHash('sha256');
+      const files = (await filesUnder(join(root, dir))).sort();
+      const contents = await Promise.all(files.map((file) => readFile(file)));
+      files.forEach((file, i) => hash.update(relative(root, file)).update('\0').update(contents[i]).update('\0'));
+      return hash.digest('hex');
+    })();
+    digests.set(dir, digest);
+    digest.catch(() => digests.delete(dir));
+  }
+  return digest;
+}
+
+/**
+ * A hash of what a bundle is built from: the files under `dirs`, the lock file, this script, and
+ * where the project is (a bundle names its sources' files by their absolute paths, see
+ * whereModulesLive: a moved checkout builds its own).
+ */
 async function sourceHash(dirs) {
-  const hash = createHash('sha256');
-  const sources = (await Promise.all(dirs.map((dir) => filesUnder(join(root, dir))))).flat().sort();
-  const files = [...sources, join(root, 'package-lock.json'), fileURLToPath(import.meta.url)];
-  const contents = await Promise.all(files.map((file) => readFile(file)));
-  files.forEach((file, i) => hash.update(relative(root, file)).update('\0').update(contents[i]).update('\0'));
+  const hash = createHash('sha256').update(root).update('\0');
+  for (const digest of await Promise.all(dirs.map(digestOf))) hash.update(digest);
+  for (const file of [join(root, 'package-lock.json'), fileURLToPath(import.meta.url)]) hash.update(await readFile(file)).update('\0');
   return hash.digest('hex').slice(0, 16);
 }
 
@@ -84,7 +105,7 @@ const UNBUNDLED = [
  * Bundled code keeps what it knows of where it lives: a module of Folio or of a package gets the
  * `import.meta.url` of its source file, and a CommonJS module of a package its `__dirname` and
  * `__filename` (which ESM does not have), so files beside a module (fixtures, a package's data)
- * are found as before. `require` is Node's own, for the packages left in node_modules.
+ * are found as before.
  */
 const whereModulesLive = {
   name: 'where-modules-live',
@@ -92,14 +113,13 @@ const whereModulesLive = {
     build.onLoad({ filter: /\.(m?ts|[cm]?js)$/ }, async ({ path }) => {
       const text = await readFile(path, 'utf8');
       const inPackage = path.includes(`${sep}node_modules${sep}`);
-      const loader = /\.m?ts$/.test(path) ? 'ts' : 'js';
       let contents = text;
       if (text.includes('import.meta.url')) contents = contents.replaceAll('import.meta.url', JSON.stringify(pathToFileURL(path).href));
       if (inPackage && /\b__(dirname|filename)\b/.test(text) && !/import\.meta|\b(var|let|const)\s+__(dirname|filename)\b/.test(text)) {
         contents = `var __dirname = ${JSON.stringify(dirname(path))}, __filename = ${JSON.stringify(path)};\n${contents}`;
       }
-      if (contents === text && inPackage) return undefined; // esbuild reads it itself
-      return { contents, loader };
+      if (contents === text) return undefined; // esbuild reads it itself
+      return { contents, loader: /\.m?ts$/.test(path) ? 'ts' : 'js' };
     });
   },
 };
@@ -119,11 +139,9 @@ const lazyPackagesStayOut = {
 /** Options of a bundle that holds its packages (all but UNBUNDLED and those imported lazily). */
 const WITH_PACKAGES = {
   external: UNBUNDLED,
-  // Packages' `module` entry first, as Node's `import` would pick their ESM build.
-  mainFields: ['module', 'main'],
-  // (`import.meta` and `.url` apart: this file is bundled too, by the tests that build bundles, and
-  // whereModulesLive would rewrite the expression inside the string.)
-  banner: { js: `import { createRequire as __folioCreateRequire } from 'node:module'; const require = __folioCreateRequire(${'import.meta'}.url);` },
+  // Node's own `require` in every chunk, resolving from the project as the sources do: bundled
+  // CommonJS code requires Node's built-in modules and the packages left in node_modules with it.
+  banner: { js: `import { createRequire as __folioCreateRequire } from 'node:module'; const require = __folioCreateRequire(${JSON.stringify(pathToFileURL(join(root, 'package.json')).href)});` },
   plugins: [lazyPackagesStayOut, whereModulesLive],
 };
 
