@@ -52,17 +52,42 @@ async function write(page: Page, text: string) {
   await page.keyboard.type(text, { delay: 15 });
 }
 
+/**
+ * Where the caret is, as the browser shows it and as the editor itself holds it: the text of the
+ * paragraph each one is in, and whether the editor's caret is at that paragraph's end.
+ *
+ * The two differ for a moment after a click or an End key: ProseMirror reads the browser's
+ * selection when Chrome's "selectionchange" event reaches it, and a key pressed before that acts on
+ * the old place. On a loaded machine this once split a paragraph inside the hint typed just before
+ * (`<p>Mind the gap.</p><p>/code</p>`) although the browser showed the caret in "Intro.".
+ */
+function caretOf(page: Page) {
+  return page.evaluate(() => {
+    const node = window.getSelection()?.anchorNode;
+    const element = node instanceof Element ? node : node?.parentElement;
+    const shown = element?.closest('p')?.textContent ?? null;
+    type Held = { state: { selection: { $from: { parent: { textContent: string; content: { size: number } }; parentOffset: number } } } };
+    const held = (document.querySelector('.ProseMirror') as (Element & { editor?: Held }) | null)?.editor?.state.selection.$from;
+    return { shown, held: held?.parent.textContent ?? null, heldAtEnd: held ? held.parentOffset === held.parent.content.size : false };
+  });
+}
+
 /** Puts the cursor at the end of the paragraph showing `text` and opens a new paragraph after it. */
 async function newParagraphAfter(editor: Locator, text: string) {
-  // Clicked until the caret is in that paragraph: on a loaded machine a click was seen not to
-  // move it (the caret stayed where the last words were typed; see the closing note of issue 26).
-  const caretIn = () => editor.page().evaluate(`(() => { const n = window.getSelection()?.anchorNode; const e = n instanceof Element ? n : n?.parentElement; return e?.closest('p')?.textContent ?? null; })()`);
+  const page = editor.page();
+  // Clicked until the caret is at that paragraph's end in the editor's own state: on a loaded
+  // machine a click was seen not to move it (the caret stayed where the last words were typed; see
+  // the closing note of issue 26), and the editor can lag the browser (see caretOf).
   await eventually(async () => {
-    if ((await caretIn()) !== text) await editor.getByText(text, { exact: true }).click();
-    assert.equal(await caretIn(), text);
+    let caret = await caretOf(page);
+    if (caret.shown !== text) await editor.getByText(text, { exact: true }).click();
+    if (caret.shown !== text || !caret.heldAtEnd) {
+      await page.keyboard.press('End'); // harmless when already there
+      caret = await caretOf(page);
+    }
+    assert.deepEqual(caret, { shown: text, held: text, heldAtEnd: true });
   });
-  await editor.page().keyboard.press('End');
-  await editor.page().keyboard.press('Enter');
+  await page.keyboard.press('Enter');
 }
 
 /** Types `/query` and picks the highlighted block of the `/` menu with Enter, after checking it is `name`. */
@@ -70,17 +95,9 @@ async function insertBlock(page: Page, query: string, name: string) {
   const menu = page.getByRole('listbox', { name: 'Insert block' });
   // As a person does: "/", the menu opens, then the name. (Typed at machine speed on a loaded
   // machine, the character after "/" once landed before it: see the closing note of issue 25.)
-  // The caret must be in the new, empty paragraph before "/" (it opens the menu only there).
-  await eventually(async () =>
-    assert.equal(
-      await page.evaluate(() => {
-        const node = window.getSelection()?.anchorNode;
-        const element = node instanceof Element ? node : node?.parentElement;
-        return element?.closest('p')?.textContent ?? null;
-      }),
-      '',
-    ),
-  );
+  // The caret must be in the new, empty paragraph before "/" (it opens the menu only there), for
+  // the browser and for the editor alike.
+  await eventually(async () => assert.deepEqual(await caretOf(page), { shown: '', held: '', heldAtEnd: true }));
   await write(page, '/');
   await menu.waitFor();
   await write(page, query);
