@@ -172,6 +172,30 @@ test('writing with "/": a hint, a code block with a title, tabs; the API reads t
   await screenshot(page, 'flow-page-editor');
 });
 
+test('a page renamed in its title: Enter moves to the content, the next words are its first, and the API reads both', async () => {
+  const owner = await app.userWithPassword('Tina Title');
+  const { space, pageIds } = await spaceWithPages(app.t, owner, [{ title: 'Draft', markdown: 'Body.\n' }], { org: 'Titles Inc' });
+  const { page } = await app.signedInPage(owner, { via: 'api', path: `/app/s/${space.id}/` });
+  await editFirstPage(page, 'Draft');
+  const cr = await currentChangeRequest(owner, page, space.id);
+
+  const title = page.getByLabel('Page title');
+  await title.fill('Release notes');
+  await title.press('Enter');
+  // Typed at once, as a person who knows Enter leaves the title: the first key must not stay behind in it.
+  await page.keyboard.type('Lead. ');
+  await eventually(
+    async () => {
+      const { data } = await owner.api.spaces.getPageInChangeRequestById(space.id, cr.id, pageIds[0]!, { format: 'document' });
+      assert.equal(data.title, 'Release notes');
+      assert.equal(textOf((data as { document: DocNode }).document), 'Lead. Body.');
+    },
+    { what: 'the new title and the words typed after Enter, read through the API' },
+  );
+  assert.equal(await title.inputValue(), 'Release notes', 'the saved title came back without changing the field');
+  await page.getByRole('navigation', { name: 'Pages' }).getByRole('link', { name: 'Release notes' }).waitFor();
+});
+
 test('the session ends mid-edit: typing goes on, "Your session has ended", sign in there, and the API has every word', async () => {
   const owner = await app.userWithPassword('Eve Expiry');
   const { space, pageIds } = await spaceWithPages(app.t, owner, [{ title: 'Notes', markdown: 'First words.\n' }], { org: 'Expiry Inc' });

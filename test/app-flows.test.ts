@@ -202,6 +202,15 @@ test('review: the diff of the changed page, a comment, merge; then publish the s
   await expectNoA11yViolations(page, 'change request review');
   await screenshot(page, 'flow-change-request-review');
 
+  // Renamed before merging: the heading and the API say the new subject.
+  await page.getByRole('button', { name: 'Rename' }).click();
+  const subject = page.getByLabel(`Subject of change request #${cr.number}`);
+  assert.equal(await subject.inputValue(), 'Friendlier welcome');
+  await subject.fill('A friendlier welcome page');
+  await subject.press('Enter');
+  await page.getByRole('heading', { name: `#${cr.number} A friendlier welcome page`, level: 1 }).waitFor();
+  assert.equal((await owner.api.spaces.getChangeRequestById(space.id, cr.id)).data.subject, 'A friendlier welcome page');
+
   await page.getByRole('button', { name: 'Merge' }).click();
   await page.getByRole('status').filter({ hasText: 'Merged.' }).waitFor();
   await page.getByRole('button', { name: 'Merge' }).waitFor({ state: 'detached' });

@@ -6,12 +6,13 @@
  * No CSS is injected (the CSP has no `unsafe-inline`): editor.css is imported instead.
  */
 import type { Editor } from '@tiptap/core';
+import { Selection } from '@tiptap/pm/state';
 import { EditorContent, useEditor } from '@tiptap/react';
 import { StarterKit } from '@tiptap/starter-kit';
 import { Collaboration } from '@tiptap/extension-collaboration';
 import type * as Y from 'yjs';
 import { CollabCarets, type Awareness } from './collab.ts';
-import { useEffect, useId, useLayoutEffect, useMemo, useRef, useState } from 'react';
+import { type MutableRefObject, useEffect, useId, useLayoutEffect, useMemo, useRef, useState } from 'react';
 import { Behaviour, type SlashHandlers, SlashKeys, type Upload } from './behaviour.ts';
 import { type InsertContext, containerAt, imagesJson } from './blocks.ts';
 import { type JSONDocument, fromProseMirrorNode } from './convert.ts';
@@ -40,6 +41,14 @@ export interface PageEditorProps {
    * (already synced), not `document`, and the server saves it; `onChange` is not called.
    */
   shared?: { doc: Y.Doc; awareness: Awareness | null };
+  /** Set while the editor exists, for the page around it (Enter in the page's title moves the caret here). */
+  handle?: MutableRefObject<PageEditorHandle | null>;
+}
+
+/** What the page around an editor may ask of it. */
+export interface PageEditorHandle {
+  /** Puts the caret at the start of the content; false when the editor is gone. */
+  focusStart(): boolean;
 }
 
 function useLatest<T>(value: T) {
@@ -177,6 +186,25 @@ export function PageEditor(props: PageEditorProps) {
     current.current = doc;
     loadDocument(editor, doc, { keepSelection: editable });
   }, [doc, editor, editable, shared]);
+
+  const handle = props.handle;
+  useEffect(() => {
+    if (!handle) return;
+    handle.current = {
+      focusStart: () => {
+        if (editor.isDestroyed) return false;
+        // Focused now, not on the next frame as Tiptap's focus command does: the key typed right
+        // after Enter in the title must land here, not in the title.
+        editor.view.focus();
+        const { state } = editor.view;
+        editor.view.dispatch(state.tr.setSelection(Selection.atStart(state.doc)).scrollIntoView());
+        return true;
+      },
+    };
+    return () => {
+      handle.current = null;
+    };
+  }, [editor, handle]);
 
   useEffect(() => {
     if (editor.isDestroyed) return;

@@ -88,9 +88,7 @@ export default function ChangeRequestReview({ space, number }: { space: Space; n
   return (
     <main className="content review">
       <header>
-        <h1>
-          #{c.number} {c.subject || 'Untitled'}
-        </h1>
+        <Subject space={space} cr={c} canRename={active && space.permissions.edit} />
         <p className="muted">
           {c.status} · opened by {c.createdBy.displayName} {timeAgo(c.createdAt)}
           {c.mergedBy ? ` · merged by ${c.mergedBy.displayName}` : ''}
@@ -295,5 +293,81 @@ function Comments({ space, number }: { space: Space; number: number }) {
         </form>
       )}
     </section>
+  );
+}
+
+/**
+ * The change request's subject, as its heading; those who may edit it rename it in place (a change
+ * request opened by "New page" or "Edit" starts with a subject the app chose).
+ */
+function Subject({ space, cr, canRename }: { space: Space; cr: ChangeRequest; canRename: boolean }) {
+  const [editing, setEditing] = useState(false);
+  const [subject, setSubject] = useState('');
+  const [error, setError] = useState<string>();
+  const [saving, setSaving] = useState(false);
+  const queryClient = useQueryClient();
+  const id = useId();
+
+  if (!editing) {
+    return (
+      <div className="cr-subject">
+        <h1>
+          #{cr.number} {cr.subject || 'Untitled'}
+        </h1>
+        {canRename && (
+          <button
+            type="button"
+            onClick={() => {
+              setSubject(cr.subject ?? '');
+              setError(undefined);
+              setEditing(true);
+            }}
+          >
+            Rename
+          </button>
+        )}
+      </div>
+    );
+  }
+
+  async function save(event: FormEvent) {
+    event.preventDefault();
+    setSaving(true);
+    try {
+      await api.patch(`/spaces/${space.id}/change-requests/${cr.number}`, { subject: subject.trim() });
+      await queryClient.invalidateQueries({ queryKey: keys.changeRequest(space.id, cr.number) });
+      await queryClient.invalidateQueries({ queryKey: keys.changeRequests(space.id) });
+      setEditing(false);
+    } catch (err) {
+      setError(errorText(err));
+    } finally {
+      setSaving(false);
+    }
+  }
+
+  return (
+    <form className="cr-subject-form" onSubmit={save}>
+      <label htmlFor={id}>Subject of change request #{cr.number}</label>
+      <input
+        id={id}
+        required
+        maxLength={100}
+        value={subject}
+        onChange={(e) => setSubject(e.target.value)}
+        onKeyDown={(e) => e.key === 'Escape' && setEditing(false)}
+        autoFocus
+      />
+      <button type="submit" className="primary" disabled={saving}>
+        Save
+      </button>
+      <button type="button" onClick={() => setEditing(false)}>
+        Cancel
+      </button>
+      {error && (
+        <p role="alert" className="error">
+          {error}
+        </p>
+      )}
+    </form>
   );
 }

@@ -1,5 +1,5 @@
 import { useQueryClient } from '@tanstack/react-query';
-import { useCallback, useEffect, useMemo, useState } from 'react';
+import { useCallback, useEffect, useMemo, useRef, useState } from 'react';
 import { Link, useLocation } from 'wouter';
 import type { ChangeRequest, JSONDocument, RevisionPage, RevisionPageDocument, Space } from '@gitbook/api';
 import { ApiError, errorText } from '../api/client.ts';
@@ -9,7 +9,7 @@ import { createdPageId, editContent, fileBase64, openChangeRequest, type Content
 import { findPage, flattenPages, keys, refreshPages, useChangeRequest, useChangeRequests, useFiles, usePageDocument, usePages, type ContentScope } from '../api/queries.ts';
 import { Dialog } from '../components/Dialog.tsx';
 import { PageTree, type TreeActions } from '../components/PageTree.tsx';
-import { PageEditor } from '../editor/PageEditor.tsx';
+import { PageEditor, type PageEditorHandle } from '../editor/PageEditor.tsx';
 import { useSession } from '../session.tsx';
 
 const EMPTY: JSONDocument = { object: 'document', data: {}, nodes: [] } as unknown as JSONDocument;
@@ -299,10 +299,15 @@ function SharedDocumentPage({
   );
   const sharedDoc = useMemo(() => ({ doc: shared.doc, awareness: shared.provider?.awareness ?? null }), [shared.doc, shared.provider]);
   const doc = page as RevisionPageDocument;
+  const editorHandle = useRef<PageEditorHandle | null>(null);
 
   return (
     <article className="page">
-      {writable ? <TitleField page={page} scope={scope} onRenamed={onRenamed} /> : <h1 className="page-title">{page.title}</h1>}
+      {writable ? (
+        <TitleField page={page} scope={scope} onRenamed={onRenamed} onEnter={() => editorHandle.current?.focusStart() ?? false} />
+      ) : (
+        <h1 className="page-title">{page.title}</h1>
+      )}
       {doc.description && <p className="page-description">{doc.description}</p>}
       {shared.peers.length > 0 && (
         <ul className="collab-peers" aria-label="Also on this page">
@@ -328,6 +333,7 @@ function SharedDocumentPage({
           uploadFile={writable ? uploadFile : undefined}
           fileURL={fileURL}
           label={`Content of ${page.title}`}
+          handle={editorHandle}
         />
       ) : (
         <p className="loading" role="status">
@@ -338,11 +344,19 @@ function SharedDocumentPage({
   );
 }
 
-function TitleField({ page, scope, onRenamed }: { page: RevisionPage; scope: ContentScope; onRenamed: (path: string) => void }) {
+/**
+ * The page's title, renamed in place. Enter (or leaving the field) saves it; Enter also moves the
+ * caret to the start of the content, as in other editors. While the writer is in the field, a title
+ * arriving from the server (their own save, or someone else's) does not replace what they type.
+ */
+function TitleField({ page, scope, onRenamed, onEnter }: { page: RevisionPage; scope: ContentScope; onRenamed: (path: string) => void; onEnter: () => boolean }) {
   const [title, setTitle] = useState(page.title);
   const [error, setError] = useState<string>();
   const queryClient = useQueryClient();
-  useEffect(() => setTitle(page.title), [page.title]);
+  const inField = useRef(false);
+  useEffect(() => {
+    if (!inField.current) setTitle(page.title);
+  }, [page.title]);
 
   async function save() {
     const wanted = title.trim();
@@ -368,12 +382,18 @@ function TitleField({ page, scope, onRenamed }: { page: RevisionPage; scope: Con
         value={title}
         maxLength={500}
         onChange={(e) => setTitle(e.target.value)}
-        onBlur={() => void save()}
+        onFocus={() => {
+          inField.current = true;
+        }}
+        onBlur={() => {
+          inField.current = false;
+          void save();
+        }}
         onKeyDown={(e) => {
-          if (e.key === 'Enter') {
-            e.preventDefault();
-            void save();
-          }
+          if (e.key !== 'Enter' || e.nativeEvent.isComposing) return;
+          e.preventDefault();
+          // Into the content: leaving the field saves. Without an editor yet, saved here.
+          if (!onEnter()) void save();
         }}
       />
       {error && <p role="alert" className="error">{error}</p>}
