@@ -242,6 +242,49 @@ test('review: the diff of the changed page, a comment, merge; then publish the s
   await screenshot(reader.page, 'flow-published-site');
 });
 
+test('members: an admin invites by email, changes a role, cannot demote the last admin, removes a member; a reader only reads the list', async () => {
+  const admin = await app.userWithPassword('Mia Manager');
+  const invitee = await app.userWithPassword('Ivan Invitee');
+  const { data: org } = await admin.api.orgs.createOrganization({ title: 'People Inc' });
+  const { page } = await app.signedInPage(admin, { via: 'api', path: `/app/o/${org.id}` });
+  await page.getByRole('navigation', { name: 'Organization' }).getByRole('link', { name: 'Members' }).click();
+  await page.getByRole('heading', { name: 'Members', level: 1 }).waitFor();
+
+  // One address with an account (a member at once), one without (it waits for its account).
+  await page.getByLabel('Email addresses').fill(`${invitee.email}, nobody-yet@example.com`);
+  await page.getByLabel('Role', { exact: true }).selectOption({ label: 'Editor' });
+  await page.getByRole('button', { name: 'Invite' }).click();
+  await page.getByRole('status').filter({ hasText: '1 person added as Editor. The other address is already a member, or has no Folio account yet' }).waitFor();
+  const role = page.getByLabel('Role of Ivan Invitee');
+  assert.equal(await role.inputValue(), 'edit');
+  assert.equal((await admin.api.orgs.getMemberInOrganizationById(org.id, invitee.id)).data.role, 'edit');
+  await expectNoA11yViolations(page, 'members');
+  await screenshot(page, 'flow-members');
+
+  await role.selectOption({ label: 'Reviewer' });
+  await page.getByRole('status').filter({ hasText: 'Ivan Invitee is now Reviewer.' }).waitFor();
+  assert.equal((await admin.api.orgs.getMemberInOrganizationById(org.id, invitee.id)).data.role, 'review');
+
+  // The API's rule, shown as it says it; the select stays on Admin.
+  await page.getByLabel('Role of Mia Manager').selectOption({ label: 'Reader' });
+  await page.getByRole('alert').filter({ hasText: 'last admin' }).waitFor();
+  await eventually(async () => assert.equal(await page.getByLabel('Role of Mia Manager').inputValue(), 'admin'));
+
+  // A reviewer sees who is there, and changes nothing.
+  const other = await app.signedInPage(invitee, { via: 'api', path: `/app/o/${org.id}/members` });
+  await other.page.getByRole('row', { name: /Mia Manager/ }).waitFor();
+  assert.equal(await other.page.getByRole('button', { name: 'Invite' }).count(), 0, 'no invite form for a reviewer');
+  assert.equal(await other.page.getByRole('combobox', { name: /^Role of/ }).count(), 0, 'no role to change for a reviewer');
+  assert.equal(await other.page.getByRole('row', { name: /Ivan Invitee/ }).getByRole('cell', { name: 'Reviewer' }).count(), 1);
+
+  await page.getByRole('button', { name: 'Remove Ivan Invitee' }).click();
+  await page.getByRole('dialog', { name: 'Remove Ivan Invitee from People Inc?' }).getByRole('button', { name: 'Remove member' }).click();
+  await page.getByRole('status').filter({ hasText: 'Ivan Invitee was removed.' }).waitFor();
+  await page.getByRole('row', { name: /Ivan Invitee/ }).waitFor({ state: 'detached' });
+  const { data: left } = await admin.api.orgs.listMembersInOrganizationById(org.id);
+  assert.deepEqual(left.items.map((m) => m.id), [admin.id]);
+});
+
 test('rights: a reader sees no Edit and no Merge, and the API refuses their merge', async () => {
   const owner = await app.userWithPassword('Olga Owner');
   const { org, space, pageIds } = await spaceWithPages(app.t, owner, [{ title: 'Rules', markdown: 'Read only here.\n' }], { org: 'Rights Inc' });

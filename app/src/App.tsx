@@ -8,6 +8,7 @@ import SignIn from './screens/SignIn.tsx';
 const PasswordSetup = lazy(() => import('./screens/PasswordSetup.tsx'));
 const Home = lazy(() => import('./screens/Home.tsx'));
 const Organization = lazy(() => import('./screens/Organization.tsx'));
+const Members = lazy(() => import('./screens/Members.tsx'));
 const Collection = lazy(() => import('./screens/Collection.tsx'));
 const Space = lazy(() => import('./screens/Space.tsx'));
 const Site = lazy(() => import('./screens/Site.tsx'));
@@ -68,6 +69,7 @@ export function App() {
                 <Route path="/o/:orgId/openapi/:slug">{(params) => <OpenAPISpec orgId={params.orgId} slug={params.slug} />}</Route>
                 <Route path="/o/:orgId/integrations/:name">{(params) => <Integration orgId={params.orgId} name={params.name} />}</Route>
                 <Route path="/integrations/:name">{(params) => <Integration name={params.name} />}</Route>
+                <Route path="/o/:orgId/members">{(params) => <Members orgId={params.orgId} />}</Route>
                 <Route path="/o/:orgId">{(params) => <Organization orgId={params.orgId} />}</Route>
                 <Route path="/c/:collectionId">{(params) => <Collection collectionId={params.collectionId} />}</Route>
                 <Route path="/s/:spaceId" nest>

@@ -29,9 +29,14 @@ export function Sidebar({ orgId, current, children }: { orgId: string; current?:
             </option>
           ))}
         </select>
-        <p>
-          <Link href={appHref(`/o/${orgId}`)}>Overview</Link>
-        </p>
+        <ul className="nav-list">
+          <li>
+            <Link href={appHref(`/o/${orgId}`)}>Overview</Link>
+          </li>
+          <li>
+            <Link href={appHref(`/o/${orgId}/members`)}>Members</Link>
+          </li>
+        </ul>
         <h2 className="sidebar-heading">Spaces</h2>
         <ul className="nav-list">
           {topSpaces.map((s) => (
