@@ -285,6 +285,33 @@ test('members: an admin invites by email, changes a role, cannot demote the last
   assert.deepEqual(left.items.map((m) => m.id), [admin.id]);
 });
 
+test('on a phone-sized screen: one column, the sidebar folded behind "Menu", nothing wider than the screen', async () => {
+  const owner = await app.userWithPassword('Nora Narrow');
+  const { org, space } = await spaceWithPages(app.t, owner, [{ title: 'Pocket guide', markdown: 'Read me on the train.\n' }], { org: 'Narrow Inc' });
+  const { page } = await app.signedInPage(owner, { via: 'api', path: `/app/s/${space.id}/` });
+  await page.setViewportSize({ width: 390, height: 800 });
+  const sideways = () => page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
+
+  await page.getByRole('heading', { name: 'Pocket guide', level: 1 }).waitFor();
+  assert.ok(await page.getByText('Read me on the train.').isVisible());
+  const menu = page.getByRole('button', { name: 'Menu' });
+  const sidebar = page.getByRole('navigation', { name: 'Organization' });
+  assert.equal(await menu.getAttribute('aria-expanded'), 'false');
+  assert.equal(await sidebar.isVisible(), false, 'the sidebar is folded away');
+  assert.equal(await sideways(), 0, 'the space screen fits the screen');
+  await expectNoA11yViolations(page, 'space on a phone');
+  await screenshot(page, 'flow-phone-space');
+
+  await menu.click();
+  await sidebar.waitFor();
+  assert.equal(await menu.getAttribute('aria-expanded'), 'true');
+  await sidebar.getByRole('link', { name: 'Members' }).click();
+  await page.getByRole('heading', { name: 'Members', level: 1 }).waitFor();
+  await sidebar.waitFor({ state: 'hidden' });
+  assert.equal(new URL(page.url()).pathname, `/app/o/${org.id}/members`);
+  assert.equal(await sideways(), 0, 'the members screen fits the screen (its table scrolls on its own)');
+});
+
 test('rights: a reader sees no Edit and no Merge, and the API refuses their merge', async () => {
   const owner = await app.userWithPassword('Olga Owner');
   const { org, space, pageIds } = await spaceWithPages(app.t, owner, [{ title: 'Rules', markdown: 'Read only here.\n' }], { org: 'Rights Inc' });

@@ -14,66 +14,80 @@ export function Sidebar({ orgId, current, children }: { orgId: string; current?:
   const collections = useOrgCollections(orgId);
   const [, navigate] = useLocation();
   const [creating, setCreating] = useState(false);
+  // On a narrow screen the sidebar is folded away behind "Menu" (styles.css hides the button on
+  // wide screens); following a link in it folds it again.
+  const [open, setOpen] = useState(false);
   const topSpaces = (spaces.data ?? []).filter((s) => !s.parent);
 
   return (
-    <aside className="sidebar">
-      <nav aria-label="Organization">
-        <label className="visually-hidden" htmlFor="org-switcher">
-          Organization
-        </label>
-        <select id="org-switcher" value={orgId} onChange={(e) => navigate(appHref(`/o/${e.target.value}`))}>
-          {(organizations.data ?? []).map((o) => (
-            <option key={o.id} value={o.id}>
-              {o.title}
-            </option>
-          ))}
-        </select>
-        <ul className="nav-list">
-          <li>
-            <Link href={appHref(`/o/${orgId}`)}>Overview</Link>
-          </li>
-          <li>
-            <Link href={appHref(`/o/${orgId}/members`)}>Members</Link>
-          </li>
-        </ul>
-        <h2 className="sidebar-heading">Spaces</h2>
-        <ul className="nav-list">
-          {topSpaces.map((s) => (
-            <li key={s.id}>
-              <Link href={appHref(`/s/${s.id}`)} aria-current={current === s.id ? 'page' : undefined}>
-                {s.emoji ? `${emojiText(s.emoji)} ` : ''}
-                {s.title || 'Untitled'}
-              </Link>
+    <>
+      <button type="button" className="menu-toggle" aria-expanded={open} aria-controls="sidebar" onClick={() => setOpen(!open)}>
+        Menu
+      </button>
+      <aside
+        id="sidebar"
+        className={open ? 'sidebar open' : 'sidebar'}
+        onClick={(event) => {
+          if ((event.target as HTMLElement).closest('a')) setOpen(false);
+        }}
+      >
+        <nav aria-label="Organization">
+          <label className="visually-hidden" htmlFor="org-switcher">
+            Organization
+          </label>
+          <select id="org-switcher" value={orgId} onChange={(e) => navigate(appHref(`/o/${e.target.value}`))}>
+            {(organizations.data ?? []).map((o) => (
+              <option key={o.id} value={o.id}>
+                {o.title}
+              </option>
+            ))}
+          </select>
+          <ul className="nav-list">
+            <li>
+              <Link href={appHref(`/o/${orgId}`)}>Overview</Link>
             </li>
-          ))}
-        </ul>
-        {(collections.data ?? []).length > 0 && (
-          <>
-            <h2 className="sidebar-heading">Collections</h2>
-            <ul className="nav-list">
-              {(collections.data ?? []).filter((c) => !c.parent).map((c) => (
-                <li key={c.id}>
-                  <Link href={appHref(`/c/${c.id}`)} aria-current={current === c.id ? 'page' : undefined}>
-                    {c.title}
-                  </Link>
-                </li>
-              ))}
-            </ul>
-          </>
-        )}
-        <button type="button" onClick={() => setCreating(true)}>
-          New space
-        </button>
-      </nav>
-      {children}
-      <div className="account">
-        <span title={session?.user.email}>{session?.user.displayName}</span>
-        <button type="button" onClick={() => signOut().then(() => navigate(appHref('/sign-in')))}>
-          Sign out
-        </button>
-      </div>
-      {creating && <NewSpaceDialog orgId={orgId} onClose={() => setCreating(false)} />}
-    </aside>
+            <li>
+              <Link href={appHref(`/o/${orgId}/members`)}>Members</Link>
+            </li>
+          </ul>
+          <h2 className="sidebar-heading">Spaces</h2>
+          <ul className="nav-list">
+            {topSpaces.map((s) => (
+              <li key={s.id}>
+                <Link href={appHref(`/s/${s.id}`)} aria-current={current === s.id ? 'page' : undefined}>
+                  {s.emoji ? `${emojiText(s.emoji)} ` : ''}
+                  {s.title || 'Untitled'}
+                </Link>
+              </li>
+            ))}
+          </ul>
+          {(collections.data ?? []).length > 0 && (
+            <>
+              <h2 className="sidebar-heading">Collections</h2>
+              <ul className="nav-list">
+                {(collections.data ?? []).filter((c) => !c.parent).map((c) => (
+                  <li key={c.id}>
+                    <Link href={appHref(`/c/${c.id}`)} aria-current={current === c.id ? 'page' : undefined}>
+                      {c.title}
+                    </Link>
+                  </li>
+                ))}
+              </ul>
+            </>
+          )}
+          <button type="button" onClick={() => setCreating(true)}>
+            New space
+          </button>
+        </nav>
+        {children}
+        <div className="account">
+          <span title={session?.user.email}>{session?.user.displayName}</span>
+          <button type="button" onClick={() => signOut().then(() => navigate(appHref('/sign-in')))}>
+            Sign out
+          </button>
+        </div>
+        {creating && <NewSpaceDialog orgId={orgId} onClose={() => setCreating(false)} />}
+      </aside>
+    </>
   );
 }

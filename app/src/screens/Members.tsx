@@ -97,64 +97,67 @@ export default function Members({ orgId }: { orgId: string }) {
             {members.error.message}
           </p>
         )}
-        <table className="members-table">
-          <thead>
-            <tr>
-              <th scope="col">Name</th>
-              <th scope="col">Email</th>
-              <th scope="col">Role</th>
-              <th scope="col">Joined</th>
-              {isAdmin && (
-                <th scope="col">
-                  <span className="visually-hidden">Actions</span>
-                </th>
-              )}
-            </tr>
-          </thead>
-          <tbody>
-            {items.map((m) => {
-              const name = m.user.displayName || m.user.email || m.id;
-              return (
-                <tr key={m.id}>
-                  <th scope="row">
-                    {name}
-                    {m.id === session?.user.id && <span className="muted"> (you)</span>}
-                    {m.disabled && <span className="badge">disabled</span>}
+        {/* Scrolled sideways on a narrow screen; focusable so the keyboard can scroll it too. */}
+        <div className="table-scroll" role="region" aria-label="Members list" tabIndex={0}>
+          <table className="members-table">
+            <thead>
+              <tr>
+                <th scope="col">Name</th>
+                <th scope="col">Email</th>
+                <th scope="col">Role</th>
+                <th scope="col">Joined</th>
+                {isAdmin && (
+                  <th scope="col">
+                    <span className="visually-hidden">Actions</span>
                   </th>
-                  <td>{m.user.email}</td>
-                  <td>
-                    {isAdmin ? (
-                      <select
-                        aria-label={`Role of ${name}`}
-                        value={toOption(m.role as MemberRoleOrGuest)}
-                        onChange={(e) => {
-                          const role = fromOption(e.target.value);
-                          void act(() => api.patch(`/orgs/${orgId}/members/${m.id}`, { role }), `${name} is now ${roleLabel(role)}.`);
-                        }}
-                      >
-                        {ROLES.map((r) => (
-                          <option key={toOption(r.value)} value={toOption(r.value)}>
-                            {r.label}
-                          </option>
-                        ))}
-                      </select>
-                    ) : (
-                      roleLabel(m.role as MemberRoleOrGuest)
-                    )}
-                  </td>
-                  <td>{timeAgo(m.joinedAt)}</td>
-                  {isAdmin && (
+                )}
+              </tr>
+            </thead>
+            <tbody>
+              {items.map((m) => {
+                const name = m.user.displayName || m.user.email || m.id;
+                return (
+                  <tr key={m.id}>
+                    <th scope="row">
+                      {name}
+                      {m.id === session?.user.id && <span className="muted"> (you)</span>}
+                      {m.disabled && <span className="badge">disabled</span>}
+                    </th>
+                    <td>{m.user.email}</td>
                     <td>
-                      <button type="button" aria-label={`Remove ${name}`} onClick={() => setRemoving(m)}>
-                        Remove
-                      </button>
+                      {isAdmin ? (
+                        <select
+                          aria-label={`Role of ${name}`}
+                          value={toOption(m.role as MemberRoleOrGuest)}
+                          onChange={(e) => {
+                            const role = fromOption(e.target.value);
+                            void act(() => api.patch(`/orgs/${orgId}/members/${m.id}`, { role }), `${name} is now ${roleLabel(role)}.`);
+                          }}
+                        >
+                          {ROLES.map((r) => (
+                            <option key={toOption(r.value)} value={toOption(r.value)}>
+                              {r.label}
+                            </option>
+                          ))}
+                        </select>
+                      ) : (
+                        roleLabel(m.role as MemberRoleOrGuest)
+                      )}
                     </td>
-                  )}
-                </tr>
-              );
-            })}
-          </tbody>
-        </table>
+                    <td>{timeAgo(m.joinedAt)}</td>
+                    {isAdmin && (
+                      <td>
+                        <button type="button" aria-label={`Remove ${name}`} onClick={() => setRemoving(m)}>
+                          Remove
+                        </button>
+                      </td>
+                    )}
+                  </tr>
+                );
+              })}
+            </tbody>
+          </table>
+        </div>
         {members.data && items.length === 0 && <p className="muted">{search.trim() ? 'No member matches this search.' : 'No members.'}</p>}
         {members.hasNextPage && (
           <button type="button" disabled={members.isFetchingNextPage} onClick={() => void members.fetchNextPage()}>
