@@ -202,6 +202,15 @@ test('review: the diff of the changed page, a comment, merge; then publish the s
   await expectNoA11yViolations(page, 'change request review');
   await screenshot(page, 'flow-change-request-review');
 
+  // Archived, then reopened: no Merge while it is set aside.
+  await page.getByRole('button', { name: 'Archive' }).click();
+  await page.getByRole('status').filter({ hasText: 'Archived: reopen it to go on.' }).waitFor();
+  await page.getByRole('button', { name: 'Merge' }).waitFor({ state: 'detached' });
+  assert.equal((await owner.api.spaces.getChangeRequestById(space.id, cr.id)).data.status, 'archived');
+  await page.getByRole('button', { name: 'Reopen' }).click();
+  await page.getByRole('status').filter({ hasText: 'Reopened.' }).waitFor();
+  assert.equal((await owner.api.spaces.getChangeRequestById(space.id, cr.id)).data.status, 'open');
+
   // Renamed before merging: the heading and the API say the new subject.
   await page.getByRole('button', { name: 'Rename' }).click();
   const subject = page.getByLabel(`Subject of change request #${cr.number}`);
@@ -309,6 +318,7 @@ test('on a phone-sized screen: one column, the sidebar folded behind "Menu", not
   await page.getByRole('heading', { name: 'Members', level: 1 }).waitFor();
   await sidebar.waitFor({ state: 'hidden' });
   assert.equal(new URL(page.url()).pathname, `/app/o/${org.id}/members`);
+  await page.getByRole('row', { name: /Nora Narrow/ }).waitFor();
   assert.equal(await sideways(), 0, 'the members screen fits the screen (its table scrolls on its own)');
 });
 

@@ -116,6 +116,17 @@ export default function ChangeRequestReview({ space, number }: { space: Space; n
             Merge
           </button>
         )}
+        {/* Set aside without merging, and back: its content stays as it is. */}
+        {active && space.permissions.edit && (
+          <button type="button" disabled={busy} onClick={() => act(() => api.patch(base, { status: 'archived' }), 'Archived: reopen it to go on.')}>
+            Archive
+          </button>
+        )}
+        {c.status === 'archived' && space.permissions.edit && (
+          <button type="button" disabled={busy} onClick={() => act(() => api.patch(base, { status: 'open' }), 'Reopened.')}>
+            Reopen
+          </button>
+        )}
       </div>
       {message && (
         <p role={message.kind === 'error' ? 'alert' : 'status'} className={message.kind === 'error' ? 'error' : 'ok'}>
