@@ -322,6 +322,34 @@ test('on a phone-sized screen: one column, the sidebar folded behind "Menu", not
   assert.equal(await sideways(), 0, 'the members screen fits the screen (its table scrolls on its own)');
 });
 
+test('comments on a page: posted under that page only, resolved, and read so through the API', async () => {
+  const owner = await app.userWithPassword('Cora Comment');
+  const { space, pageIds } = await spaceWithPages(app.t, owner, [
+    { title: 'Setup', markdown: 'Run the installer.\n' },
+    { title: 'Usage', markdown: 'Open the app.\n' },
+  ]);
+  const { page } = await app.signedInPage(owner, { via: 'api', path: `/app/s/${space.id}/setup` });
+  const region = page.getByRole('region', { name: 'Comments on this page' });
+  await region.getByText('No comments yet.').waitFor();
+  await region.getByLabel('Comment', { exact: true }).fill('Which installer, <b>exactly</b>?');
+  await region.getByRole('button', { name: 'Post comment' }).click();
+  const item = region.getByRole('listitem').filter({ hasText: 'Which installer, <b>exactly</b>?' });
+  await item.waitFor();
+  const { data: onSetup } = await owner.api.spaces.listCommentsInSpace(space.id, { targetPage: pageIds[0]!, format: 'markdown' });
+  assert.deepEqual(onSetup.items.map((c) => [(c.body as { markdown?: string }).markdown?.trim(), c.target.page?.id, c.status]), [['Which installer, <b>exactly</b>?', pageIds[0], 'open']]);
+
+  await item.getByRole('button', { name: 'Resolve' }).click();
+  await item.getByText('Resolved by Cora Comment').waitFor();
+  assert.equal((await owner.api.spaces.getCommentInSpace(space.id, onSetup.items[0]!.id)).data.status, 'resolved');
+  await expectNoA11yViolations(page, 'page with comments');
+
+  // Another page has its own (none).
+  await page.getByRole('navigation', { name: 'Pages' }).getByRole('link', { name: 'Usage' }).click();
+  await page.getByRole('heading', { name: 'Usage', level: 1 }).waitFor();
+  await region.getByText('No comments yet.').waitFor();
+  assert.equal(await region.getByRole('listitem').count(), 0);
+});
+
 test('rights: a reader sees no Edit and no Merge, and the API refuses their merge', async () => {
   const owner = await app.userWithPassword('Olga Owner');
   const { org, space, pageIds } = await spaceWithPages(app.t, owner, [{ title: 'Rules', markdown: 'Read only here.\n' }], { org: 'Rights Inc' });

@@ -4,6 +4,7 @@ import { Link } from 'wouter';
 import type { ChangeRequest, ChangeRequestReview as Review, JSONDocument, Space } from '@gitbook/api';
 import { api, ApiError, errorText, listAll, type ApiConflict } from '../api/client.ts';
 import { keys, useChangeRequest, useFiles } from '../api/queries.ts';
+import { Comments } from '../components/Comments.tsx';
 import { DiffView } from '../editor/DiffView.tsx';
 import { timeAgo } from '../format.ts';
 import { useSession } from '../session.tsx';
@@ -12,13 +13,6 @@ interface Changes {
   changes: Array<{ type: string; page?: { id: string; title: string; path?: string; type?: string }; file?: { id: string; name: string } }>;
   more?: number;
   conflicts: Array<{ page: string; title: string; reason: string }>;
-}
-
-interface CommentItem {
-  id: string;
-  body: { markdown?: string };
-  postedBy: { id: string; displayName: string };
-  postedAt: string;
 }
 
 interface Member {
@@ -164,7 +158,7 @@ export default function ChangeRequestReview({ space, number }: { space: Space; n
           <ChangeItem key={`${change.type}:${change.page?.id ?? change.file?.id ?? i}`} space={space} cr={c} change={change} />
         ))}
       </section>
-      <Comments space={space} number={number} />
+      <Comments path={`${base}/comments`} canComment={space.permissions.comment} queryKey={keys.changeRequest(space.id, number)} />
     </main>
   );
 }
@@ -259,51 +253,6 @@ function RequestReviewers({ space, cr }: { space: Space; cr: ChangeRequest }) {
       <button type="submit">Request review</button>
       {note && <span role="status">{note}</span>}
     </form>
-  );
-}
-
-function Comments({ space, number }: { space: Space; number: number }) {
-  const path = `/spaces/${space.id}/change-requests/${number}/comments`;
-  const comments = useQuery({ queryKey: [...keys.changeRequest(space.id, number), 'comments'], queryFn: () => listAll<CommentItem>(path, { format: 'markdown' }) });
-  const [text, setText] = useState('');
-  const [error, setError] = useState<string>();
-  const id = useId();
-  const queryClient = useQueryClient();
-  async function submit(event: FormEvent) {
-    event.preventDefault();
-    if (!text.trim()) return;
-    try {
-      await api.post(path, { body: { markdown: text } });
-      setText('');
-      setError(undefined);
-      await queryClient.invalidateQueries({ queryKey: [...keys.changeRequest(space.id, number), 'comments'] });
-    } catch (err) {
-      setError(errorText(err));
-    }
-  }
-  return (
-    <section aria-labelledby="comments-heading">
-      <h2 id="comments-heading">Comments</h2>
-      <ul className="comments">
-        {(comments.data ?? []).map((c) => (
-          <li key={c.id}>
-            <p className="muted">
-              {c.postedBy.displayName}, {timeAgo(c.postedAt)}
-            </p>
-            {/* Shown as text: a comment is never read as HTML. */}
-            <p className="comment-body">{c.body.markdown}</p>
-          </li>
-        ))}
-      </ul>
-      {space.permissions.comment && (
-        <form className="form" onSubmit={submit}>
-          <label htmlFor={`${id}-comment`}>Comment</label>
-          <textarea id={`${id}-comment`} rows={3} value={text} onChange={(e) => setText(e.target.value)} />
-          {error && <p role="alert" className="error">{error}</p>}
-          <button type="submit">Post comment</button>
-        </form>
-      )}
-    </section>
   );
 }
 

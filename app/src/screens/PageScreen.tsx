@@ -7,6 +7,7 @@ import { saveStateText } from '../api/save-state.ts';
 import { sharedDocument, useSharedPage } from '../api/collab.ts';
 import { createdPageId, editContent, fileBase64, openChangeRequest, type ContentChange } from '../api/edits.ts';
 import { findPage, flattenPages, keys, refreshPages, useChangeRequest, useChangeRequests, useFiles, usePageDocument, usePages, type ContentScope } from '../api/queries.ts';
+import { Comments } from '../components/Comments.tsx';
 import { Dialog } from '../components/Dialog.tsx';
 import { PageTree, type TreeActions } from '../components/PageTree.tsx';
 import { PageEditor, type PageEditorHandle } from '../editor/PageEditor.tsx';
@@ -125,6 +126,16 @@ export default function PageScreen({ space, changeRequest, revision, path }: { s
               />
             ) : (
               <p className="loading" role="status">Loading the page…</p>
+            )}
+            {revision === undefined && (
+              <Comments
+                key={page.id}
+                heading="Comments on this page"
+                path={changeRequest === undefined ? `/spaces/${space.id}/comments` : `/spaces/${space.id}/change-requests/${changeRequest}/comments`}
+                page={page.id}
+                canComment={space.permissions.comment}
+                queryKey={changeRequest === undefined ? keys.space(space.id) : keys.changeRequest(space.id, changeRequest)}
+              />
             )}
           </>
         )}
