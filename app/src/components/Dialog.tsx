@@ -31,3 +31,27 @@ export function Dialog({ title, onClose, children, dismissable = true }: { title
     </dialog>
   );
 }
+
+/** A question before an action that cannot be taken back: Cancel, or the action itself (then closed). */
+export function ConfirmDialog({ title, children, confirm, danger = false, onConfirm, onClose }: { title: string; children: ReactNode; confirm: string; danger?: boolean; onConfirm: () => void; onClose: () => void }) {
+  return (
+    <Dialog title={title} onClose={onClose}>
+      {children}
+      <div className="actions">
+        <button type="button" onClick={onClose}>
+          Cancel
+        </button>
+        <button
+          type="button"
+          className={danger ? 'danger' : 'primary'}
+          onClick={() => {
+            onClose();
+            onConfirm();
+          }}
+        >
+          {confirm}
+        </button>
+      </div>
+    </Dialog>
+  );
+}

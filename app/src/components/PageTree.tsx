@@ -2,7 +2,7 @@ import { useState, type DragEvent } from 'react';
 import { Link } from 'wouter';
 import type { RevisionPage } from '@gitbook/api';
 import { emojiText } from '../format.ts';
-import { Dialog } from './Dialog.tsx';
+import { ConfirmDialog, Dialog } from './Dialog.tsx';
 
 /** What the tree asks its screen to do; each becomes a content change in a change request. */
 export interface TreeActions {
@@ -206,24 +206,9 @@ export function PageTree({ pages, currentId, hrefOf, actions }: { pages: Revisio
         />
       )}
       {deleting && actions && (
-        <Dialog title={`Delete “${deleting.title}”?`} onClose={() => setDeleting(undefined)}>
+        <ConfirmDialog title={`Delete “${deleting.title}”?`} confirm="Delete page" onConfirm={() => actions.remove(deleting)} onClose={() => setDeleting(undefined)}>
           <p>The page and the pages inside it are deleted in this change request. Until it is merged, nothing changes for readers.</p>
-          <div className="actions">
-            <button type="button" onClick={() => setDeleting(undefined)}>
-              Cancel
-            </button>
-            <button
-              type="button"
-              className="primary"
-              onClick={() => {
-                actions.remove(deleting);
-                setDeleting(undefined);
-              }}
-            >
-              Delete page
-            </button>
-          </div>
-        </Dialog>
+        </ConfirmDialog>
       )}
     </nav>
   );

@@ -3,7 +3,7 @@ import { useId, useState, type FormEvent } from 'react';
 import type { MemberRole, OrganizationMember } from '@gitbook/api';
 import { api, errorText } from '../api/client.ts';
 import { keys, useOrganization, useTitle } from '../api/queries.ts';
-import { Dialog } from '../components/Dialog.tsx';
+import { ConfirmDialog } from '../components/Dialog.tsx';
 import { Sidebar } from '../components/Shell.tsx';
 import { useSession } from '../session.tsx';
 import { timeAgo } from '../format.ts';
@@ -165,25 +165,15 @@ export default function Members({ orgId }: { orgId: string }) {
           </button>
         )}
         {removing && (
-          <Dialog title={`Remove ${removing.user.displayName || removing.user.email} from ${org.data?.title ?? 'the organization'}?`} onClose={() => setRemoving(undefined)}>
+          <ConfirmDialog
+            title={`Remove ${removing.user.displayName || removing.user.email} from ${org.data?.title ?? 'the organization'}?`}
+            confirm="Remove member"
+            danger
+            onConfirm={() => void act(() => api.delete(`/orgs/${orgId}/members/${removing.id}`), `${removing.user.displayName || removing.user.email} was removed.`)}
+            onClose={() => setRemoving(undefined)}
+          >
             <p>They lose access to the organization's spaces at once. Their pages and comments stay.</p>
-            <div className="actions">
-              <button type="button" onClick={() => setRemoving(undefined)}>
-                Cancel
-              </button>
-              <button
-                type="button"
-                className="danger"
-                onClick={() => {
-                  const m = removing;
-                  setRemoving(undefined);
-                  void act(() => api.delete(`/orgs/${orgId}/members/${m.id}`), `${m.user.displayName || m.user.email} was removed.`);
-                }}
-              >
-                Remove member
-              </button>
-            </div>
-          </Dialog>
+          </ConfirmDialog>
         )}
       </main>
     </div>
