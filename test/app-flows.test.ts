@@ -256,8 +256,12 @@ test('members: an admin invites by email, changes a role, cannot demote the last
   const invitee = await app.userWithPassword('Ivan Invitee');
   const { data: org } = await admin.api.orgs.createOrganization({ title: 'People Inc' });
   const { page } = await app.signedInPage(admin, { via: 'api', path: `/app/o/${org.id}` });
-  await page.getByRole('navigation', { name: 'Organization' }).getByRole('link', { name: 'Members' }).click();
+  const orgNav = page.getByRole('navigation', { name: 'Organization' });
+  assert.equal(await orgNav.getByRole('link', { name: 'Overview' }).getAttribute('aria-current'), 'page');
+  await orgNav.getByRole('link', { name: 'Members' }).click();
   await page.getByRole('heading', { name: 'Members', level: 1 }).waitFor();
+  assert.equal(await orgNav.getByRole('link', { name: 'Members' }).getAttribute('aria-current'), 'page', 'the sidebar marks where the person is');
+  assert.equal(await orgNav.getByRole('link', { name: 'Overview' }).getAttribute('aria-current'), null);
 
   // One address with an account (a member at once), one without (it waits for its account).
   await page.getByLabel('Email addresses').fill(`${invitee.email}, nobody-yet@example.com`);

@@ -12,7 +12,7 @@ export function Sidebar({ orgId, current, children }: { orgId: string; current?:
   const organizations = useOrganizations();
   const spaces = useOrgSpaces(orgId);
   const collections = useOrgCollections(orgId);
-  const [, navigate] = useLocation();
+  const [location, navigate] = useLocation();
   const [creating, setCreating] = useState(false);
   // On a narrow screen the sidebar is folded away behind "Menu" (styles.css hides the button on
   // wide screens); following a link in it folds it again.
@@ -44,10 +44,14 @@ export function Sidebar({ orgId, current, children }: { orgId: string; current?:
           </select>
           <ul className="nav-list">
             <li>
-              <Link href={appHref(`/o/${orgId}`)}>Overview</Link>
+              <Link href={appHref(`/o/${orgId}`)} aria-current={location === `/o/${orgId}` ? 'page' : undefined}>
+                Overview
+              </Link>
             </li>
             <li>
-              <Link href={appHref(`/o/${orgId}/members`)}>Members</Link>
+              <Link href={appHref(`/o/${orgId}/members`)} aria-current={location === `/o/${orgId}/members` ? 'page' : undefined}>
+                Members
+              </Link>
             </li>
           </ul>
           <h2 className="sidebar-heading">Spaces</h2>
