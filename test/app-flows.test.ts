@@ -11,6 +11,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import type { Locator, Page } from 'playwright-core';
+import { getDocument } from 'pdfjs-dist/legacy/build/pdf.mjs';
 import { expectNoA11yViolations, screenshot, useAppBrowser, waitForScreen } from './support/app-browser.ts';
 import { md, spaceWithPages } from './support/app-flows.ts';
 import { changeRequestWith, editChangeRequest, newCollection, newMember, newSite, openChangeRequest, statusOf } from './support/factories.ts';
@@ -352,6 +353,32 @@ test('comments on a page: posted under that page only, resolved, and read so thr
   await page.getByRole('heading', { name: 'Usage', level: 1 }).waitFor();
   await region.getByText('No comments yet.').waitFor();
   assert.equal(await region.getByRole('listitem').count(), 0);
+});
+
+test('Export PDF from a page: only that page is printed, and the link downloads it', async () => {
+  const owner = await app.userWithPassword('Paula Printer');
+  const { space } = await spaceWithPages(app.t, owner, [
+    { title: 'Setup', markdown: 'Run the installer.\n' },
+    { title: 'Usage', markdown: 'Open the app.\n' },
+  ]);
+  const { page } = await app.signedInPage(owner, { via: 'api', path: `/app/s/${space.id}/setup` });
+  await page.getByRole('button', { name: 'Export PDF' }).click();
+  const dialog = page.getByRole('dialog', { name: 'Export as PDF' });
+  await dialog.getByLabel('Only “Setup”').check();
+  await dialog.getByRole('button', { name: 'Create PDF' }).click();
+  const link = dialog.getByRole('link', { name: 'Download the PDF' });
+  await link.waitFor({ timeout: 30_000 });
+  await expectNoA11yViolations(page, 'export as PDF');
+
+  const res = await page.request.get((await link.getAttribute('href'))!);
+  assert.equal(res.status(), 200);
+  assert.equal(res.headers()['content-type'], 'application/pdf');
+  const pdf = await getDocument({ data: new Uint8Array(await res.body()), verbosity: 0 }).promise;
+  let text = '';
+  for (let i = 1; i <= pdf.numPages; i++) text += ` ${(await (await pdf.getPage(i)).getTextContent()).items.map((item) => ('str' in item ? item.str : '')).join(' ')}`;
+  await pdf.destroy();
+  assert.match(text, /Run the installer\./);
+  assert.doesNotMatch(text, /Open the app\./, 'only the page asked for');
 });
 
 test('rights: a reader sees no Edit and no Merge, and the API refuses their merge', async () => {

@@ -9,6 +9,7 @@ import { createdPageId, editContent, fileBase64, openChangeRequest, type Content
 import { findPage, flattenPages, keys, refreshPages, useChangeRequest, useChangeRequests, useFiles, usePageDocument, usePages, type ContentScope } from '../api/queries.ts';
 import { Comments } from '../components/Comments.tsx';
 import { Dialog } from '../components/Dialog.tsx';
+import { ExportPdf } from '../components/ExportPdf.tsx';
 import { PageTree, type TreeActions } from '../components/PageTree.tsx';
 import { PageEditor, type PageEditorHandle } from '../editor/PageEditor.tsx';
 import { useSession } from '../session.tsx';
@@ -106,11 +107,18 @@ export default function PageScreen({ space, changeRequest, revision, path }: { s
         )}
         {page && page.type === 'document' && (
           <>
-            {canEdit && changeRequest === undefined && (
+            {revision === undefined && (
               <div className="toolbar">
-                <button type="button" className="primary" onClick={() => setChoosing(true)}>
-                  Edit
-                </button>
+                {canEdit && changeRequest === undefined && (
+                  <button type="button" className="primary" onClick={() => setChoosing(true)}>
+                    Edit
+                  </button>
+                )}
+                <ExportPdf
+                  contentPath={changeRequest === undefined ? `/spaces/${space.id}` : `/spaces/${space.id}/change-requests/${changeRequest}`}
+                  pageId={page.id}
+                  pageTitle={page.title}
+                />
               </div>
             )}
             {/* In a change request, the page waits to know whether it may be edited: an editor made
