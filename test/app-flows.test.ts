@@ -381,6 +381,43 @@ test('Export PDF from a page: only that page is printed, and the link downloads 
   assert.doesNotMatch(text, /Open the app\./, 'only the page asked for');
 });
 
+test('from the sidebar: a collection, a space made inside it, and another organization', async () => {
+  const user = await app.userWithPassword('Cole Collector');
+  const { data: org } = await user.api.orgs.createOrganization({ title: 'Shelves Inc' });
+  const { page } = await app.signedInPage(user, { via: 'api', path: `/app/o/${org.id}` });
+  const sidebar = page.getByRole('navigation', { name: 'Organization' });
+
+  await sidebar.getByRole('button', { name: 'New collection' }).click();
+  const newCollection = page.getByRole('dialog', { name: 'New collection' });
+  await newCollection.getByLabel('Collection title').fill('Guides');
+  await newCollection.getByRole('button', { name: 'Create collection' }).click();
+  await page.getByRole('heading', { name: 'Guides', level: 1 }).waitFor();
+  await sidebar.getByRole('link', { name: 'Guides' }).waitFor();
+  const collectionId = /\/app\/c\/([^/]+)/.exec(new URL(page.url()).pathname)?.[1];
+  assert.ok(collectionId, `the app is on the new collection (${page.url()})`);
+  assert.equal((await user.api.collections.getCollectionById(collectionId)).data.title, 'Guides');
+
+  await page.getByRole('button', { name: 'New space in this collection' }).click();
+  const newSpace = page.getByRole('dialog', { name: 'New space in this collection' });
+  await newSpace.getByLabel('Space title').fill('Onboarding');
+  await newSpace.getByRole('button', { name: 'Create space' }).click();
+  await page.getByRole('heading', { name: 'This space has no pages yet' }).waitFor();
+  const spaceId = /\/app\/s\/([^/]+)/.exec(new URL(page.url()).pathname)?.[1];
+  assert.ok(spaceId);
+  assert.equal((await user.api.spaces.getSpaceById(spaceId)).data.parent, collectionId, 'the space is in the collection');
+  await sidebar.getByRole('link', { name: 'Guides' }).click();
+  await page.getByRole('main').getByRole('link', { name: /Onboarding/ }).waitFor();
+
+  await page.getByRole('button', { name: 'New organization' }).click();
+  const newOrg = page.getByRole('dialog', { name: 'New organization' });
+  await newOrg.getByLabel('Organization name').fill('Second Shelf Inc');
+  await newOrg.getByRole('button', { name: 'Create organization' }).click();
+  await page.getByRole('heading', { name: 'Second Shelf Inc', level: 1 }).waitFor();
+  const { data: orgs } = await user.api.orgs.listOrganizationsForAuthenticatedUser();
+  assert.deepEqual(orgs.items.map((o) => o.title).sort(), ['Second Shelf Inc', 'Shelves Inc']);
+  assert.deepEqual(await page.getByLabel('Organization', { exact: true }).locator('option').allTextContents(), ['Shelves Inc', 'Second Shelf Inc']);
+});
+
 test('rights: a reader sees no Edit and no Merge, and the API refuses their merge', async () => {
   const owner = await app.userWithPassword('Olga Owner');
   const { org, space, pageIds } = await spaceWithPages(app.t, owner, [{ title: 'Rules', markdown: 'Read only here.\n' }], { org: 'Rights Inc' });

@@ -3,7 +3,7 @@ import { Link, useLocation } from 'wouter';
 import { useOrganizations, useOrgCollections, useOrgSpaces } from '../api/queries.ts';
 import { useSession } from '../session.tsx';
 import { emojiText } from '../format.ts';
-import { NewSpaceDialog } from './NewSpaceDialog.tsx';
+import { NewCollectionDialog, NewOrganizationDialog, NewSpaceDialog } from './NewDialogs.tsx';
 import { appHref } from '../paths.ts';
 
 /** The organization's navigation: its spaces and collections, a switcher between organizations, and the account. */
@@ -13,7 +13,7 @@ export function Sidebar({ orgId, current, children }: { orgId: string; current?:
   const spaces = useOrgSpaces(orgId);
   const collections = useOrgCollections(orgId);
   const [location, navigate] = useLocation();
-  const [creating, setCreating] = useState(false);
+  const [creating, setCreating] = useState<'space' | 'collection' | 'organization'>();
   // On a narrow screen the sidebar is folded away behind "Menu" (styles.css hides the button on
   // wide screens); following a link in it folds it again.
   const [open, setOpen] = useState(false);
@@ -65,32 +65,38 @@ export function Sidebar({ orgId, current, children }: { orgId: string; current?:
               </li>
             ))}
           </ul>
-          {(collections.data ?? []).length > 0 && (
-            <>
-              <h2 className="sidebar-heading">Collections</h2>
-              <ul className="nav-list">
-                {(collections.data ?? []).filter((c) => !c.parent).map((c) => (
-                  <li key={c.id}>
-                    <Link href={appHref(`/c/${c.id}`)} aria-current={current === c.id ? 'page' : undefined}>
-                      {c.title}
-                    </Link>
-                  </li>
-                ))}
-              </ul>
-            </>
-          )}
-          <button type="button" onClick={() => setCreating(true)}>
+          <button type="button" onClick={() => setCreating('space')}>
             New space
+          </button>
+          <h2 className="sidebar-heading">Collections</h2>
+          <ul className="nav-list">
+            {(collections.data ?? [])
+              .filter((c) => !c.parent)
+              .map((c) => (
+                <li key={c.id}>
+                  <Link href={appHref(`/c/${c.id}`)} aria-current={current === c.id ? 'page' : undefined}>
+                    {c.title}
+                  </Link>
+                </li>
+              ))}
+          </ul>
+          <button type="button" onClick={() => setCreating('collection')}>
+            New collection
           </button>
         </nav>
         {children}
         <div className="account">
           <span title={session?.user.email}>{session?.user.displayName}</span>
+          <button type="button" onClick={() => setCreating('organization')}>
+            New organization
+          </button>
           <button type="button" onClick={() => signOut().then(() => navigate(appHref('/sign-in')))}>
             Sign out
           </button>
         </div>
-        {creating && <NewSpaceDialog orgId={orgId} onClose={() => setCreating(false)} />}
+        {creating === 'space' && <NewSpaceDialog orgId={orgId} onClose={() => setCreating(undefined)} />}
+        {creating === 'collection' && <NewCollectionDialog orgId={orgId} onClose={() => setCreating(undefined)} />}
+        {creating === 'organization' && <NewOrganizationDialog onClose={() => setCreating(undefined)} />}
       </aside>
     </>
   );
