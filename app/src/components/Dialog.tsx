@@ -55,3 +55,17 @@ export function ConfirmDialog({ title, children, confirm, danger = false, onConf
     </Dialog>
   );
 }
+
+/** The buttons at the foot of a dialog's form: leave it, or submit it (disabled while `busy`). */
+export function FormActions({ submit, busy = false, cancel = 'Cancel', onCancel }: { submit: string; busy?: boolean; cancel?: string; onCancel: () => void }) {
+  return (
+    <div className="actions">
+      <button type="button" onClick={onCancel}>
+        {cancel}
+      </button>
+      <button type="submit" className="primary" disabled={busy}>
+        {submit}
+      </button>
+    </div>
+  );
+}

@@ -1,6 +1,6 @@
 import { useId, useState, type FormEvent } from 'react';
 import { api, errorText } from '../api/client.ts';
-import { Dialog } from './Dialog.tsx';
+import { Dialog, FormActions } from './Dialog.tsx';
 
 type Extent = 'page' | 'below' | 'all';
 
@@ -74,14 +74,7 @@ function ExportPdfDialog({ contentPath, pageId, pageTitle, onClose }: { contentP
             (the link works for an hour).
           </p>
         )}
-        <div className="actions">
-          <button type="button" onClick={onClose}>
-            Close
-          </button>
-          <button type="submit" className="primary" disabled={busy}>
-            {busy ? 'Creating…' : 'Create PDF'}
-          </button>
-        </div>
+        <FormActions submit={busy ? 'Creating…' : 'Create PDF'} busy={busy} cancel="Close" onCancel={onClose} />
       </form>
     </Dialog>
   );

@@ -4,7 +4,7 @@ import { useLocation } from 'wouter';
 import type { Collection, Organization, Space } from '@gitbook/api';
 import { api, errorText } from '../api/client.ts';
 import { keys } from '../api/queries.ts';
-import { Dialog } from './Dialog.tsx';
+import { Dialog, FormActions } from './Dialog.tsx';
 import { appHref } from '../paths.ts';
 
 /**
@@ -41,14 +41,7 @@ function NameDialog({ title, label, submit, create, onClose }: { title: string; 
             {error}
           </p>
         )}
-        <div className="actions">
-          <button type="button" onClick={onClose}>
-            Cancel
-          </button>
-          <button type="submit" className="primary" disabled={busy}>
-            {submit}
-          </button>
-        </div>
+        <FormActions submit={submit} busy={busy} onCancel={onClose} />
       </form>
     </Dialog>
   );
