@@ -24,6 +24,7 @@ export type AdminRequest =
   | { command: 'backup'; out: string }
   | { command: 'users create'; email: string; name: string }
   | { command: 'users set-password'; user: string; password: string }
+  | { command: 'users setup-link'; user: string }
   | { command: 'tokens create'; user: string; name?: string | undefined; expiresIn?: string | undefined }
   | { command: 'tokens list'; user: string }
   | { command: 'tokens revoke'; id: string };
@@ -58,6 +59,8 @@ export function parseAdminRequest(raw: unknown): AdminRequest {
       return { command: 'users create', email: str(r.email, 'email')!, name: str(r.name, 'name')! };
     case 'users set-password':
       return { command: 'users set-password', user: str(r.user, 'user')!, password: str(r.password, 'password')! };
+    case 'users setup-link':
+      return { command: 'users setup-link', user: str(r.user, 'user')! };
     case 'tokens create':
       return { command: 'tokens create', user: str(r.user, 'user')!, name: str(r.name, 'name', true), expiresIn: str(r.expiresIn, 'expiresIn', true) };
     case 'tokens list':
@@ -84,8 +87,15 @@ export async function runAdminCommand(ctx: AdminContext, req: AdminRequest): Pro
       // A server runs it when it passes its token cache: its requests share an embedded database's session.
       return { backup: await writeBackup(ctx.db, req.out, { folio: version(), shared: ctx.tokenCache !== undefined, sections: [FILES_SECTION] }) };
     case 'users create': {
+      // With the one-time link where the person chooses their password for the app: the operator
+      // hands it on (Folio sends no email). Unused, it expires; `users setup-link` makes a new one.
       const out = await createUser(ctx.db, { email: req.email, name: req.name });
-      return { user: presentUser(ctx.urls, out.user), token: out.token };
+      const passwordSetup = await createPasswordSetupLink(ctx, out.user.id);
+      return { user: presentUser(ctx.urls, out.user), token: out.token, passwordSetup };
+    }
+    case 'users setup-link': {
+      const user = await userByIdOrEmail(ctx.db, req.user);
+      return { user: presentUser(ctx.urls, user), passwordSetup: await createPasswordSetupLink(ctx, user.id) };
     }
     case 'users set-password': {
       const user = await setPassword(ctx.db, req.user, req.password, ctx.tokenCache);

@@ -51,9 +51,19 @@ embedded database allows one process, whose \`folio serve\` already runs the job
   {
     name: 'users create',
     args: '--email E --name N',
-    summary: 'Create a user; prints {"user", "token"} as one JSON line',
-    details: 'The token is shown only now: Folio keeps its hash.',
+    summary: 'Create a user; prints {"user", "token", "passwordSetup"} as one JSON line',
+    details: `The token is shown only now: Folio keeps its hash. passwordSetup.url is a one-time link (24 hours)
+where the person chooses their password for the app: hand it on (Folio sends no email).`,
     options: ['email', 'name'],
+  },
+  {
+    name: 'users setup-link',
+    args: '--email E',
+    summary: 'A new one-time link where the user chooses their password; prints {"user", "passwordSetup"}',
+    details: `For a link that was lost or expired (users create prints the first one). The link works once,
+for 24 hours; hand it to the person (Folio sends no email). Earlier links still work until used or
+expired; setting the password ends them all.`,
+    options: ['email'],
   },
   {
     name: 'users set-password',
@@ -422,7 +432,7 @@ async function serve(): Promise<void> {
     say('');
     say(`  ${setup.url}`);
     say('');
-    say(`The link works once, until ${setup.expiresAt.toISOString()} (24 hours). Lost or expired: ./bin/folio users set-password --email ${server.firstAdmin.email} (reads the password from standard input)`);
+    say(`The link works once, until ${setup.expiresAt.toISOString()} (24 hours). Lost or expired: ./bin/folio users setup-link --email ${server.firstAdmin.email} (a new link), or users set-password (reads the password from standard input)`);
     say('');
   }
   say(`Ready in ${(performance.now() / 1000).toFixed(1)} s (Ctrl-C stops)`);
@@ -576,6 +586,9 @@ export async function main(argv: string[]): Promise<number> {
     }
     case 'users create':
       print(await admin({ command: 'users create', email: requireOption(cmd, values, 'email'), name: requireOption(cmd, values, 'name') }));
+      return 0;
+    case 'users setup-link':
+      print(await admin({ command: 'users setup-link', user: requireOption(cmd, values, 'email') }));
       return 0;
     case 'users set-password': {
       const email = requireOption(cmd, values, 'email');

@@ -98,7 +98,7 @@ describe('folio help and usage', () => {
       assert.match(res.stdout, /^Usage:/, args);
     });
     const [general, , , tokensCreate, tokensGroup, usersCreate, serveHelp] = results.map((r) => r.stdout);
-    for (const command of ['serve', 'worker', 'users create', 'tokens create', 'tokens list', 'tokens revoke', 'migrate', 'help']) {
+    for (const command of ['serve', 'worker', 'users create', 'users setup-link', 'tokens create', 'tokens list', 'tokens revoke', 'migrate', 'help']) {
       assert.ok(general!.includes(`folio ${command}`), `the usage lists ${command}`);
     }
     assert.match(tokensCreate!, /^Usage: folio tokens create --user <id or email> \[--name N\] \[--expires-in 30d\]/);
@@ -236,7 +236,7 @@ describe('folio CLI on the embedded database', () => {
     assert.ok(link[1]!.startsWith(`${server.url}/app/password-setup#token=`), link[1]);
     const hoursLeft = (Date.parse(link[2]!) - Date.now()) / 3600_000;
     assert.ok(hoursLeft > 23 && hoursLeft <= 24, link[2]);
-    assert.ok(err.includes('users set-password --email admin@localhost'), 'what to do when the link is lost');
+    assert.ok(err.includes('users setup-link --email admin@localhost'), 'what to do when the link is lost');
     const setup = await fetch(`${server.url}/app/api/password-setup`, {
       method: 'POST',
       headers: { 'content-type': 'application/json', 'x-folio-csrf': '1' },
@@ -290,7 +290,9 @@ describe('folio CLI on the embedded database', () => {
     const res = await runCli(['users', 'create', '--email', email, '--name', 'Ann Example'], env);
     assert.equal(res.code, 0, res.stderr);
     const out = oneJsonLine(res.stdout);
-    assert.deepEqual(Object.keys(out).sort(), ['token', 'user']);
+    assert.deepEqual(Object.keys(out).sort(), ['passwordSetup', 'token', 'user']);
+    assert.ok(out.passwordSetup.url.startsWith(`${server.url}/app/password-setup#token=`), out.passwordSetup.url);
+    assert.ok(Date.parse(out.passwordSetup.expiresAt) > Date.now());
     assert.equal(out.user.object, 'user');
     assert.equal(out.user.displayName, 'Ann Example');
     assert.equal(out.user.email, email);
@@ -320,6 +322,26 @@ describe('folio CLI on the embedded database', () => {
     assert.equal(oneJsonLine(set.stdout).passwordSet, true);
     assert.ok(!set.stdout.includes('set through the server'), 'the password is never printed');
     assert.equal((await signIn('set through the server')).status, 200);
+
+    // The link users create printed: set-password ended it. users setup-link makes a new one, which
+    // works once, for this person.
+    const setUp = (url: string, password: string) =>
+      fetch(`${server!.url}/app/api/password-setup`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', 'x-folio-csrf': '1' },
+        body: JSON.stringify({ token: new URLSearchParams(new URL(url).hash.slice(1)).get('token'), password }),
+      });
+    assert.equal((await setUp(out.passwordSetup.url, 'from the first link')).status, 400, 'setting the password ended the earlier link');
+    const linked = await runCli(['users', 'setup-link', '--email', email.toUpperCase()], env);
+    assert.equal(linked.code, 0, linked.stderr);
+    const fresh = oneJsonLine(linked.stdout);
+    assert.equal(fresh.user.id, user.id);
+    assert.equal((await setUp(fresh.passwordSetup.url, 'chosen through the new link')).status, 200);
+    assert.equal((await setUp(fresh.passwordSetup.url, 'and again')).status, 400, 'a link works once');
+    assert.equal((await signIn('chosen through the new link')).status, 200);
+    const nobody = await runCli(['users', 'setup-link', '--email', 'nobody@example.com'], env);
+    assert.equal(nobody.code, 1);
+    assert.match(nobody.stderr, /No user with id or email "nobody@example.com"/);
   });
 
   test('while serve runs, tokens create, list and revoke go through the server; a revoked token stops at once', { timeout: 2 * PROCESS_TIMEOUT_MS }, async () => {

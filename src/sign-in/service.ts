@@ -17,7 +17,7 @@ export const SETUP_LINK_TTL_MS = 24 * 3600 * 1000;
 export const SESSION_TOKEN_NAME = 'App session';
 /** The one answer to a wrong email or a wrong password: it must not tell which. */
 export const WRONG_CREDENTIALS = 'Email or password is incorrect';
-const INVALID_LINK = 'This password setup link is invalid, expired or already used: ask an administrator for a new one, or to set your password with `folio users set-password`';
+const INVALID_LINK = 'This password setup link is invalid, expired or already used: ask an administrator for a new one (`folio users setup-link`), or to set your password with `folio users set-password`';
 
 type SessionServices = Pick<Services, 'db' | 'config' | 'now' | 'tokenCache'>;
 
