@@ -222,6 +222,17 @@ describe('password setup links', () => {
     const user = await t.user('New Admin');
     const { token, expiresAt } = await link(user);
     assert.equal(expiresAt.getTime() - t.clock.now() <= SETUP_LINK_TTL_MS, true);
+    // Whom the link is for, asked without using it (twice: it stays usable).
+    const check = () => t.request('POST', '/app/api/password-setup/check', { body: { token }, headers: CSRF });
+    for (let i = 0; i < 2; i++) {
+      const account = await check();
+      assert.equal(account.status, 200, JSON.stringify(account.body));
+      assert.deepEqual(account.body, { email: user.email, displayName: 'New Admin' });
+    }
+    assert.equal((await t.request('POST', '/app/api/password-setup/check', { body: { token } })).status, 403, 'CSRF header needed');
+    const wrong = await t.request('POST', '/app/api/password-setup/check', { body: { token: `${token}x` }, headers: CSRF });
+    assert.equal(wrong.status, 400);
+    assert.match(wrong.body.error.message, /invalid, expired or already used/);
     const short = await setUp(token, 'short');
     assert.equal(short.status, 400);
     assert.match(short.body.error.message, /at least 8 characters/);
@@ -233,6 +244,7 @@ describe('password setup links', () => {
     assert.equal((await t.request('GET', '/app/api/session', { headers: { cookie } })).body.user.id, user.id);
     assert.equal((await signIn(user.email, 'a good long password')).status, 200);
 
+    assert.equal((await check()).status, 400, 'a used link answers no account');
     const again = await setUp(token, 'another password');
     assert.equal(again.status, 400);
     assert.match(again.body.error.message, /invalid, expired or already used/);

@@ -7,6 +7,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { FIRST_LOAD_BUDGET_BYTES, measureAppBundle } from '../bench/app-bundle.ts';
+import { createPasswordSetupLink } from '../src/sign-in/service.ts';
 import { APP_CSP } from '../src/web-app/routes.ts';
 import { CSRF_HEADERS, expectNoA11yViolations, screenshot, useAppBrowser } from './support/app-browser.ts';
 import { eventually } from './support/wait.ts';
@@ -29,6 +30,29 @@ test('signing in with a password through the form lands on the app', async () =>
   await page.getByRole('heading', { name: SIGN_IN_HEADING }).waitFor({ state: 'detached' });
   const session = await page.evaluate(() => fetch('/app/api/session').then((r) => r.json()));
   assert.equal(session.user.id, user.id);
+});
+
+test('a password setup link: says whose account it is, sets the password, signs in; used, it says so at once', async () => {
+  const user = await app.t.user('Lena Link');
+  const { url } = await createPasswordSetupLink(app.t.server.services, user.id);
+  const { page } = await app.newPage();
+  await page.goto(url);
+  await page.getByRole('heading', { name: 'Choose your password' }).waitFor();
+  await page.getByText(`For Lena Link (${user.email})`).waitFor();
+  await expectNoA11yViolations(page, 'password setup');
+  await screenshot(page, 'password-setup');
+  await page.getByLabel('New password').fill('a long enough password');
+  await page.getByLabel('Repeat the password').fill('a long enough password');
+  await page.getByRole('button', { name: 'Set password' }).click();
+  await page.waitForURL((u) => u.pathname === '/app/');
+  const session = await page.evaluate(() => fetch('/app/api/session').then((r) => r.json()));
+  assert.equal(session.user.id, user.id);
+
+  // The same link again: refused before any password is typed.
+  const again = await app.newPage();
+  await again.page.goto(url);
+  await again.page.getByRole('alert').filter({ hasText: 'invalid, expired or already used' }).waitFor();
+  assert.equal(await again.page.getByLabel('New password').count(), 0, 'no form for a dead link');
 });
 
 test('a wrong password shows "Email or password is incorrect" and stays on sign-in', async () => {

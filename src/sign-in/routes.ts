@@ -8,8 +8,8 @@ import type { UserRow } from '../platform/db/schema.ts';
 import { presentUser } from '../users/presenter.ts';
 import { appPathOf, organizationOfAppPath } from '../platform/app-paths.ts';
 import { listLogins } from '../sso/service.ts';
-import { AppSession, PasswordSetupBody, SignInBody, SignInOptions, SignInOptionsQuery } from './schemas.ts';
-import { completePasswordSetup, signInWithPassword, signOut, type Session } from './service.ts';
+import { AppSession, PasswordSetupAccount, PasswordSetupBody, PasswordSetupCheckBody, SignInBody, SignInOptions, SignInOptionsQuery } from './schemas.ts';
+import { completePasswordSetup, passwordSetupAccount, signInWithPassword, signOut, type Session } from './service.ts';
 import { SignInThrottle, TooManyAttemptsError } from './throttle.ts';
 
 const tags = ['app'];
@@ -68,6 +68,16 @@ export async function signInRoutes(app: FolioApp): Promise<void> {
       schema: { operationId: 'setUpPassword', tags, security: [], body: PasswordSetupBody, response: { 200: AppSession, ...publicErrors } },
     },
     async (req, reply) => opened(reply, await completePasswordSetup(services, req.body.token, req.body.password)),
+  );
+
+  app.post(
+    '/app/api/password-setup/check',
+    {
+      config: { public: true },
+      onRequest: requireCsrf,
+      schema: { operationId: 'checkPasswordSetupLink', tags, security: [], body: PasswordSetupCheckBody, response: { 200: PasswordSetupAccount, ...publicErrors } },
+    },
+    async (req) => passwordSetupAccount(services, req.body.token),
   );
 
   app.post(

@@ -11,9 +11,18 @@ export const SignInBody = Type.Object({
   password: Password,
 });
 
+const SetupToken = Type.String({ minLength: 1, maxLength: 200, description: 'The token of the setup link (after `#token=` in the link)' });
+
 export const PasswordSetupBody = Type.Object({
-  token: Type.String({ minLength: 1, maxLength: 200, description: 'The token of the setup link (after `#token=` in the link)' }),
+  token: SetupToken,
   password: Password,
+});
+
+export const PasswordSetupCheckBody = Type.Object({ token: SetupToken });
+
+export const PasswordSetupAccount = Type.Object({
+  email: Type.String({ description: 'Email of the account the link sets the password of' }),
+  displayName: Type.String(),
 });
 
 export const AppSession = Type.Object({

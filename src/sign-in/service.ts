@@ -112,6 +112,17 @@ export async function createPasswordSetupLink(
 }
 
 /**
+ * Whom a setup link is for, before it is used: the page says which account the password is for
+ * (and password managers file it under that email), and a dead link is said at once, not after a
+ * password was typed.
+ */
+export async function passwordSetupAccount(services: Pick<SessionServices, 'db' | 'now'>, token: string): Promise<{ email: string; displayName: string }> {
+  const user = await store.setupTokenUser(services.db, hashToken(token), new Date(services.now()));
+  if (!user) throw new BadRequestError(INVALID_LINK);
+  return { email: user.email, displayName: user.display_name };
+}
+
+/**
  * Uses a setup link: sets the password, marks the link used (once: a second use is refused) and
  * opens a session.
  */

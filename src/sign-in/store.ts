@@ -42,6 +42,18 @@ export async function consumeSetupToken(db: Db, tokenHash: string, now: Date): P
   return db.selectFrom('users').selectAll().where('id', '=', used.user_id).executeTakeFirst();
 }
 
+/** The person a setup link that is neither used nor expired was made for (the link stays as it is). */
+export async function setupTokenUser(db: Db, tokenHash: string, now: Date): Promise<UserRow | undefined> {
+  return db
+    .selectFrom('password_setup_tokens')
+    .innerJoin('users', 'users.id', 'password_setup_tokens.user_id')
+    .selectAll('users')
+    .where('password_setup_tokens.token_hash', '=', tokenHash)
+    .where('password_setup_tokens.used_at', 'is', null)
+    .where('password_setup_tokens.expires_at', '>', now)
+    .executeTakeFirst();
+}
+
 /** Ends every live app session of a user; returns their token hashes (for the token cache). */
 export async function revokeAppSessions(db: Db, userId: string, now: Date): Promise<string[]> {
   const rows = await db
