@@ -418,6 +418,27 @@ test('from the sidebar: a collection, a space made inside it, and another organi
   assert.deepEqual(await page.getByLabel('Organization', { exact: true }).locator('option').allTextContents(), ['Shelves Inc', 'Second Shelf Inc']);
 });
 
+test('space settings: renamed, then deleted; the API agrees, and the sidebar follows', async () => {
+  const owner = await app.userWithPassword('Sid Settings');
+  const { org, space } = await spaceWithPages(app.t, owner, [{ title: 'Notes', markdown: 'Some notes.\n' }], { org: 'Settings Inc', space: 'Drafts' });
+  const { page } = await app.signedInPage(owner, { via: 'api', path: `/app/s/${space.id}/` });
+  await page.getByRole('navigation', { name: 'Space' }).getByRole('link', { name: 'Settings' }).click();
+  await page.getByRole('heading', { name: 'Settings', level: 1 }).waitFor();
+  await page.getByLabel('Space title').fill('Field notes');
+  await page.getByRole('button', { name: 'Save' }).click();
+  await page.getByRole('status').filter({ hasText: 'Saved.' }).waitFor();
+  assert.equal((await owner.api.spaces.getSpaceById(space.id)).data.title, 'Field notes');
+  await page.getByRole('navigation', { name: 'Organization' }).getByRole('link', { name: 'Field notes' }).waitFor();
+  await expectNoA11yViolations(page, 'space settings');
+
+  await page.getByRole('button', { name: 'Delete space' }).click();
+  await page.getByRole('dialog', { name: 'Delete “Field notes”?' }).getByRole('button', { name: 'Delete space' }).click();
+  await page.getByRole('heading', { name: 'Settings Inc', level: 1 }).waitFor();
+  await page.getByRole('navigation', { name: 'Organization' }).getByRole('link', { name: 'Field notes' }).waitFor({ state: 'detached' });
+  const { data: left } = await owner.api.orgs.listSpacesInOrganizationById(org.id);
+  assert.deepEqual(left.items.map((s) => s.id), [], 'the space is deleted');
+});
+
 test('rights: a reader sees no Edit and no Merge, and the API refuses their merge', async () => {
   const owner = await app.userWithPassword('Olga Owner');
   const { org, space, pageIds } = await spaceWithPages(app.t, owner, [{ title: 'Rules', markdown: 'Read only here.\n' }], { org: 'Rights Inc' });

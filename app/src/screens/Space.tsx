@@ -12,6 +12,7 @@ const loadPageScreen = () => import('./PageScreen.tsx');
 const PageScreen = lazy(loadPageScreen);
 const ChangeRequestList = lazy(() => import('./ChangeRequestList.tsx'));
 const ChangeRequestReview = lazy(() => import('./ChangeRequestReview.tsx'));
+const SpaceSettings = lazy(() => import('./SpaceSettings.tsx'));
 
 /**
  * A space: its pages (the current content, or a change request's), its change requests and
@@ -46,11 +47,13 @@ export default function Space({ spaceId }: { spaceId: string }) {
           <nav aria-label="Space" className="space-nav">
             <Link href="/~/changes">Change requests{s.changeRequestsOpen ? ` (${s.changeRequestsOpen})` : ''}</Link>
             {s.permissions.admin && <PublishButton space={s} />}
+            {s.permissions.admin && <Link href="/~/settings">Settings</Link>}
           </nav>
           <Search spaceId={s.id} />
         </header>
         <Switch>
           <Route path="/~/changes">{() => <ChangeRequestList space={s} />}</Route>
+          <Route path="/~/settings">{() => <SpaceSettings space={s} />}</Route>
           {/* Pages first: "/~/changes/2/" (the review's "Edit pages") is the pages, which the review's
               pattern would take too (a trailing slash matches it); "/~/changes/2" is the review. */}
           <Route path="/~/changes/:number/*">{(p) => <PageScreen space={s} changeRequest={Number(p.number)} path={p['*'] ?? ''} />}</Route>
