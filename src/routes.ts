@@ -9,6 +9,7 @@ import { collectionRoutes } from './collections/routes.ts';
 import { commentsRoutes } from './comments/routes.ts';
 import { computedContentRoutes } from './computed/routes.ts';
 import { contentRoutes } from './content/routes.ts';
+import { pasteRoutes } from './content/paste-routes.ts';
 import { gitRoutes } from './git/routes.ts';
 import { insightRoutes } from './insights/routes.ts';
 import { assertIntegrationRoute, authenticateIntegrationToken, INTEGRATION_TOKEN_PREFIX } from './integrations/grants.ts';
@@ -99,6 +100,7 @@ export function folioComposition(services: Services): AppComposition {
       await app.register(oidcWebRoutes);
       await app.register(signInRoutes);
       await app.register(webAppRoutes);
+      await app.register(pasteRoutes);
     },
     apiRoutes: async (api) => {
       // Once the write has committed (its handler has finished), before its answer leaves: this

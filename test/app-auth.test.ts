@@ -325,3 +325,22 @@ test('folio users set-password reads the password from standard input, on a data
     await cleanup();
   }
 });
+
+describe('markdown pasted into the editor (POST /app/api/markdown)', () => {
+  test('answers the document the markdown reads as, for a session only, within its size', async () => {
+    freshThrottleWindows();
+    const user = await userWithPassword();
+    const cookie = sessionOf(await signIn(user.email, user.password));
+    const convert = (markdown: string, headers: Record<string, string> = { cookie, ...CSRF }) => t.request('POST', '/app/api/markdown', { body: { markdown }, headers });
+
+    const res = await convert('## Install\n\n- one\n- two\n');
+    assert.equal(res.status, 200, JSON.stringify(res.body));
+    assert.equal(res.body.document.object, 'document');
+    assert.deepEqual(res.body.document.nodes.map((n: { type: string }) => n.type), ['heading-1', 'list-unordered']);
+
+    assert.equal((await convert('# Hi', {})).status, 401, 'no session, no conversion');
+    const big = await convert('x'.repeat(500_001));
+    assert.equal(big.status, 400);
+    assert.match(big.body.error.message, /markdown/);
+  });
+});

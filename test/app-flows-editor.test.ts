@@ -172,6 +172,44 @@ test('writing with "/": a hint, a code block with a title, tabs; the API reads t
   await screenshot(page, 'flow-page-editor');
 });
 
+/** Pastes `text` as plain text (what a copy from a terminal or a text editor gives) where the caret is. */
+async function pastePlainText(editor: Locator, text: string) {
+  await editor.evaluate((el, pasted) => {
+    const data = new DataTransfer();
+    data.setData('text/plain', pasted);
+    el.dispatchEvent(new ClipboardEvent('paste', { clipboardData: data, bubbles: true, cancelable: true }));
+  }, text);
+}
+
+test('markdown pasted as plain text becomes blocks, as the API reads that markdown; plain prose stays as it is', async () => {
+  const owner = await app.userWithPassword('Pia Paste');
+  const { space, pageIds } = await spaceWithPages(app.t, owner, [{ title: 'Readme', markdown: 'Intro.\n' }], { org: 'Paste Inc' });
+  const { page } = await app.signedInPage(owner, { via: 'api', path: `/app/s/${space.id}/` });
+  const editor = await editFirstPage(page, 'Readme');
+  const cr = await currentChangeRequest(owner, page, space.id);
+
+  await newParagraphAfter(editor, 'Intro.');
+  await pastePlainText(editor, '## Install\n\nRun **this** and read [the guide](https://example.com/guide).\n\n- one\n- two\n\n```sh\nnpm ci\n```\n');
+  await editor.getByRole('heading', { name: 'Install' }).waitFor();
+  await newParagraphAfter(editor, 'Intro.');
+  await pastePlainText(editor, 'Just words, nothing to format.');
+  await editor.getByText('Just words, nothing to format.').waitFor();
+
+  await eventually(
+    async () => {
+      const nodes = (await documentOf(owner, space.id, cr.id, pageIds[0]!)).nodes ?? [];
+      assert.deepEqual(nodes.map((n) => n.type), ['paragraph', 'paragraph', 'heading-1', 'paragraph', 'list-unordered', 'code']);
+      assert.equal(textOf(nodes[1]!), 'Just words, nothing to format.');
+      assert.equal(textOf(nodes[2]!), 'Install');
+      const link = nodes[3]!.nodes?.find((n) => n.type === 'link');
+      assert.deepEqual(link?.data?.ref, { kind: 'url', url: 'https://example.com/guide' });
+      assert.equal(textOf(nodes[5]!), 'npm ci');
+      assert.equal(nodes[5]!.data?.syntax, 'sh');
+    },
+    { what: 'the pasted markdown as blocks, read through the API', timeoutMs: 15_000 },
+  );
+});
+
 test('a page renamed in its title: Enter moves to the content, the next words are its first, and the API reads both', async () => {
   const owner = await app.userWithPassword('Tina Title');
   const { space, pageIds } = await spaceWithPages(app.t, owner, [{ title: 'Draft', markdown: 'Body.\n' }], { org: 'Titles Inc' });

@@ -13,7 +13,7 @@ import { Collaboration } from '@tiptap/extension-collaboration';
 import type * as Y from 'yjs';
 import { CollabCarets, type Awareness } from './collab.ts';
 import { type MutableRefObject, useEffect, useId, useLayoutEffect, useMemo, useRef, useState } from 'react';
-import { Behaviour, type SlashHandlers, SlashKeys, type Upload } from './behaviour.ts';
+import { Behaviour, type MarkdownPaste, type SlashHandlers, SlashKeys, type Upload } from './behaviour.ts';
 import { type InsertContext, containerAt, imagesJson } from './blocks.ts';
 import { type JSONDocument, fromProseMirrorNode } from './convert.ts';
 import { EMPTY_DOC, loadDocument, loaded, loading, whenIdle } from './load.ts';
@@ -30,6 +30,8 @@ export interface PageEditorProps {
   editable: boolean;
   /** The GitBook document after a change (called once per burst of changes). */
   onChange?: (doc: JSONDocument) => void;
+  /** Converts markdown pasted as plain text into blocks (without it, such text is pasted as it is). */
+  pasteMarkdown?: MarkdownPaste;
   /** Uploads a pasted, dropped or picked image to the space's files. */
   uploadFile?: (file: File) => Promise<{ id: string; downloadURL: string }>;
   /** The URL of a space file (images, file blocks). */
@@ -83,6 +85,7 @@ export function PageEditor(props: PageEditorProps) {
   const { document: doc, editable, label = 'Page content', shared } = props;
   const onChange = useLatest(props.onChange);
   const uploadFile = useLatest(props.uploadFile);
+  const pasteMarkdown = useLatest(props.pasteMarkdown);
   const fileURL = useLatest(props.fileURL);
   /** Download URLs of files uploaded here, shown before the caller knows them. */
   const uploaded = useRef(new Map<string, string>());
@@ -106,7 +109,7 @@ export function PageEditor(props: PageEditorProps) {
         ? [
             StarterKit.configure(shared ? { ...ONLY_HISTORY_AND_CURSORS, undoRedo: false } : ONLY_HISTORY_AND_CURSORS),
             SlashKeys.configure({ slash: () => slashHandlers.current }),
-            Behaviour.configure({ upload: () => uploadRef.current, openLink: () => setLinkOpen(true) }),
+            Behaviour.configure({ upload: () => uploadRef.current, pasteMarkdown: () => pasteMarkdown.current ?? null, openLink: () => setLinkOpen(true) }),
           ]
         : []),
     ],

@@ -5,9 +5,11 @@
  */
 import { type Editor, Extension, InputRule, markInputRule, textblockTypeInputRule, wrappingInputRule } from '@tiptap/core';
 import { Fragment, type Node as PMNode, Slice } from '@tiptap/pm/model';
-import { type EditorState, Plugin, PluginKey, TextSelection } from '@tiptap/pm/state';
+import { type EditorState, Plugin, PluginKey, TextSelection, type Transaction } from '@tiptap/pm/state';
+import { Mapping } from '@tiptap/pm/transform';
 import { Decoration, DecorationSet } from '@tiptap/pm/view';
 import { codeBlockJson, dividerJson, newShell } from './blocks.ts';
+import { type JSONDocument, topLevelToProseMirror } from './convert.ts';
 import { isRecord } from './model.ts';
 
 // ───────────────────────────── the `/` menu's state ─────────────────────────────
@@ -195,6 +197,51 @@ function placeholderPlugin(): Plugin {
   });
 }
 
+// ───────────────────────────── markdown pasted as text ─────────────────────────────
+
+/** Converts markdown to the GitBook document it reads as (the server does: the API's own conversion). */
+export type MarkdownPaste = (markdown: string) => Promise<JSONDocument>;
+
+/**
+ * Whether pasted plain text is markdown worth converting: a heading, a list, a quote, a fence, a
+ * table row or a divider starting a line, or inline emphasis, code or a link. Prose without any is
+ * pasted as it is.
+ */
+export function looksLikeMarkdown(text: string): boolean {
+  if (/^(#{1,6} |\s*[-*+] |\s*\d+[.)] |> |```|~~~|\|.*\|\s*$|---\s*$|\s*- \[[ xX]\] )/m.test(text)) return true;
+  return /\*\*[^*\n]+\*\*|__[^_\n]+__|`[^`\n]+`|\[[^\]\n]+\]\([^)\s]+\)/.test(text);
+}
+
+/**
+ * Markdown pasted as text: converted, then put where it was pasted, as blocks (the place is mapped
+ * through whatever changed meanwhile: typing, others' edits). When the conversion fails, the text
+ * goes in as it is.
+ */
+function pasteMarkdown(editor: Editor, text: string, convert: MarkdownPaste): void {
+  const { from, to } = editor.state.selection;
+  const mapping = new Mapping();
+  const track = ({ transaction }: { transaction: Transaction }) => mapping.appendMapping(transaction.mapping);
+  editor.on('transaction', track);
+  const place = () => {
+    editor.off('transaction', track);
+    return editor.isDestroyed ? null : { from: mapping.map(from, -1), to: mapping.map(to, 1) };
+  };
+  convert(text).then(
+    (doc) => {
+      const at = place();
+      if (!at) return;
+      const nodes = topLevelToProseMirror(doc.nodes ?? []).map((json) => editor.schema.nodeFromJSON(json));
+      const slice = withoutKeys(new Slice(Fragment.from(nodes), 0, 0));
+      editor.view.dispatch(editor.state.tr.replaceRange(at.from, at.to, slice).scrollIntoView());
+      editor.view.focus();
+    },
+    () => {
+      const at = place();
+      if (at) editor.view.dispatch(editor.state.tr.insertText(text, at.from, at.to));
+    },
+  );
+}
+
 // ───────────────────────────── the extensions ─────────────────────────────
 
 /**
@@ -214,6 +261,8 @@ export const SlashKeys = Extension.create<{ slash: () => SlashHandlers | null }>
 
 export interface BehaviourOptions {
   upload: () => Upload | null;
+  /** Converts markdown pasted as plain text (none: pasted as text). */
+  pasteMarkdown: () => MarkdownPaste | null;
   /** Opens the link form (Mod-K). */
   openLink: () => void;
 }
@@ -222,7 +271,7 @@ export const Behaviour = Extension.create<BehaviourOptions>({
   name: 'folioBehaviour',
 
   addOptions() {
-    return { upload: () => null, openLink: () => undefined };
+    return { upload: () => null, pasteMarkdown: () => null, openLink: () => undefined };
   },
 
   addKeyboardShortcuts() {
@@ -294,17 +343,28 @@ export const Behaviour = Extension.create<BehaviourOptions>({
 
   addProseMirrorPlugins() {
     const upload = this.options.upload;
+    const markdown = this.options.pasteMarkdown;
+    const editor = this.editor;
     return [
       placeholderPlugin(),
       new Plugin({
         key: new PluginKey('folioPaste'),
         props: {
           transformPasted: (slice) => withoutKeys(slice),
-          handlePaste: (_view, event) => {
+          handlePaste: (view, event) => {
             const files = imageFiles(event.clipboardData?.files);
             const send = upload();
-            if (files.length === 0 || !send) return false;
-            send(files, null);
+            if (files.length > 0 && send) {
+              send(files, null);
+              return true;
+            }
+            // Plain text only (HTML from a web page pastes as HTML), and never into code.
+            const convert = markdown();
+            const data = event.clipboardData;
+            const text = data?.getData('text/plain') ?? '';
+            if (!convert || !text || data?.types.includes('text/html') || view.state.selection.$from.parent.type.name === 'codeLine') return false;
+            if (!looksLikeMarkdown(text)) return false;
+            pasteMarkdown(editor, text, convert);
             return true;
           },
           handleDrop: (view, event) => {

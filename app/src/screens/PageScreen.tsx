@@ -2,7 +2,7 @@ import { useQueryClient } from '@tanstack/react-query';
 import { useCallback, useEffect, useMemo, useRef, useState } from 'react';
 import { Link, useLocation } from 'wouter';
 import type { ChangeRequest, JSONDocument, RevisionPage, RevisionPageDocument, Space } from '@gitbook/api';
-import { ApiError, errorText } from '../api/client.ts';
+import { ApiError, errorText, request } from '../api/client.ts';
 import { saveStateText } from '../api/save-state.ts';
 import { sharedDocument, useSharedPage } from '../api/collab.ts';
 import { createdPageId, editContent, fileBase64, openChangeRequest, type ContentChange } from '../api/edits.ts';
@@ -350,6 +350,7 @@ function SharedDocumentPage({
           editable={writable}
           shared={sharedDoc}
           uploadFile={writable ? uploadFile : undefined}
+          pasteMarkdown={writable ? convertPastedMarkdown : undefined}
           fileURL={fileURL}
           label={`Content of ${page.title}`}
           handle={editorHandle}
@@ -418,4 +419,9 @@ function TitleField({ page, scope, onRenamed, onEnter }: { page: RevisionPage; s
       {error && <p role="alert" className="error">{error}</p>}
     </div>
   );
+}
+
+/** Markdown pasted into the editor as text, read as the API reads markdown (POST /app/api/markdown). */
+async function convertPastedMarkdown(markdown: string): Promise<JSONDocument> {
+  return (await request<{ document: JSONDocument }>('/app/api/markdown', { method: 'POST', body: { markdown } })).document;
 }
