@@ -122,12 +122,21 @@ async function editFirstPage(page: Page, title: string): Promise<Locator> {
   return editor;
 }
 
-test('writing with "/": a hint, a code block with a title, tabs; the API reads those blocks', async () => {
-  const owner = await app.userWithPassword('Wanda Writer');
-  const { space, pageIds } = await spaceWithPages(app.t, owner, [{ title: 'Install guide', markdown: 'Intro.\n' }], { org: 'Writers Inc' });
+/**
+ * A writer signed in with a space of one page (`title`, holding `markdown`), its first page open in
+ * the editor, in the change request "Edit" opened.
+ */
+async function writerInEditor(name: string, org: string, title: string, markdown: string) {
+  const owner = await app.userWithPassword(name);
+  const { space, pageIds } = await spaceWithPages(app.t, owner, [{ title, markdown }], { org });
   const { page } = await app.signedInPage(owner, { via: 'api', path: `/app/s/${space.id}/` });
-  const editor = await editFirstPage(page, 'Install guide');
+  const editor = await editFirstPage(page, title);
   const cr = await currentChangeRequest(owner, page, space.id);
+  return { owner, space, pageIds, page, editor, cr };
+}
+
+test('writing with "/": a hint, a code block with a title, tabs; the API reads those blocks', async () => {
+  const { owner, space, pageIds, page, editor, cr } = await writerInEditor('Wanda Writer', 'Writers Inc', 'Install guide', 'Intro.\n');
 
   // Blocks go in after "Intro.", each one right after it: they end up in the reverse order.
   await newParagraphAfter(editor, 'Intro.');
@@ -182,11 +191,7 @@ async function pastePlainText(editor: Locator, text: string) {
 }
 
 test('markdown pasted as plain text becomes blocks, as the API reads that markdown; plain prose stays as it is', async () => {
-  const owner = await app.userWithPassword('Pia Paste');
-  const { space, pageIds } = await spaceWithPages(app.t, owner, [{ title: 'Readme', markdown: 'Intro.\n' }], { org: 'Paste Inc' });
-  const { page } = await app.signedInPage(owner, { via: 'api', path: `/app/s/${space.id}/` });
-  const editor = await editFirstPage(page, 'Readme');
-  const cr = await currentChangeRequest(owner, page, space.id);
+  const { owner, space, pageIds, editor, cr } = await writerInEditor('Pia Paste', 'Paste Inc', 'Readme', 'Intro.\n');
 
   await newParagraphAfter(editor, 'Intro.');
   await pastePlainText(editor, '## Install\n\nRun **this** and read [the guide](https://example.com/guide).\n\n- one\n- two\n\n```sh\nnpm ci\n```\n');
@@ -211,11 +216,7 @@ test('markdown pasted as plain text becomes blocks, as the API reads that markdo
 });
 
 test('a page renamed in its title: Enter moves to the content, the next words are its first, and the API reads both', async () => {
-  const owner = await app.userWithPassword('Tina Title');
-  const { space, pageIds } = await spaceWithPages(app.t, owner, [{ title: 'Draft', markdown: 'Body.\n' }], { org: 'Titles Inc' });
-  const { page } = await app.signedInPage(owner, { via: 'api', path: `/app/s/${space.id}/` });
-  await editFirstPage(page, 'Draft');
-  const cr = await currentChangeRequest(owner, page, space.id);
+  const { owner, space, pageIds, page, cr } = await writerInEditor('Tina Title', 'Titles Inc', 'Draft', 'Body.\n');
 
   const title = page.getByLabel('Page title');
   await title.fill('Release notes');
@@ -235,11 +236,7 @@ test('a page renamed in its title: Enter moves to the content, the next words ar
 });
 
 test('the session ends mid-edit: typing goes on, "Your session has ended", sign in there, and the API has every word', async () => {
-  const owner = await app.userWithPassword('Eve Expiry');
-  const { space, pageIds } = await spaceWithPages(app.t, owner, [{ title: 'Notes', markdown: 'First words.\n' }], { org: 'Expiry Inc' });
-  const { page } = await app.signedInPage(owner, { via: 'api', path: `/app/s/${space.id}/` });
-  const editor = await editFirstPage(page, 'Notes');
-  const cr = await currentChangeRequest(owner, page, space.id);
+  const { owner, space, pageIds, page, editor, cr } = await writerInEditor('Eve Expiry', 'Expiry Inc', 'Notes', 'First words.\n');
   const saved = page.getByRole('status').filter({ hasText: 'All changes saved' });
 
   await newParagraphAfter(editor, 'First words.');
