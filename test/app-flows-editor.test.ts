@@ -215,7 +215,7 @@ test('markdown pasted as plain text becomes blocks, as the API reads that markdo
   );
 });
 
-test('a page renamed in its title: Enter moves to the content, the next words are its first, and the API reads both', async () => {
+test('a page\'s title and description changed in place: Enter moves to the content, the next words are its first, and the API reads them all', async () => {
   const { owner, space, pageIds, page, cr } = await writerInEditor('Tina Title', 'Titles Inc', 'Draft', 'Body.\n');
 
   const title = page.getByLabel('Page title');
@@ -232,6 +232,20 @@ test('a page renamed in its title: Enter moves to the content, the next words ar
     { what: 'the new title and the words typed after Enter, read through the API' },
   );
   assert.equal(await title.inputValue(), 'Release notes', 'the saved title came back without changing the field');
+
+  // The description, under the title: saved on Enter, which goes on into the content too.
+  const description = page.getByLabel('Page description');
+  await description.fill('What changed, release by release.');
+  await description.press('Enter');
+  await page.keyboard.type('First. ');
+  await eventually(
+    async () => {
+      const { data } = await owner.api.spaces.getPageInChangeRequestById(space.id, cr.id, pageIds[0]!, { format: 'document' });
+      assert.equal((data as { description?: string }).description, 'What changed, release by release.');
+      assert.equal(textOf((data as { document: DocNode }).document), 'First. Lead. Body.');
+    },
+    { what: 'the description and the words typed after Enter, read through the API' },
+  );
   await page.getByRole('navigation', { name: 'Pages' }).getByRole('link', { name: 'Release notes' }).waitFor();
 });
 

@@ -323,11 +323,13 @@ function SharedDocumentPage({
   return (
     <article className="page">
       {writable ? (
-        <TitleField page={page} scope={scope} onRenamed={onRenamed} onEnter={() => editorHandle.current?.focusStart() ?? false} />
+        <PageFields page={page} scope={scope} onRenamed={onRenamed} onEnter={() => editorHandle.current?.focusStart() ?? false} />
       ) : (
-        <h1 className="page-title">{page.title}</h1>
+        <>
+          <h1 className="page-title">{page.title}</h1>
+          {doc.description && <p className="page-description">{doc.description}</p>}
+        </>
       )}
-      {doc.description && <p className="page-description">{doc.description}</p>}
       {shared.peers.length > 0 && (
         <ul className="collab-peers" aria-label="Also on this page">
           {shared.peers.map((peer) => (
@@ -365,27 +367,58 @@ function SharedDocumentPage({
 }
 
 /**
- * The page's title, renamed in place. Enter (or leaving the field) saves it; Enter also moves the
- * caret to the start of the content, as in other editors. While the writer is in the field, a title
- * arriving from the server (their own save, or someone else's) does not replace what they type.
+ * The page's title and description, changed in place. Enter (or leaving a field) saves it; Enter
+ * also moves the caret to the start of the content, as in other editors. A title leads to the page's
+ * new path (its slug follows the title).
  */
-function TitleField({ page, scope, onRenamed, onEnter }: { page: RevisionPage; scope: ContentScope; onRenamed: (path: string) => void; onEnter: () => boolean }) {
-  const [title, setTitle] = useState(page.title);
-  const [error, setError] = useState<string>();
+function PageFields({ page, scope, onRenamed, onEnter }: { page: RevisionPage; scope: ContentScope; onRenamed: (path: string) => void; onEnter: () => boolean }) {
   const queryClient = useQueryClient();
+  const description = (page as RevisionPageDocument).description ?? '';
+  async function update(change: { title: string } | { description: string }) {
+    if (scope.changeRequest === undefined) return;
+    await editContent(scope.spaceId, scope.changeRequest, [{ operation: 'update_page', page: page.id, ...change }]);
+    const fresh = await refreshPages(queryClient, scope);
+    const moved = flattenPages(fresh).find((f) => f.page.id === page.id)?.page;
+    if ('title' in change && moved && 'path' in moved) onRenamed(moved.path);
+  }
+  return (
+    <>
+      <InPlaceField id="page-title" label="Page title" className="page-title" value={page.title} maxLength={500} required onSave={(title) => update({ title })} onEnter={onEnter} />
+      <InPlaceField
+        id="page-description"
+        label="Page description"
+        className="page-description"
+        placeholder="Add a description"
+        value={description}
+        maxLength={1000}
+        onSave={(text) => update({ description: text })}
+        onEnter={onEnter}
+      />
+    </>
+  );
+}
+
+/**
+ * One line of text saved when the writer leaves it or presses Enter (which also calls `onEnter`:
+ * on into the content; without an editor yet, saved there). While the writer is in the field, a
+ * value arriving from the server (their own save, or someone else's) does not replace what they
+ * type.
+ */
+function InPlaceField(props: { id: string; label: string; className: string; value: string; maxLength: number; required?: boolean; placeholder?: string; onSave: (value: string) => Promise<void>; onEnter: () => boolean }) {
+  const { id, label, className, value, maxLength, required = false, placeholder, onSave, onEnter } = props;
+  const [text, setText] = useState(value);
+  const [error, setError] = useState<string>();
   const inField = useRef(false);
   useEffect(() => {
-    if (!inField.current) setTitle(page.title);
-  }, [page.title]);
+    if (!inField.current) setText(value);
+  }, [value]);
 
   async function save() {
-    const wanted = title.trim();
-    if (!wanted || wanted === page.title || scope.changeRequest === undefined) return;
+    const wanted = text.trim();
+    if ((required && !wanted) || wanted === value) return;
     try {
-      await editContent(scope.spaceId, scope.changeRequest, [{ operation: 'update_page', page: page.id, title: wanted }]);
-      const fresh = await refreshPages(queryClient, scope);
-      const moved = flattenPages(fresh).find((f) => f.page.id === page.id)?.page;
-      if (moved && 'path' in moved) onRenamed(moved.path);
+      setError(undefined);
+      await onSave(wanted);
     } catch (err) {
       setError(errorText(err));
     }
@@ -393,15 +426,16 @@ function TitleField({ page, scope, onRenamed, onEnter }: { page: RevisionPage; s
 
   return (
     <div className="title-field">
-      <label htmlFor="page-title" className="visually-hidden">
-        Page title
+      <label htmlFor={id} className="visually-hidden">
+        {label}
       </label>
       <input
-        id="page-title"
-        className="page-title"
-        value={title}
-        maxLength={500}
-        onChange={(e) => setTitle(e.target.value)}
+        id={id}
+        className={className}
+        value={text}
+        placeholder={placeholder}
+        maxLength={maxLength}
+        onChange={(e) => setText(e.target.value)}
         onFocus={() => {
           inField.current = true;
         }}
@@ -412,7 +446,6 @@ function TitleField({ page, scope, onRenamed, onEnter }: { page: RevisionPage; s
         onKeyDown={(e) => {
           if (e.key !== 'Enter' || e.nativeEvent.isComposing) return;
           e.preventDefault();
-          // Into the content: leaving the field saves. Without an editor yet, saved here.
           if (!onEnter()) void save();
         }}
       />
