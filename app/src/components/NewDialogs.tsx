@@ -1,4 +1,4 @@
-import { useQueryClient } from '@tanstack/react-query';
+import { type QueryClient, useQueryClient } from '@tanstack/react-query';
 import { useId, useState, type FormEvent } from 'react';
 import { useLocation } from 'wouter';
 import type { Collection, Organization, Space } from '@gitbook/api';
@@ -84,6 +84,13 @@ export function NewCollectionDialog({ orgId, onClose }: { orgId: string; onClose
   );
 }
 
+/** A new organization, with the person as its admin; the lists of organizations are read again. */
+export async function createOrganization(queryClient: QueryClient, title: string): Promise<Organization> {
+  const org = await api.post<Organization>('/orgs', { title });
+  await queryClient.invalidateQueries({ queryKey: keys.organizations });
+  return org;
+}
+
 /** Another organization, with the person as its admin. */
 export function NewOrganizationDialog({ onClose }: { onClose: () => void }) {
   const queryClient = useQueryClient();
@@ -93,11 +100,7 @@ export function NewOrganizationDialog({ onClose }: { onClose: () => void }) {
       label="Organization name"
       submit="Create organization"
       onClose={onClose}
-      create={async (title) => {
-        const org = await api.post<Organization>('/orgs', { title });
-        await queryClient.invalidateQueries({ queryKey: keys.organizations });
-        return `/o/${org.id}`;
-      }}
+      create={async (title) => `/o/${(await createOrganization(queryClient, title)).id}`}
     />
   );
 }

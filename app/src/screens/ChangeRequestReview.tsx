@@ -82,7 +82,7 @@ export default function ChangeRequestReview({ space, number }: { space: Space; n
   return (
     <main className="content review">
       <header>
-        <Subject space={space} cr={c} canRename={active && space.permissions.edit} />
+        <Subject space={space} cr={c} path={base} canRename={active && space.permissions.edit} />
         <p className="muted">
           {c.status} · opened by {c.createdBy.displayName} {timeAgo(c.createdAt)}
           {c.mergedBy ? ` · merged by ${c.mergedBy.displayName}` : ''}
@@ -260,7 +260,7 @@ function RequestReviewers({ space, cr }: { space: Space; cr: ChangeRequest }) {
  * The change request's subject, as its heading; those who may edit it rename it in place (a change
  * request opened by "New page" or "Edit" starts with a subject the app chose).
  */
-function Subject({ space, cr, canRename }: { space: Space; cr: ChangeRequest; canRename: boolean }) {
+function Subject({ space, cr, path, canRename }: { space: Space; cr: ChangeRequest; path: string; canRename: boolean }) {
   const [editing, setEditing] = useState(false);
   const [subject, setSubject] = useState('');
   const [error, setError] = useState<string>();
@@ -294,7 +294,7 @@ function Subject({ space, cr, canRename }: { space: Space; cr: ChangeRequest; ca
     event.preventDefault();
     setSaving(true);
     try {
-      await api.patch(`/spaces/${space.id}/change-requests/${cr.number}`, { subject: subject.trim() });
+      await api.patch(path, { subject: subject.trim() });
       await queryClient.invalidateQueries({ queryKey: keys.changeRequest(space.id, cr.number) });
       await queryClient.invalidateQueries({ queryKey: keys.changeRequests(space.id) });
       setEditing(false);

@@ -1,9 +1,9 @@
 import { useQueryClient } from '@tanstack/react-query';
 import { useId, useState, type FormEvent } from 'react';
 import { Redirect, useLocation } from 'wouter';
-import type { Organization } from '@gitbook/api';
-import { api, errorText } from '../api/client.ts';
-import { keys, useOrganizations } from '../api/queries.ts';
+import { errorText } from '../api/client.ts';
+import { useOrganizations } from '../api/queries.ts';
+import { createOrganization } from '../components/NewDialogs.tsx';
 
 /** The app's start: the first organization, or a form to create one. */
 export default function Home() {
@@ -23,8 +23,7 @@ function CreateOrganization() {
   async function submit(event: FormEvent) {
     event.preventDefault();
     try {
-      const org = await api.post<Organization>('/orgs', { title });
-      await queryClient.invalidateQueries({ queryKey: keys.organizations });
+      const org = await createOrganization(queryClient, title);
       navigate(`/o/${org.id}`);
     } catch (err) {
       setError(errorText(err));

@@ -64,15 +64,20 @@ export default function Members({ orgId }: { orgId: string }) {
   });
   const isAdmin = me.data?.role === 'admin';
 
+  /** Says what happened, and reads the members again. */
+  async function settle(said: { kind: 'error' | 'ok'; text: string }) {
+    setMessage(said);
+    await queryClient.invalidateQueries({ queryKey: membersKey });
+  }
+
   async function act(run: () => Promise<unknown>, done: string) {
     setMessage(undefined);
     try {
       await run();
-      setMessage({ kind: 'ok', text: done });
+      await settle({ kind: 'ok', text: done });
     } catch (err) {
-      setMessage({ kind: 'error', text: errorText(err) });
+      await settle({ kind: 'error', text: errorText(err) });
     }
-    await queryClient.invalidateQueries({ queryKey: membersKey });
   }
 
   if (org.isError) return <NotFound />;
@@ -82,7 +87,7 @@ export default function Members({ orgId }: { orgId: string }) {
       <Sidebar orgId={orgId} />
       <main className="content members">
         <h1>Members</h1>
-        {isAdmin && <InviteForm orgId={orgId} onInvited={(text) => act(async () => undefined, text)} />}
+        {isAdmin && <InviteForm orgId={orgId} onInvited={(text) => void settle({ kind: 'ok', text })} />}
         <div className="members-search">
           <label htmlFor={searchId}>Search members</label>
           <input id={searchId} type="search" placeholder="Name or email" value={search} onChange={(e) => setSearch(e.target.value)} />

@@ -24,6 +24,9 @@ const EDITABLE = new Set(['open', 'draft']);
  */
 export default function PageScreen({ space, changeRequest, revision, path }: { space: Space; changeRequest?: number; revision?: string; path: string }) {
   const scope: ContentScope = useMemo(() => ({ spaceId: space.id, changeRequest, revision }), [space.id, changeRequest, revision]);
+  // The version of the space shown (main content or a change request), as the API names it: its
+  // comments and its PDF are below it.
+  const versionPath = changeRequest === undefined ? `/spaces/${space.id}` : `/spaces/${space.id}/change-requests/${changeRequest}`;
   const pages = usePages(scope);
   const cr = useChangeRequest(space.id, changeRequest);
   const [, navigate] = useLocation();
@@ -115,7 +118,7 @@ export default function PageScreen({ space, changeRequest, revision, path }: { s
                   </button>
                 )}
                 <ExportPdf
-                  contentPath={changeRequest === undefined ? `/spaces/${space.id}` : `/spaces/${space.id}/change-requests/${changeRequest}`}
+                  contentPath={versionPath}
                   pageId={page.id}
                   pageTitle={page.title}
                 />
@@ -139,7 +142,7 @@ export default function PageScreen({ space, changeRequest, revision, path }: { s
               <Comments
                 key={page.id}
                 heading="Comments on this page"
-                path={changeRequest === undefined ? `/spaces/${space.id}/comments` : `/spaces/${space.id}/change-requests/${changeRequest}/comments`}
+                path={`${versionPath}/comments`}
                 page={page.id}
                 canComment={space.permissions.comment}
                 queryKey={changeRequest === undefined ? keys.space(space.id) : keys.changeRequest(space.id, changeRequest)}
